@@ -1,0 +1,78 @@
+# flameprof - a sampling flame-graph profiler for running Erlang/OTP nodes.
+#   make            build build/flameprof
+#   make check      unit tests (ASan+UBSan) and end-to-end tests against real nodes
+#   make check-long the slow fault tests too
+#   make bench      measure overhead, fidelity and throughput (prints figures)
+#   make demo       profile the demo workload node and leave the output
+#   make fuzz       run the fuzzers for longer (clang)
+#   make install    PREFIX=/usr/local DESTDIR=
+VERSION   = 0.1.0
+AGENT_MOD = flameprof_agent_$(subst .,_,$(VERSION))
+PREFIX   ?= /usr/local
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+PROVE    ?= prove
+VALGRIND ?=
+B         = build
+
+-include $(B)/config.mk
+ALL_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS)
+LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
+
+LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c report/*.c) $(B)/gen/agent_blob.c
+CLI_SRC  = $(wildcard cli/*.c)
+TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+HDRS     = $(wildcard */*.h) $(B)/config.mk
+
+.PHONY: all check check-unit check-e2e check-long bench demo fuzz install clean
+all: $(B)/flameprof
+
+$(B)/config.mk: scripts/configure.sh scripts/install-deps.sh
+	@mkdir -p $(B) && scripts/configure.sh > $@.tmp && mv $@.tmp $@
+
+# The agent: compiled by erlc under a versioned module name, embedded with its source.
+$(B)/gen/$(AGENT_MOD).erl: sampler/flameprof_agent.erl
+	@mkdir -p $(@D) && sed 's/^-module(flameprof_agent)\./-module($(AGENT_MOD))./' $< > $@
+$(B)/gen/$(AGENT_MOD).beam: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
+	erlc +deterministic -o $(@D) $<
+$(B)/gen/agent_blob.c: $(B)/gen/$(AGENT_MOD).beam scripts/embed.sh
+	(scripts/embed.sh fp_agent_beam $< && scripts/embed.sh fp_agent_source $(B)/gen/$(AGENT_MOD).erl) > $@
+
+$(B)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/asan/%.o: %.c $(HDRS)
+	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -c -o $@ $<
+
+$(B)/libflameprof.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
+	$(AR) rcs $@ $^
+$(B)/asan/libflameprof.a: $(LIB_SRC:%.c=$(B)/asan/%.o)
+	$(AR) rcs $@ $^
+$(B)/flameprof: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libflameprof.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+$(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/asan/libflameprof.a
+	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -o $@ $< $(B)/asan/libflameprof.a $(LIBS)
+
+check: check-unit check-e2e
+check-unit: $(B)/flameprof $(TESTS:%=$(B)/tests/%)
+	ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	FLAMEPROF=$(CURDIR)/$(B)/flameprof $(PROVE) $(TESTS:%=$(B)/tests/%) tests/unit/*.t
+check-e2e: $(B)/flameprof
+	FLAMEPROF=$(CURDIR)/$(B)/flameprof VALGRIND="$(VALGRIND)" $(PROVE) tests/e2e/*.t
+check-long: $(B)/flameprof
+	FLAMEPROF=$(CURDIR)/$(B)/flameprof $(PROVE) tests/long/*.t
+
+demo: $(B)/flameprof
+	examples/demo.sh $(CURDIR)/$(B)/flameprof
+
+bench: $(B)/flameprof
+	bench/run.sh $(CURDIR)/$(B)/flameprof
+
+install: $(B)/flameprof
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(B)/flameprof $(DESTDIR)$(PREFIX)/bin/flameprof
+	install -m 0644 doc/flameprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/flameprof.1
+
+clean:
+	rm -rf $(B)

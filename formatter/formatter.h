@@ -1,0 +1,73 @@
+/*
+ * formatter.h - samples in, Linux `perf script` text out.
+ *
+ * Pure and boring: no I/O, no ei, no allocation per sample. The caller owns
+ * the output buffer. One context per output stream: it remembers each
+ * process's previous metrics (for the deltas) and the last timestamp written
+ * (timestamps never go backwards in the output).
+ *
+ * The text format, the escape scheme and the category frames are documented
+ * in doc/output-format.md.
+ */
+#ifndef FP_FORMATTER_H
+#define FP_FORMATTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../sampler/sample.h"
+
+typedef struct fmt_ctx_s fmt_ctx;
+
+/* Root-most pseudo-frames written after the code frames. */
+enum fmt_category {
+	FMT_CAT_INITIAL_CALL, /* proc_lib '$initial_call' or initial_call */
+	FMT_CAT_NAME,         /* registered name or process label */
+	FMT_CAT_MEMORY,       /* bucket of the process's memory */
+	FMT_CAT_QUEUE,        /* bucket of the message queue length */
+	FMT_CAT_SEQ_TRACE,    /* seq_trace label */
+	FMT_CAT_COUNT
+};
+
+struct fmt_options {
+	/* Category frames, root-most first (the first listed is the outermost
+	 * level under the status). NULL/0: none. At most FMT_CAT_COUNT. */
+	const enum fmt_category *categories;
+	size_t ncategories;
+};
+
+/* @return a new context, or NULL when out of memory. */
+fmt_ctx *fmt_create(const struct fmt_options *opts);
+void fmt_free(fmt_ctx *ctx);
+
+/*
+ * Formats one event (event line, frames, category frames, blank line) into
+ * buf. Like snprintf: @return the length of the whole event; when that is
+ * >= cap nothing usable was written and the context is unchanged, so the
+ * caller grows buf and calls again. On success the context records the
+ * process's metrics and the timestamp; *time_us_out (if not NULL) receives
+ * the timestamp actually written (clamped to be non-decreasing and never an
+ * exact whole second).
+ */
+size_t fmt_event(fmt_ctx *ctx, const struct fp_sample *s, char *buf, size_t cap,
+		 int64_t *time_us_out);
+
+/*
+ * Writes the '#' comment lines that open every file: tool version, node,
+ * sampling settings, the metric list. Same snprintf contract.
+ */
+size_t fmt_header(const char *node, const char *settings, char *buf, size_t cap);
+
+/* Parses a category name ("initial_call", "name", "memory", "queue",
+ * "seq_trace"). @return 0 and *out set, or -1 when unknown. */
+int fmt_category_parse(const char *name, size_t len, enum fmt_category *out);
+extern const char *const fmt_category_names[FMT_CAT_COUNT];
+
+/*
+ * The reversible symbol escape (exported for tests and for `report`):
+ * writes the escaped form of src into dst, snprintf contract.
+ * fmt_unescape reverses it; @return the unescaped length or -1 if malformed.
+ */
+size_t fmt_escape(const char *src, size_t len, char *dst, size_t cap);
+long fmt_unescape(const char *src, size_t len, char *dst, size_t cap);
+
+#endif

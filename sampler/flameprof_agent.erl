@@ -1,0 +1,2 @@
+%% placeholder, replaced by the real agent
+-module(flameprof_agent).

@@ -1,0 +1,97 @@
+/*
+ * retention.c - after each file is closed: drop the oldest closed files of
+ * this node beyond the count and byte limits.
+ *
+ * Age is the name: the UTC stamp of the file's first record, then the -<n>
+ * suffix (plain strcmp would put "...Z-1.perf" before "...Z.perf", since
+ * '-' < '.'). Sizes are st_size.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "naming.h"
+#include "retention.h"
+
+struct old_file {
+	char name[ROT_NAME_MAX];
+	char stamp[ROT_STAMP_LEN + 1];
+	unsigned long seq;
+	uint64_t size;
+};
+
+/* Newest first. */
+static int newer_first(const void *a, const void *b)
+{
+	const struct old_file *x = a, *y = b;
+	int c = strcmp(y->stamp, x->stamp);
+
+	if (c)
+		return c;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? 1 : -1;
+	return strcmp(y->name, x->name);
+}
+
+unsigned rot_retention(int dirfd, const char *fnode, unsigned keep, uint64_t keep_bytes)
+{
+	struct old_file *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	unsigned removed = 0;
+	uint64_t total = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	if (keep == 0 && keep_bytes == 0)
+		return 0;
+	/* fdopendir takes ownership of its fd: give it a copy. */
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		struct old_file f;
+		if (strlen(de->d_name) >= sizeof f.name ||
+		    !rot_name_parse(de->d_name, fnode, f.stamp, &f.seq))
+			continue;
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		strcpy(f.name, de->d_name);
+		f.size = (uint64_t)st.st_size;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof *v);
+			if (!nv)
+				goto out;       /* keep everything rather than guess */
+			v = nv;
+		}
+		v[n++] = f;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof *v, newer_first);
+	for (size_t i = 0, over = 0; i < n; i++) {
+		if (keep && i >= keep)
+			over = 1;
+		if (keep_bytes && i > 0 && total + v[i].size > keep_bytes)
+			over = 1;
+		if (!over) {
+			total += v[i].size;
+			continue;
+		}
+		if (unlinkat(dirfd, v[i].name, 0) == 0)
+			removed++;
+	}
+out:
+	free(v);
+	closedir(d);
+	return removed;
+}

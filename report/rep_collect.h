@@ -1,0 +1,73 @@
+/*
+ * rep_collect.h - perf-script lines in, filtered and weighted stacks out.
+ *
+ * Feeds a frame table, a trie (the flame graph's events: filters and the
+ * time cut applied) and a heatmap grid (filters applied, whole capture).
+ * One collector reads all input files in turn, so the time origin is the
+ * first event's whole second across them all.
+ */
+#ifndef REP_COLLECT_H
+#define REP_COLLECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rep_config.h"
+#include "rep_frames.h"
+#include "rep_trie.h"
+
+#define REP_HEAT_ROWS 50 /* 20 ms each */
+
+typedef struct rep_collect_s rep_collect;
+
+enum rep_c_err {
+	REP_C_OK = 0,
+	REP_C_NOMEM = -1,
+	REP_C_METRIC = -2, /* the --weight metric is not on the events (detail says why) */
+	REP_C_USAGE = -3,  /* a filter could not be understood */
+};
+
+struct rep_stats {
+	uint64_t events;          /* event lines read */
+	uint64_t used;            /* events in the flame graph */
+	uint64_t filtered;        /* dropped by --status, --pid, --category */
+	uint64_t out_of_range;    /* outside --from/--to */
+	uint64_t no_metric;       /* events without the --weight metric (weight 0) */
+	uint64_t bad_lines;       /* lines that are neither comment, event, frame nor blank */
+	uint64_t negative;        /* events with a negative weight */
+	int64_t first_us, last_us; /* first and last event time */
+	int64_t t0_s;             /* the time origin: first event's whole second */
+};
+
+struct rep_heat {
+	size_t ncols;             /* seconds from t0_s */
+	const uint64_t *n;        /* samples, [col * REP_HEAT_ROWS + row] */
+	const int64_t *w;         /* weights, same layout */
+	uint64_t before_t0;       /* events earlier than t0 (not drawn) */
+};
+
+/* @return a collector, or NULL with detail set (bad --status list, no memory). */
+rep_collect *rep_collect_create(const struct rep_config *cfg, enum rep_c_err *err, char *detail,
+				size_t cap);
+void rep_collect_free(rep_collect *c);
+
+/* One input line (without '\n'). @return 0 or a negative enum rep_c_err
+ * (detail in rep_collect_error()). */
+int rep_collect_line(rep_collect *c, const char *line, size_t len);
+/* Ends the current file (an event never spans files). Same contract. */
+int rep_collect_end_file(rep_collect *c);
+/* After the last file: sums the trie. */
+void rep_collect_finish(rep_collect *c);
+
+const char *rep_collect_error(const rep_collect *c);
+const struct rep_stats *rep_collect_stats(const rep_collect *c);
+rep_frames *rep_collect_frames(rep_collect *c);
+rep_trie *rep_collect_trie(rep_collect *c);
+void rep_collect_heat(const rep_collect *c, struct rep_heat *out);
+/* "samples", or the metric name and "_delta" as resolved ("erlang_reductions_delta"). */
+const char *rep_collect_weight_name(const rep_collect *c);
+int rep_collect_weighted(const rep_collect *c); /* 0: samples */
+/* The time cut as absolute microseconds (INT64_MIN/INT64_MAX when open). */
+void rep_collect_range(const rep_collect *c, int64_t *from_us, int64_t *to_us);
+
+#endif

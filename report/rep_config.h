@@ -1,0 +1,44 @@
+/*
+ * rep_config.h - what `flameprof report` was asked to do, as plain data.
+ *
+ * Filled by rep_opts_parse() from argv; nothing past rep_opts.c sees argv.
+ */
+#ifndef REP_CONFIG_H
+#define REP_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE };
+
+#define REP_MAX_PIDS 64
+#define REP_MAX_CATEGORIES 16
+
+struct rep_pid_filter {
+	uint32_t pid;     /* pid number */
+	uint32_t serial;  /* pid serial (the tid in generic perf text) */
+	int any_serial;   /* "--pid N": any serial */
+};
+
+struct rep_config {
+	const char *const *inputs; /* files and directories, in the given order */
+	size_t ninputs;
+	const char *output;        /* -o; "-" or NULL: stdout */
+	const char *heatmap;       /* --heatmap FILE: a heatmap too, same pass */
+	enum rep_format format;
+	const char *weight;        /* NULL/"samples", "<metric>" or "<metric>_delta" */
+	int has_from, has_to;
+	int from_abs, to_abs;      /* '@'-prefixed: absolute Unix seconds */
+	int64_t from_us, to_us;    /* relative to the first event's whole second, or absolute */
+	const char *status;        /* comma-separated list; NULL: all */
+	struct rep_pid_filter pids[REP_MAX_PIDS];
+	size_t npids;
+	const char *categories[REP_MAX_CATEGORIES]; /* each must match a category frame */
+	size_t ncategories;
+	const char *title;
+	unsigned width;            /* SVG width in pixels */
+	double min_width;          /* omit frames narrower than this many pixels */
+	int quiet;                 /* no summary line */
+};
+
+#endif

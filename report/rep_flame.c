@@ -1,0 +1,179 @@
+/*
+ * rep_flame.c - the flame graph SVG.
+ *
+ * Root ("all") at the bottom, leaves up. A frame's width is its share of
+ * the total weight; frames narrower than --min-width pixels are left out
+ * with their subtrees and counted in a note on the picture, which keeps an
+ * hour-long capture's picture small. Geometry is computed here; the inline
+ * script (rep_svg_assets.c) only rescales it.
+ */
+#include "rep_write.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rep_color.h"
+#include "rep_svg_assets.h"
+#include "rep_text.h"
+
+#define PAD 10.0
+#define TOP 76.0
+#define FH 16
+#define CW 7.2 /* width of a 12px monospace character */
+
+struct fl {
+	FILE *f;
+	const struct rep_view *v;
+	double scale; /* pixels per unit of value */
+	double total;
+	uint32_t maxdepth;
+	uint64_t omitted;
+};
+
+static double value(const struct rep_view *v, const struct rep_node *nd)
+{
+	return v->weighted ? (double)nd->total_w : (double)nd->total_n;
+}
+
+static void measure(struct fl *s, uint32_t node)
+{
+	const struct rep_view *v = s->v;
+	const struct rep_node *nd = rep_trie_node(v->trie, node);
+	if (value(v, nd) * s->scale < v->cfg->min_width) {
+		s->omitted += v->order->size[node];
+		return;
+	}
+	if (nd->depth > s->maxdepth)
+		s->maxdepth = nd->depth;
+	for (uint32_t i = v->order->first[node]; i < v->order->first[node + 1]; i++)
+		measure(s, v->order->kids[i]);
+}
+
+static void frame_title(struct fl *s, const struct rep_node *nd, const struct rep_frame_info *fi)
+{
+	FILE *f = s->f;
+	char a[32], b[32];
+	double share = s->total > 0 ? 100.0 * value(s->v, nd) / s->total : 0;
+	if (fi->kind == REP_K_ROOT)
+		fputs("all", f);
+	else
+		rep_xml_put(f, fi->name, fi->name_len);
+	fputc('\n', f);
+	if (s->v->weighted)
+		fprintf(f, "%s %s (%.2f%%), %s samples", s->v->weight_name,
+			rep_thousands(nd->total_w, a), share, rep_thousands((int64_t)nd->total_n, b));
+	else
+		fprintf(f, "%s samples (%.2f%%)", rep_thousands((int64_t)nd->total_n, a), share);
+	if (fi->kind == REP_K_CATEGORY)
+		fputs("\ncategory frame", f);
+	else if (fi->kind == REP_K_NEGATIVE)
+		fputs("\nevents whose weight was negative, drawn by magnitude", f);
+	else if (fi->kind == REP_K_STATUS)
+		fputs("\nprocess status", f);
+}
+
+static void draw(struct fl *s, uint32_t node, double x)
+{
+	const struct rep_view *v = s->v;
+	const struct rep_node *nd = rep_trie_node(v->trie, node);
+	double w = value(v, nd) * s->scale, y;
+	struct rep_frame_info fi = { "all", 3, "all", 3, "", 0, REP_K_ROOT, 0 };
+	char col[8];
+	size_t fit, chars;
+	if (w < v->cfg->min_width)
+		return;
+	if (node != 0)
+		rep_frames_get(v->frames, nd->frame, &fi);
+	y = TOP + (double)(s->maxdepth - nd->depth) * FH;
+	rep_color(fi.kind, fi.name, fi.name_len, col);
+	fputs("<g class=\"f\"><title>", s->f);
+	frame_title(s, nd, &fi);
+	fprintf(s->f, "</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
+		x, y, w, FH - 1, col);
+	fprintf(s->f, "<text x=\"%.2f\" y=\"%.0f\">", x + 3, y + FH - 4.5);
+	fit = w > 6 ? (size_t)((w - 6) / CW) : 0;
+	chars = rep_utf8_chars(fi.name, fi.name_len);
+	if (fit >= 3) {
+		if (chars <= fit) {
+			rep_xml_put(s->f, fi.name, fi.name_len);
+		} else {
+			rep_xml_put(s->f, fi.name, rep_utf8_prefix(fi.name, fi.name_len, fit - 2));
+			fputs("..", s->f);
+		}
+	}
+	fputs("</text></g>\n", s->f);
+	for (uint32_t i = v->order->first[node]; i < v->order->first[node + 1]; i++) {
+		uint32_t k = v->order->kids[i];
+		draw(s, k, x);
+		x += value(v, rep_trie_node(v->trie, k)) * s->scale;
+	}
+}
+
+static void subtitle(struct fl *s)
+{
+	const struct rep_view *v = s->v;
+	const struct rep_stats *st = v->st;
+	char a[32];
+	double t0 = (double)st->t0_s;
+	fprintf(s->f, "%s events, weight: %s", rep_thousands((int64_t)st->used, a), v->weight_name);
+	if (v->cfg->has_from || v->cfg->has_to) {
+		double from = v->from_us == INT64_MIN ? 0 : (double)v->from_us / 1e6 - t0;
+		double to = v->to_us == INT64_MAX ? (double)st->last_us / 1e6 - t0
+						   : (double)v->to_us / 1e6 - t0;
+		fprintf(s->f, ", seconds %.2f to %.2f", from, to);
+	}
+	if (st->events)
+		fprintf(s->f, " of %.2f s captured", (double)(st->last_us - st->t0_s * 1000000) / 1e6);
+	if (v->st->negative)
+		fprintf(s->f, ", %s negative", rep_thousands((int64_t)v->st->negative, a));
+}
+
+int rep_write_flame(FILE *f, const struct rep_view *v)
+{
+	struct fl s;
+	double W = v->cfg->width, H;
+	const struct rep_node *root = rep_trie_node(v->trie, 0);
+	memset(&s, 0, sizeof s);
+	s.f = f;
+	s.v = v;
+	s.total = value(v, root);
+	s.scale = s.total > 0 ? (W - 2 * PAD) / s.total : 0;
+	if (s.total > 0)
+		measure(&s, 0);
+	H = TOP + (s.maxdepth + 1) * FH + 34;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		   "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+		   "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
+		W, H, W, H);
+	fprintf(f, "<style>\n%s</style>\n", rep_flame_css);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fbf8f2\"/>\n", W, H);
+	fprintf(f, "<text class=\"title\" x=\"%.1f\" y=\"24\" text-anchor=\"middle\">", W / 2);
+	if (v->cfg->title)
+		rep_xml_put(f, v->cfg->title, strlen(v->cfg->title));
+	else
+		fputs("Flame graph", f);
+	fprintf(f, "</text>\n<text class=\"sub\" x=\"%.1f\" y=\"44\" text-anchor=\"middle\">", W / 2);
+	subtitle(&s);
+	fputs("</text>\n", f);
+	fprintf(f, "<text id=\"note\" class=\"note\" x=\"%.1f\" y=\"62\" text-anchor=\"middle\">", W / 2);
+	if (s.total <= 0)
+		fputs(v->st->used ? "the total weight is 0: nothing to draw" : "no events matched", f);
+	else if (s.omitted)
+		fprintf(f, "%" PRIu64 " frames narrower than %g px omitted", s.omitted, v->cfg->min_width);
+	fputs("</text>\n", f);
+	fprintf(f, "<text id=\"unzoom\" class=\"btn hide\" x=\"%.1f\" y=\"24\">Reset zoom</text>\n", PAD);
+	fprintf(f, "<text id=\"search\" class=\"btn\" x=\"%.1f\" y=\"24\" text-anchor=\"end\">Search</text>\n",
+		W - PAD);
+	fprintf(f, "<text id=\"details\" x=\"%.1f\" y=\"%.0f\"> </text>\n", PAD, H - 12);
+	fprintf(f, "<text id=\"matched\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"end\"> </text>\n", W - PAD,
+		H - 12);
+	fputs("<g id=\"frames\">\n", f);
+	if (s.total > 0)
+		draw(&s, 0, PAD);
+	fputs("</g>\n", f);
+	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\nwindow.FP={px:%.1f,pw:%.2f,cw:%.1f};\n%s]]></script>\n",
+		PAD, W - 2 * PAD, CW, rep_flame_js);
+	fputs("</svg>\n", f);
+	return 0;
+}

@@ -1,0 +1,206 @@
+/*
+ * rep_main.c - the front door of `flameprof report`: argv to config, inputs
+ * through the collector, then the writers. The only file here that prints
+ * or picks exit statuses.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+
+#include "rep_collect.h"
+#include "rep_input.h"
+#include "rep_opts.h"
+#include "rep_order.h"
+#include "rep_text.h"
+#include "rep_write.h"
+
+__attribute__((format(printf, 1, 2))) static void rep_msg(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("flameprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int read_all(rep_collect *c, char **paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		enum rep_in_err e;
+		char detail[256];
+		const char *line;
+		size_t len;
+		int rc;
+		rep_input *in = rep_input_open(paths[i], &e, detail, sizeof detail);
+		if (!in) {
+			rep_msg("cannot open '%s': %s (check the path and permissions)", paths[i], detail);
+			return e == REP_IN_NOMEM ? EX_OSERR : EX_NOINPUT;
+		}
+		while ((rc = rep_input_line(in, &line, &len)) > 0)
+			if ((rc = rep_collect_line(c, line, len)) < 0)
+				break;
+		if (rc == 0)
+			rc = rep_collect_end_file(c);
+		if (rc == REP_C_METRIC || rc == REP_C_USAGE) {
+			rep_msg("cannot weight by '%s': %s", c ? "--weight" : "", rep_collect_error(c));
+			rep_input_close(in);
+			return EX_USAGE;
+		}
+		if (rc == REP_C_NOMEM || rc == REP_IN_NOMEM) {
+			rep_msg("cannot read '%s': out of memory (cut it with --from/--to?)", paths[i]);
+			rep_input_close(in);
+			return EX_OSERR;
+		}
+		if (rc == REP_IN_OPEN) {
+			rep_msg("cannot read '%s': %s", paths[i], rep_input_error(in));
+			rep_input_close(in);
+			return EX_NOINPUT;
+		}
+		if (rc == REP_IN_CORRUPT) {
+			rep_msg("cannot decode '%s': %s (is it a flameprof file?)", paths[i],
+				rep_input_error(in));
+			rep_input_close(in);
+			return EX_DATAERR;
+		}
+		if (rep_input_truncated(in))
+			rep_msg("warning: '%s' ends inside a %s frame (cut short by a crash?); using what "
+				"decoded", paths[i], rep_input_codec(in));
+		rep_input_close(in);
+	}
+	return 0;
+}
+
+static int write_one(const char *path, const char *what, const struct rep_view *v,
+		     const struct rep_heat *heat, enum rep_format fmt)
+{
+	int to_stdout = !path || !strcmp(path, "-");
+	FILE *f = to_stdout ? stdout : fopen(path, "w");
+	int rc;
+	if (!f) {
+		rep_msg("cannot create '%s': %s (check the directory exists and is writable)", path,
+			strerror(errno));
+		return EX_CANTCREAT;
+	}
+	switch (fmt) {
+	case REP_F_SVG: rc = rep_write_flame(f, v); break;
+	case REP_F_HEATMAP: rc = rep_write_heatmap(f, v, heat); break;
+	case REP_F_FOLDED: rc = rep_write_folded(f, v); break;
+	default: rc = rep_write_speedscope(f, v); break;
+	}
+	if (rc != 0) {
+		rep_msg("cannot write %s '%s': out of memory", what, to_stdout ? "-" : path);
+		if (!to_stdout)
+			fclose(f);
+		return EX_OSERR;
+	}
+	if (ferror(f) | (to_stdout ? fflush(f) : fclose(f))) {
+		rep_msg("cannot write '%s': %s (is the disk full?)", to_stdout ? "-" : path,
+			strerror(errno));
+		return EX_IOERR;
+	}
+	if (!v->cfg->quiet && !to_stdout) {
+		struct stat st;
+		long long kb = stat(path, &st) == 0 ? (long long)(st.st_size + 1023) / 1024 : 0;
+		rep_msg("wrote %s '%s' (%lld KiB)%s", what, path, kb,
+			fmt == REP_F_SVG || fmt == REP_F_HEATMAP ? "; open it in a web browser"
+			: fmt == REP_F_SPEEDSCOPE ? "; open it at https://www.speedscope.app" : "");
+	}
+	return 0;
+}
+
+static const char *format_name(enum rep_format f)
+{
+	return f == REP_F_SVG ? "flame graph" : f == REP_F_HEATMAP ? "heatmap"
+		: f == REP_F_FOLDED ? "folded stacks" : "speedscope profile";
+}
+
+int report_main(int argc, char **argv)
+{
+	struct rep_config cfg;
+	char detail[512];
+	char **paths = NULL;
+	size_t npaths = 0, cap = 0, i;
+	rep_collect *c = NULL;
+	enum rep_c_err cerr;
+	struct rep_order order = { 0 };
+	int rc = 0;
+
+	switch (rep_opts_parse(argc, argv, &cfg, detail, sizeof detail)) {
+	case REP_OPTS_HELP:
+		rep_opts_help(stdout);
+		return 0;
+	case REP_OPTS_USAGE:
+		rep_msg("%s; see 'flameprof report --help'", detail);
+		return EX_USAGE;
+	case REP_OPTS_OK:
+		break;
+	}
+	for (i = 0; i < cfg.ninputs; i++) {
+		long k = rep_input_expand(cfg.inputs[i], &paths, &npaths, &cap, detail, sizeof detail);
+		if (k < 0) {
+			rep_msg("cannot open '%s': %s (check the path)", cfg.inputs[i], detail);
+			rc = EX_NOINPUT;
+			goto out;
+		}
+		if (k == 0) {
+			rep_msg("cannot find flameprof_*.perf* files in '%s' (is it flameprof's output "
+				"directory?)", cfg.inputs[i]);
+			rc = EX_NOINPUT;
+			goto out;
+		}
+	}
+	c = rep_collect_create(&cfg, &cerr, detail, sizeof detail);
+	if (!c) {
+		rep_msg("cannot start: %s", detail);
+		rc = cerr == REP_C_USAGE ? EX_USAGE : EX_OSERR;
+		goto out;
+	}
+	if ((rc = read_all(c, paths, npaths)) != 0)
+		goto out;
+	const struct rep_stats *st = rep_collect_stats(c);
+	if (st->events == 0) {
+		rep_msg("cannot find any event in %s'%s' (is it perf script text?)",
+			npaths > 1 ? "the files from " : "", npaths > 1 ? cfg.inputs[0] : paths[0]);
+		rc = EX_DATAERR;
+		goto out;
+	}
+	if (st->bad_lines)
+		rep_msg("warning: skipped %llu lines that are not perf script text",
+			(unsigned long long)st->bad_lines);
+	if (st->no_metric)
+		rep_msg("warning: %llu events lack the '%s' metric and weigh 0",
+			(unsigned long long)st->no_metric, rep_collect_weight_name(c));
+	if (st->used == 0)
+		rep_msg("warning: no event matched the filters and time range (of %llu read)",
+			(unsigned long long)st->events);
+	rep_collect_finish(c);
+	if (rep_order_build(&order, rep_collect_trie(c), rep_collect_frames(c)) != 0) {
+		rep_msg("cannot sort the frames: out of memory");
+		rc = EX_OSERR;
+		goto out;
+	}
+	{
+		struct rep_view v = { &cfg, rep_collect_frames(c), rep_collect_trie(c), &order, st,
+				      rep_collect_weight_name(c), rep_collect_weighted(c), 0, 0 };
+		struct rep_heat heat;
+		rep_collect_range(c, &v.from_us, &v.to_us);
+		rep_collect_heat(c, &heat);
+		rc = write_one(cfg.output, format_name(cfg.format), &v, &heat, cfg.format);
+		if (rc == 0 && cfg.heatmap)
+			rc = write_one(cfg.heatmap, "heatmap", &v, &heat, REP_F_HEATMAP);
+	}
+out:
+	rep_order_free(&order);
+	rep_collect_free(c);
+	for (i = 0; i < npaths; i++)
+		free(paths[i]);
+	free(paths);
+	return rc;
+}

@@ -1,0 +1,59 @@
+/*
+ * rep_parse.h - reading perf-script text one line at a time.
+ *
+ * Follows the readers' rules (DESIGN.md section 4): '#' lines are comments,
+ * an event line is "<comm> <pid>[/<tid>] [cpu] <sec>.<frac>: ...", a frame
+ * line is "<ws><hex> <symbol> (<dso>)", a blank line ends an event. Works on
+ * flameprof's output and on plain Linux `perf script` output alike.
+ * Nothing here allocates; results point into the line.
+ */
+#ifndef REP_PARSE_H
+#define REP_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rep_line_kind { REP_L_BLANK, REP_L_COMMENT, REP_L_EVENT, REP_L_FRAME, REP_L_OTHER };
+
+struct rep_event_line {
+	const char *comm;    /* process name; flameprof writes the status here */
+	size_t comm_len;
+	uint32_t pid, tid;   /* pid/tid; flameprof: pid number / pid serial */
+	int has_pid;         /* 1 when a numeric pid was found */
+	int64_t time_us;     /* timestamp in microseconds */
+	const char *rest;    /* the text after "<time>:" (event name, metrics) */
+	size_t rest_len;
+};
+
+struct rep_frame_line {
+	const char *sym;     /* symbol, cut at the first '+' (offset) */
+	size_t sym_len;
+	const char *dso;     /* inside the parentheses; len 0 when absent */
+	size_t dso_len;
+	int is_category;     /* dso is exactly "[category]" */
+};
+
+/* Classifies a line (without its '\n'). */
+enum rep_line_kind rep_line_kind(const char *s, size_t len);
+
+/* @return 0 and *ev filled, or -1 when no timestamp is found. */
+int rep_parse_event(const char *s, size_t len, struct rep_event_line *ev);
+
+/* @return 0 and *fr filled, or -1 when the line is not a frame. */
+int rep_parse_frame(const char *s, size_t len, struct rep_frame_line *fr);
+
+/*
+ * Finds "metric_<name>: <value>, <delta>" in text (name as written after
+ * "metric_", e.g. "erlang_reductions").
+ * @return 1 and the numbers, or 0 when absent or malformed.
+ */
+int rep_find_metric(const char *s, size_t len, const char *name, size_t nlen, int64_t *value,
+		    int64_t *delta);
+
+/*
+ * Iterates over the metric names on an event's rest: pass *pos = 0 first.
+ * @return 1 with the next name, 0 when there are no more.
+ */
+int rep_next_metric(const char *s, size_t len, size_t *pos, const char **name, size_t *nlen);
+
+#endif

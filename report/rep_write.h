@@ -1,0 +1,39 @@
+/*
+ * rep_write.h - the output formats, one small file each.
+ *
+ * Every writer takes the aggregated view and a stdio stream; it returns 0,
+ * or -1 when out of memory. Write errors stay in the stream for the caller
+ * to find with ferror()/fclose(), which names the file.
+ */
+#ifndef REP_WRITE_H
+#define REP_WRITE_H
+
+#include <stdio.h>
+
+#include "rep_collect.h"
+#include "rep_config.h"
+#include "rep_frames.h"
+#include "rep_order.h"
+#include "rep_trie.h"
+
+struct rep_view {
+	const struct rep_config *cfg;
+	const rep_frames *frames;
+	const rep_trie *trie;
+	const struct rep_order *order;
+	const struct rep_stats *st;
+	const char *weight_name;  /* "samples", "reductions_delta"... */
+	int weighted;             /* 0: widths are sample counts */
+	int64_t from_us, to_us;   /* the time cut, absolute (open: INT64_MIN/MAX) */
+};
+
+/* Brendan Gregg's collapsed stacks: "root;...;leaf <weight>" per line. */
+int rep_write_folded(FILE *f, const struct rep_view *v);
+/* speedscope's file format, one "sampled" profile per status. */
+int rep_write_speedscope(FILE *f, const struct rep_view *v);
+/* The interactive flame graph. */
+int rep_write_flame(FILE *f, const struct rep_view *v);
+/* The sub-second heatmap of the whole capture. */
+int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *h);
+
+#endif

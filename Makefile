@@ -17,7 +17,7 @@ VALGRIND ?=
 B         = build
 
 -include $(B)/config.mk
-ALL_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+ALL_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_REENTRANT \
 	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS)
 LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 

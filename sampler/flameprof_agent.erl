@@ -1,2 +1,457 @@
-%% placeholder, replaced by the real agent
+%% flameprof_agent - the in-node half of flameprof.
+%%
+%% Loaded into the target by the flameprof C-node with code:load_binary/3
+%% under a versioned module name (the build renames the module). One
+%% coordinator process runs at max priority. Every window it selects the
+%% busiest processes (reductions gained since the last window) and gives each
+%% a worker; every round it asks all workers at once, so the process_info
+%% signals are handled in parallel (one after another took 50-980 ms for 100
+%% processes on a saturated node, in parallel about 1.3 ms: DESIGN.md §3).
+%%
+%% It ships as little as it can: each distinct stack, frame and seq_trace
+%% label gets a small integer once, and a sample is a tuple of integers.
+%% Batches go out with nosuspend sends and are counted when dropped, so the
+%% node never waits for flameprof. When the C-node goes away (monitor_node)
+%% or says stop, the agent restores backtrace_depth, stops its workers,
+%% unregisters, deletes its own module and has it purged.
+%%
+%% Messages to the sink (the C-node's pid):
+%%   {fp_started, Proto, Agent, OldDepth}
+%%   {fp_error, Proto, Reason, Detail}
+%%   {fp_batch, Seq, Info, Defs, Samples}
+%%   {fp_stopped, Proto, {Rounds, Samples, Dropped}}
+%% See sampler/decode.c for the exact shapes.
 -module(flameprof_agent).
+-export([init/1, worker/4]).
+
+-define(PROTO, 1).
+-define(LOCK, flameprof_agent).          % registered name: one agent per node
+-define(MAX_IDS, 500000).                % intern table bound; then a reset
+-define(MAX_PROCS, 100000).
+-define(ITEMS, [current_function, current_stacktrace, status, reductions,
+                message_queue_len, memory, total_heap_size,
+                garbage_collection, garbage_collection_info,
+                sequential_trace_token]).
+
+-record(s, {sink, sink_node, proto, top, period_us, every_us, depth,
+            old_depth, explicit_pids, explicit_names, tab,
+            next_id = 1, procs = #{}, next_proc = 1,
+            workers = #{},        % worker pid => {target pid, proc idx, info wanted}
+            by_target = #{},      % target pid => worker pid
+            busy = #{},           % worker pid => round it has not answered yet
+            prev_reds = #{},      % target pid => reductions at last selection
+            next_round, next_select, round = 0, reset_round = 0,
+            seq = 0, defs = [], pending = [], rounds = 0, samples = 0, dropped = 0,
+            late = 0, missed = 0, dict_key}).
+
+%% ---------------------------------------------------------------- start
+
+init(Opts) ->
+    #{sink := Sink, top := Top, hz := Hz, every_ms := EveryMs, depth := Depth,
+      pids := Pids, names := Names} = Opts,
+    process_flag(trap_exit, true),
+    Node = node(Sink),
+    erlang:monitor_node(Node, true),
+    case catch register(?LOCK, self()) of
+        true ->
+            Old = erlang:system_flag(backtrace_depth, Depth),
+            Tab = ets:new(?MODULE, [set, protected, {read_concurrency, true}]),
+            Now = now_us(),
+            S = #s{sink = Sink, sink_node = Node, top = Top,
+                   period_us = max(1, round(1000000 / Hz)),
+                   every_us = EveryMs * 1000, depth = Depth, old_depth = Old,
+                   explicit_pids = Pids, explicit_names = Names, tab = Tab,
+                   next_round = Now, next_select = Now,
+                   dict_key = dict_key_supported()},
+            Sink ! {fp_started, ?PROTO, self(), Old},
+            loop(S);
+        _ ->
+            Holder = whereis(?LOCK),
+            Sink ! {fp_error, ?PROTO, busy, list_to_binary(pid_text(Holder))},
+            exit(normal)
+    end.
+
+%% OTP 26.2+ can read one key of another process's dictionary; older
+%% releases copy the whole dictionary, so we ask for it once per window only.
+dict_key_supported() ->
+    try erlang:process_info(self(), {dictionary, '$initial_call'}) of
+        _ -> true
+    catch error:badarg -> false
+    end.
+
+%% ---------------------------------------------------------------- main loop
+
+loop(S0) ->
+    Now = now_us(),
+    S1 = case Now >= S0#s.next_select of
+             true -> select(S0, Now);
+             false -> S0
+         end,
+    case Now >= S1#s.next_round of
+        true -> loop(round(S1, Now));
+        false ->
+            Wait = max(0, (S1#s.next_round - Now + 999) div 1000),
+            receive
+                Msg -> loop(other(Msg, S1))
+            after Wait -> loop(S1)
+            end
+    end.
+
+%% Messages that may arrive at any time.
+other(stop, S) -> finish(S, stopped);
+other({nodedown, Node}, #s{sink_node = Node} = S) -> finish(S, nodedown);
+other({sampled, W, R, T, St, Stack, Label, M, Info}, S) ->
+    %% A reply to an earlier round: a late sample is still a true sample; it
+    %% goes out with the next batch (the C side puts samples in time order).
+    {S1, Sample} = take_sample(W, R, T, St, Stack, Label, M, Info, S),
+    S1#s{late = S1#s.late + 1, busy = maps:remove(W, S1#s.busy),
+         pending = add(Sample, S1#s.pending)};
+other({gone, W, _R}, S) -> drop_worker(W, S);
+other({'EXIT', W, _}, S) -> drop_worker(W, S);
+other(_, S) -> S.
+
+%% ---------------------------------------------------------------- selection
+
+select(S, Now) ->
+    Workers = S#s.workers,
+    Self = self(),
+    Prev = S#s.prev_reds,
+    Gains = [{R - maps:get(P, Prev, 0), P, R}
+             || P <- erlang:processes(), P =/= Self,
+                not is_map_key(P, Workers),
+                {reductions, R} <- [erlang:process_info(P, reductions)]],
+    Top = lists:sublist(lists:reverse(lists:sort(Gains)), S#s.top),
+    PrevReds = maps:from_list([{P, R} || {_, P, R} <- Gains]),
+    Chosen = lists:usort([P || {_, P, _} <- Top] ++ explicit(S)),
+    Keep = maps:from_list([{P, true} || P <- Chosen]),
+    %% stop workers whose process left the top
+    S1 = maps:fold(fun(T, W, Acc) ->
+                           case is_map_key(T, Keep) of
+                               true -> Acc;
+                               false -> W ! stop, drop_worker(W, Acc)
+                           end
+                   end, S, S#s.by_target),
+    S2 = lists:foldl(fun(P, Acc) -> ensure_worker(P, Acc) end, S1, Chosen),
+    %% every worker reads names and initial calls once in this window
+    Ws = maps:map(fun(_, {T, Idx, _}) -> {T, Idx, true} end, S2#s.workers),
+    S2#s{workers = Ws, prev_reds = PrevReds, next_select = Now + S#s.every_us}.
+
+explicit(#s{explicit_pids = Pids, explicit_names = Names}) ->
+    [P || Text <- Pids, P <- [to_pid(Text)], is_pid(P)] ++
+        [P || N <- Names, P <- [whereis_bin(N)], is_pid(P)].
+
+to_pid(Text) ->
+    try list_to_pid(binary_to_list(Text)) of
+        P when node(P) =:= node() -> P;
+        _ -> undefined
+    catch error:badarg -> undefined
+    end.
+
+%% Never create an atom from user input on a production node.
+whereis_bin(Name) ->
+    try binary_to_existing_atom(Name, utf8) of
+        A -> whereis(A)
+    catch error:badarg -> undefined
+    end.
+
+ensure_worker(P, S) ->
+    case is_map_key(P, S#s.by_target) of
+        true -> S;
+        false ->
+            {Idx, S1} = proc_index(P, S),
+            W = spawn_opt(?MODULE, worker, [self(), P, S#s.tab, S#s.dict_key],
+                          [link, {priority, max}]),
+            S1#s{workers = maps:put(W, {P, Idx, true}, S1#s.workers),
+                 by_target = maps:put(P, W, S1#s.by_target)}
+    end.
+
+proc_index(P, S) ->
+    case maps:find(P, S#s.procs) of
+        {ok, Idx} -> {Idx, S};
+        error ->
+            Idx = S#s.next_proc,
+            {Idx, S#s{procs = maps:put(P, Idx, S#s.procs), next_proc = Idx + 1}}
+    end.
+
+drop_worker(W, S) ->
+    case maps:take(W, S#s.workers) of
+        {{T, _, _}, Ws} ->
+            unlink(W),
+            S#s{workers = Ws, by_target = maps:remove(T, S#s.by_target),
+                busy = maps:remove(W, S#s.busy)};
+        error -> S
+    end.
+
+%% ---------------------------------------------------------------- a round
+
+round(S0, Now) ->
+    Period = S0#s.period_us,
+    Lateness = Now - S0#s.next_round,
+    %% Behind by more than a period: count the rounds missed and restart the
+    %% schedule from now instead of firing them back to back.
+    {Missed, Sched} = case Lateness > Period of
+                          true -> {Lateness div Period, Now};
+                          false -> {0, S0#s.next_round}
+                      end,
+    R = S0#s.round + 1,
+    S = maybe_reset(S0#s{round = R, missed = S0#s.missed + Missed}),
+    Busy = S#s.busy,
+    Ask = maps:fold(fun(W, {_, _, Info}, Acc) ->
+                            case is_map_key(W, Busy) of
+                                true -> Acc;
+                                false -> W ! {sample, R, Info}, [W | Acc]
+                            end
+                    end, [], S#s.workers),
+    Deadline = Sched + Period,
+    Pending = maps:from_list([{W, R} || W <- Ask]),
+    {S1, Samples, Left} = collect(S#s{busy = maps:merge(Busy, Pending)},
+                                  R, Deadline, S#s.pending, length(Ask)),
+    End = now_us(),
+    Info = {Now, End - Now, max(0, Lateness), length(Ask), length(Ask) - Left,
+            S1#s.late, S1#s.missed, S1#s.dropped},
+    S2 = send_batch(S1#s{pending = []}, Info, Samples),
+    S2#s{next_round = Deadline, rounds = S2#s.rounds + 1}.
+
+collect(S, _R, _Deadline, Acc, 0) -> {S, Acc, 0};
+collect(S, R, Deadline, Acc, Left) ->
+    Wait = max(0, (Deadline - now_us() + 999) div 1000),
+    receive
+        {sampled, W, R, T, St, Stack, Label, M, Info} ->
+            {S1, Sample} = take_sample(W, R, T, St, Stack, Label, M, Info, S),
+            S2 = S1#s{busy = maps:remove(W, S1#s.busy)},
+            collect(S2, R, Deadline, add(Sample, Acc), Left - 1);
+        {gone, W, R} ->
+            collect(drop_worker(W, S), R, Deadline, Acc, Left - 1);
+        stop ->
+            self() ! stop, {S, Acc, Left};
+        {nodedown, _} = Down ->
+            self() ! Down, {S, Acc, Left};
+        Other ->
+            S1 = other(Other, S),
+            collect(S1#s{pending = []}, R, Deadline, S1#s.pending ++ Acc, Left)
+    after Wait ->
+            {S, Acc, Left}
+    end.
+
+add(none, Acc) -> Acc;
+add(Sample, Acc) -> [Sample | Acc].
+
+take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, S) ->
+    case maps:find(W, S#s.workers) of
+        {ok, {Target, Idx, _}} when R > S#s.reset_round ->
+            S1 = proc_def(Info, Target, Idx, W, S),
+            {StackId, S2} = stack_id(StackRef, S1),
+            {LabelId, S3} = label_id(LabelRef, S2),
+            {S3#s{samples = S3#s.samples + 1},
+             {T, Idx, St, StackId, LabelId, Metrics}};
+        _ -> {S, none}
+    end.
+
+proc_def(none, _, _, _, S) -> S;
+proc_def({Initial, Name}, Target, Idx, W, S) ->
+    Ws = maps:update_with(W, fun({T, I, _}) -> {T, I, false} end, S#s.workers),
+    S#s{workers = Ws, defs = [{proc, Idx, Target, Initial, Name} | S#s.defs]}.
+
+%% ---------------------------------------------------------------- interning
+
+stack_id(Id, S) when is_integer(Id) -> {Id, S};
+stack_id({new, Stack}, S) ->
+    Tab = S#s.tab,
+    case ets:lookup(Tab, {s, Stack}) of
+        [{_, Id}] -> {Id, S};
+        [] ->
+            {FrameIds, S1} = lists:mapfoldl(fun frame_id/2, S, Stack),
+            Id = S1#s.next_id,
+            ets:insert(Tab, {{s, Stack}, Id}),
+            {Id, S1#s{next_id = Id + 1,
+                      defs = [{stack, Id, FrameIds} | S1#s.defs]}}
+    end.
+
+frame_id({M, F, A, Loc} = Frame, S) ->
+    Tab = S#s.tab,
+    case ets:lookup(Tab, {f, Frame}) of
+        [{_, Id}] -> {Id, S};
+        [] ->
+            Id = S#s.next_id,
+            ets:insert(Tab, {{f, Frame}, Id}),
+            Arity = if is_integer(A) -> A; is_list(A) -> length(A); true -> -1 end,
+            Def = {frame, Id, text(M), text(F), Arity,
+                   text(proplists:get_value(file, Loc, "")),
+                   line(proplists:get_value(line, Loc, 0))},
+            {Id, S#s{next_id = Id + 1, defs = [Def | S#s.defs]}}
+    end.
+
+label_id(Id, S) when is_integer(Id) -> {Id, S};
+label_id({new, Label}, S) ->
+    Tab = S#s.tab,
+    case ets:lookup(Tab, {l, Label}) of
+        [{_, Id}] -> {Id, S};
+        [] ->
+            Id = S#s.next_id,
+            ets:insert(Tab, {{l, Label}, Id}),
+            {Id, S#s{next_id = Id + 1,
+                     defs = [{label, Id, text(Label)} | S#s.defs]}}
+    end.
+
+%% The tables are bounded: past the limit both sides start over.
+maybe_reset(#s{next_id = N, next_proc = P} = S)
+  when N > ?MAX_IDS; P > ?MAX_PROCS ->
+    ets:delete_all_objects(S#s.tab),
+    Procs = maps:from_list([{T, I} || {_, {T, I, _}} <- maps:to_list(S#s.workers)]),
+    Ws = maps:map(fun(_, {T, I, _}) -> {T, I, true} end, S#s.workers),
+    S#s{next_id = 1, defs = [reset], reset_round = S#s.round - 1,
+        procs = Procs, workers = Ws, next_proc = lists:max([0 | maps:values(Procs)]) + 1};
+maybe_reset(S) -> S.
+
+%% ---------------------------------------------------------------- sending
+
+send_batch(#s{defs = []} = S, _Info, []) -> S;
+send_batch(S, Info, Samples) ->
+    Seq = S#s.seq + 1,
+    Batch = {fp_batch, Seq, Info, lists:reverse(S#s.defs), Samples},
+    case erlang:send(S#s.sink, Batch, [nosuspend]) of
+        ok -> S#s{seq = Seq, defs = []};
+        _ ->
+            %% Samples are dropped and counted; definitions are kept for the
+            %% next batch so later samples still resolve.
+            S#s{seq = Seq, dropped = S#s.dropped + length(Samples)}
+    end.
+
+%% ---------------------------------------------------------------- stopping
+
+finish(S, Why) ->
+    Ws = maps:keys(S#s.workers),
+    [begin unlink(W), exit(W, kill) end || W <- Ws],
+    erlang:system_flag(backtrace_depth, S#s.old_depth),
+    ets:delete(S#s.tab),
+    catch unregister(?LOCK),
+    case Why of
+        stopped ->
+            %% a plain send: the C-node is reading, and the last batch matters
+            (S#s.defs =/= [] orelse S#s.pending =/= []) andalso
+                (S#s.sink ! {fp_batch, S#s.seq + 1,
+                             {now_us(), 0, 0, 0, 0, S#s.late, S#s.missed, S#s.dropped},
+                             lists:reverse(S#s.defs), S#s.pending}),
+            S#s.sink ! {fp_stopped, ?PROTO, {S#s.rounds, S#s.samples, S#s.dropped,
+                                             S#s.late, S#s.missed}};
+        nodedown -> ok
+    end,
+    %% Leave no trace: the module goes too. purge kills whoever still runs
+    %% old code of it, which by then can only be this finished process.
+    code:delete(?MODULE),
+    spawn(code, purge, [?MODULE]),
+    exit(normal).
+
+%% ---------------------------------------------------------------- workers
+
+worker(Agent, P, Tab, DictKey) ->
+    receive
+        {sample, R, Info} ->
+            case erlang:process_info(P, ?ITEMS) of
+                undefined ->
+                    Agent ! {gone, self(), R};
+                [{current_function, CF}, {current_stacktrace, ST}, {status, St},
+                 {reductions, Reds}, {message_queue_len, Q}, {memory, Mem},
+                 {total_heap_size, THS}, {garbage_collection, GC},
+                 {garbage_collection_info, GCI}, {sequential_trace_token, Tok}] ->
+                    T = now_us(),
+                    Stack = lookup(Tab, s, stack(CF, ST)),
+                    Label = label(Tab, Tok),
+                    M = {Reds, Q, Mem, THS,
+                         gc(heap_block_size, GCI), gc(old_heap_block_size, GCI),
+                         gc(heap_size, GCI), gc(old_heap_size, GCI),
+                         gc(stack_size, GCI), gc(mbuf_size, GCI),
+                         gc(recent_size, GCI), gc(bin_vheap_size, GCI),
+                         gc(bin_vheap_block_size, GCI), gc(bin_old_vheap_size, GCI),
+                         gc(bin_old_vheap_block_size, GCI), gc(minor_gcs, GC)},
+                    Agent ! {sampled, self(), R, T, status(St), Stack, Label, M,
+                             info(Info, P, DictKey)},
+                    worker(Agent, P, Tab, DictKey)
+            end;
+        stop -> ok
+    end.
+
+lookup(Tab, Kind, Key) ->
+    try ets:lookup_element(Tab, {Kind, Key}, 2)
+    catch error:badarg -> {new, Key}
+    end.
+
+label(_Tab, []) -> 0;
+label(Tab, {_Flags, Label, _Serial, _From, _Last}) -> lookup(Tab, l, Label);
+label(_Tab, _) -> 0.
+
+%% current_stacktrace may be empty or start above the current function.
+stack({M, F, A}, [{M, F, A, _} | _] = ST) -> ST;
+stack({M, F, A}, ST) -> [{M, F, A, []} | ST];
+stack(_, ST) -> ST.
+
+gc(Key, List) ->
+    case lists:keyfind(Key, 1, List) of
+        {_, V} when is_integer(V) -> V;
+        _ -> 0
+    end.
+
+status(running) -> 0;
+status(runnable) -> 1;
+status(waiting) -> 2;
+status(garbage_collecting) -> 3;
+status(exiting) -> 4;
+status(suspended) -> 5;
+status(_) -> 2.
+
+%% Names and initial calls, once per window.
+info(false, _P, _) -> none;
+info(true, P, DictKey) ->
+    case erlang:process_info(P, [registered_name, initial_call]) of
+        undefined -> none;
+        [{registered_name, Reg}, {initial_call, IC}] ->
+            {PlInitial, PlLabel} = dict_items(P, DictKey),
+            Initial = case PlInitial of
+                          {M, F, A} -> mfa(M, F, A);
+                          _ -> case IC of {M, F, A} -> mfa(M, F, A); _ -> <<>> end
+                      end,
+            Name = case Reg of
+                       [] when PlLabel =:= undefined -> <<>>;
+                       [] -> text(PlLabel);
+                       _ -> text(Reg)
+                   end,
+            {Initial, Name}
+    end.
+
+dict_items(P, true) ->
+    {dict_value(erlang:process_info(P, {dictionary, '$initial_call'})),
+     dict_value(erlang:process_info(P, {dictionary, '$process_label'}))};
+dict_items(P, false) ->
+    case erlang:process_info(P, dictionary) of
+        {dictionary, D} ->
+            {proplists:get_value('$initial_call', D),
+             proplists:get_value('$process_label', D)};
+        _ -> {undefined, undefined}
+    end.
+
+dict_value({{dictionary, _}, V}) -> V;
+dict_value(_) -> undefined.
+
+mfa(M, F, A) when is_integer(A) ->
+    <<(text(M))/binary, ":", (text(F))/binary, "/", (integer_to_binary(A))/binary>>;
+mfa(M, F, _) -> <<(text(M))/binary, ":", (text(F))/binary>>.
+
+%% ---------------------------------------------------------------- helpers
+
+now_us() -> erlang:system_time(microsecond).
+
+text(A) when is_atom(A) -> atom_to_binary(A, utf8);
+text(B) when is_binary(B) -> binary:part(B, 0, min(byte_size(B), 1024));
+text(I) when is_integer(I) -> integer_to_binary(I);
+text(L) when is_list(L) ->
+    case unicode:characters_to_binary(L) of
+        B when is_binary(B) -> text(B);
+        _ -> text(iolist_to_binary(io_lib:format("~0tP", [L, 8])))
+    end;
+text(T) -> text(iolist_to_binary(io_lib:format("~0tP", [T, 8]))).
+
+line(L) when is_integer(L), L >= 0 -> L;
+line(_) -> 0.
+
+pid_text(P) when is_pid(P) -> pid_to_list(P);
+pid_text(_) -> "unknown".

@@ -1,0 +1,69 @@
+/* msg.c - see msg.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "msg.h"
+
+int fp_verbosity = 1;
+int fp_status_active;
+
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+	fp_status_clear();
+	fprintf(stderr, "flameprof: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+void fp_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("", fmt, ap);
+	va_end(ap);
+}
+
+void fp_warn(const char *fmt, ...)
+{
+	va_list ap;
+	if (fp_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	say("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void fp_note(const char *fmt, ...)
+{
+	va_list ap;
+	if (fp_verbosity < 2)
+		return;
+	va_start(ap, fmt);
+	say("", fmt, ap);
+	va_end(ap);
+}
+
+void fp_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "flameprof: try 'flameprof --help' for more information\n");
+}
+
+void fp_status_clear(void)
+{
+	if (!fp_status_active)
+		return;
+	fprintf(stderr, "\r%79s\r", "");
+	fp_status_active = 0;
+}
+
+void fp_status_show(const char *line)
+{
+	fprintf(stderr, "\r%-79.79s", line);
+	fflush(stderr);
+	fp_status_active = 1;
+}

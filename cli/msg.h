@@ -1,0 +1,27 @@
+/*
+ * msg.h - the only voice of flameprof (curl's tool_msgs.h).
+ *
+ * One verbosity scale, written down once:
+ *   0  -q: errors only
+ *   1  default: errors, warnings, the closing summary, the status line
+ *   2  -v: notes on each step (connecting, agent loaded, files rotated)
+ * Each message is one line; the helpers add "flameprof: " and the newline.
+ */
+#ifndef FP_MSG_H
+#define FP_MSG_H
+
+extern int fp_verbosity;
+
+void fp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fp_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error: the sentence, then "try 'flameprof --help'". */
+void fp_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The status line owns the end of stderr while it is shown: messages
+ * clear it first. */
+void fp_status_clear(void);
+void fp_status_show(const char *line);
+extern int fp_status_active;
+
+#endif

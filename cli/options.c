@@ -1,0 +1,376 @@
+/*
+ * options.c - the option table, its parser and --help.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "msg.h"
+#include "options.h"
+
+enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_SET, K_FLAG_HELP };
+
+struct opt {
+	const char *name;     /* long name without "--" */
+	char short_name;      /* 0: none */
+	const char *value;    /* value name in --help; NULL: no value */
+	enum kind kind;
+	size_t offset;        /* field in struct fp_config */
+	long long min, max;   /* K_UINT bounds; K_SET: min is the value set */
+	const char *help;     /* NULL: hidden */
+};
+
+#define F(field) offsetof(struct fp_config, field)
+
+static const struct opt options[] = {
+	{ "top", 0, "N", K_UINT, F(top), 0, 100000,
+	  "sample the N processes that gained the most reductions in each window (default 100; 0: only --pid/--name)" },
+	{ "every", 0, "DUR", K_DUR, F(every_us), 0, 0,
+	  "pick the busiest processes again every DUR (default 5s)" },
+	{ "hz", 0, "N", K_HZ, F(hz), 0, 0,
+	  "samples per second per process (default 97)" },
+	{ "depth", 0, "N", K_UINT, F(depth), 1, 64,
+	  "stack frames kept, raises backtrace_depth while sampling (default 64, the VM's maximum)" },
+	{ "pid", 0, "PID", K_LIST, F(pids), 0, 0,
+	  "also sample this process, e.g. '<0.123.0>' (repeatable)" },
+	{ "name", 0, "NAME", K_LIST, F(names), 0, 0,
+	  "also sample this registered process (repeatable)" },
+	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
+	  "stop after DUR (default: run until Ctrl-C or SIGTERM)" },
+	{ "output", 'o', "DIR", K_STR, F(outdir), 0, 0,
+	  "write the files into DIR (default ./flameprof-out)" },
+	{ "compress", 0, "CODEC", K_CODEC, F(codec), 0, 0,
+	  "zstd (default), gzip (for stock Flamescope) or none" },
+	{ "level", 0, "N", K_UINT, F(level), 1, 22,
+	  "compression level (default: zstd 3, gzip 6)" },
+	{ "flush", 0, "DUR", K_DUR, F(flush_us), 0, 0,
+	  "end a compressed frame and write it every DUR (default 5s)" },
+	{ "rotate", 0, "DUR", K_DUR, F(rotate_us), 0, 0,
+	  "start a new file every DUR (default 2m; 0: never)" },
+	{ "rotate-size", 0, "SIZE", K_SIZE, F(rotate_bytes), 0, 0,
+	  "start a new file once one reaches SIZE on disk, e.g. 100M (default: no limit)" },
+	{ "keep", 0, "N", K_UINT, F(keep), 0, 1000000,
+	  "keep the newest N files of this node in DIR (default 15; 0: keep all)" },
+	{ "keep-size", 0, "SIZE", K_SIZE, F(keep_bytes), 0, 0,
+	  "... and at most SIZE of them (default: no limit)" },
+	{ "categories", 0, "LIST", K_CATS, F(cats), 0, 0,
+	  "root-most frames, outermost first, from initial_call,name,memory,queue,seq_trace (default initial_call,name,seq_trace; 'none')" },
+	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
+	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
+	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,
+	  "the cookie itself: visible to every user in ps, prefer --cookie-file" },
+	{ "connect-timeout", 0, "DUR", K_DUR, F(connect_timeout_us), 0, 0,
+	  "give up connecting, and each setup request, after DUR (default 5s)" },
+	{ "silence-timeout", 0, "DUR", K_DUR, F(silence_timeout_us), 0, 0,
+	  "call the node lost after DUR without a message from it (default 15s)" },
+	{ "quiet", 'q', NULL, K_SET, F(verbosity), 0, 0, "print errors only" },
+	{ "verbose", 'v', NULL, K_SET, F(verbosity), 2, 0, "also print each step" },
+	{ "progress", 0, NULL, K_SET, F(progress), 1, 0, "show the status line even when stderr is not a terminal" },
+	{ "no-progress", 0, NULL, K_SET, F(progress), 0, 0, "never show the status line" },
+	{ "help", 'h', NULL, K_SET, F(help), 1, 0, "print this help" },
+	{ "version", 'V', NULL, K_SET, F(version), 1, 0, "print the version" },
+	/* hidden: for the tests, as zstd's --fake-stderr-is-console */
+	{ "test-compile-on-target", 0, NULL, K_SET, F(compile_on_target), 1, 0, NULL },
+	{ "test-fake-tty", 0, NULL, K_SET, F(fake_tty), 1, 0, NULL },
+};
+
+int fp_parse_duration(const char *text, int64_t *us)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || errno || !(v >= 0) || isinf(v))
+		return -1;
+	double scale = 1e6;
+	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
+		scale = 1e6;
+	else if (strcmp(end, "ms") == 0)
+		scale = 1e3;
+	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+		scale = 60e6;
+	else if (strcmp(end, "h") == 0)
+		scale = 3600e6;
+	else if (strcmp(end, "d") == 0)
+		scale = 86400e6;
+	else
+		return -1;
+	if (v * scale > 9e18)
+		return -1;
+	*us = (int64_t)(v * scale + 0.5);
+	return 0;
+}
+
+int fp_parse_size(const char *text, uint64_t *bytes)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || errno || !(v >= 0) || isinf(v))
+		return -1;
+	double scale;
+	switch (end[0] == '\0' ? 'b' : end[0]) {
+	case 'b': case 'B': scale = 1; break;
+	case 'k': case 'K': scale = 1024.0; break;
+	case 'm': case 'M': scale = 1024.0 * 1024; break;
+	case 'g': case 'G': scale = 1024.0 * 1024 * 1024; break;
+	case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
+	default: return -1;
+	}
+	if (end[0] && end[1] && strcmp(end + 1, "B") != 0 && strcmp(end + 1, "iB") != 0)
+		return -1;
+	if (v * scale > 1.8e19)
+		return -1;
+	*bytes = (uint64_t)(v * scale);
+	return 0;
+}
+
+static int parse_cats(struct fp_config *cfg, const char *text)
+{
+	cfg->ncats = 0;
+	if (strcmp(text, "none") == 0 || text[0] == '\0')
+		return 0;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, ",");
+		enum fmt_category c;
+		if (fmt_category_parse(p, n, &c) < 0)
+			return -1;
+		for (size_t k = 0; k < cfg->ncats; k++)
+			if (cfg->cats[k] == c)
+				return -1;
+		cfg->cats[cfg->ncats++] = c;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static int apply(const struct opt *o, const char *val, struct fp_config *cfg, const char *spelled)
+{
+	char *field = (char *)cfg + o->offset;
+	char *end;
+	switch (o->kind) {
+	case K_UINT: {
+		errno = 0;
+		long long v = strtoll(val, &end, 10);
+		if (end == val || *end || errno || v < o->min || v > o->max) {
+			fp_usage("'%s' is not a valid value for %s: give a whole number from %lld to %lld",
+				 val, spelled, o->min, o->max);
+			return -1;
+		}
+		if (o->offset == F(level))
+			*(int *)field = (int)v;
+		else
+			*(unsigned *)field = (unsigned)v;
+		return 0;
+	}
+	case K_HZ: {
+		errno = 0;
+		double v = strtod(val, &end);
+		if (end == val || *end || errno || !(v > 0) || v > 10000) {
+			fp_usage("'%s' is not a valid value for %s: give a rate above 0 and at most 10000, e.g. 97",
+				 val, spelled);
+			return -1;
+		}
+		*(double *)field = v;
+		return 0;
+	}
+	case K_DUR:
+		if (fp_parse_duration(val, (int64_t *)field) < 0) {
+			fp_usage("'%s' is not a valid duration for %s: write e.g. 500ms, 5s, 2m or 1h", val, spelled);
+			return -1;
+		}
+		return 0;
+	case K_SIZE:
+		if (fp_parse_size(val, (uint64_t *)field) < 0) {
+			fp_usage("'%s' is not a valid size for %s: write e.g. 64k, 100M or 1G", val, spelled);
+			return -1;
+		}
+		return 0;
+	case K_STR:
+		*(const char **)field = val;
+		return 0;
+	case K_LIST: {
+		size_t *n = o->offset == F(pids) ? &cfg->npids : &cfg->nnames;
+		if (*n == FP_MAX_TARGETS) {
+			fp_usage("too many %s options: at most %d", spelled, FP_MAX_TARGETS);
+			return -1;
+		}
+		((const char **)field)[(*n)++] = val;
+		return 0;
+	}
+	case K_CODEC:
+		if (rot_codec_parse(val, (enum rot_codec *)field) < 0) {
+			fp_usage("'%s' is not a codec for %s: use zstd, gzip or none", val, spelled);
+			return -1;
+		}
+		return 0;
+	case K_CATS:
+		if (parse_cats(cfg, val) < 0) {
+			fp_usage("'%s' is not a valid list for %s: use names from initial_call,name,memory,queue,seq_trace, each once, or 'none'",
+				 val, spelled);
+			return -1;
+		}
+		return 0;
+	case K_SET:
+		*(int *)field = (int)o->min;
+		return 0;
+	case K_FLAG_HELP:
+		return 0;
+	}
+	return -1;
+}
+
+static void defaults(struct fp_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->top = 100;
+	cfg->hz = 97;
+	cfg->every_us = 5000000;
+	cfg->depth = 64;
+	cfg->outdir = "flameprof-out";
+	cfg->codec = ROT_ZSTD;
+	cfg->flush_us = 5000000;
+	cfg->rotate_us = 120000000;
+	cfg->keep = 15;
+	cfg->cats[0] = FMT_CAT_INITIAL_CALL;
+	cfg->cats[1] = FMT_CAT_NAME;
+	cfg->cats[2] = FMT_CAT_SEQ_TRACE;
+	cfg->ncats = 3;
+	cfg->connect_timeout_us = 5000000;
+	cfg->silence_timeout_us = 15000000;
+	cfg->verbosity = 1;
+	cfg->progress = -1;
+}
+
+static const struct opt *find_long(const char *name, size_t n)
+{
+	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+		if (strlen(options[k].name) == n && strncmp(options[k].name, name, n) == 0)
+			return &options[k];
+	return NULL;
+}
+
+static const struct opt *find_short(char c)
+{
+	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+		if (options[k].short_name == c)
+			return &options[k];
+	return NULL;
+}
+
+/* Combinations, checked once everything is parsed (redis-cli). */
+static int check(struct fp_config *cfg)
+{
+	if (cfg->help || cfg->version)
+		return 0;
+	if (!cfg->node) {
+		fp_usage("no node given; name the node to profile, e.g. 'flameprof app@db1'");
+		return -1;
+	}
+	if (cfg->top == 0 && cfg->npids == 0 && cfg->nnames == 0) {
+		fp_usage("--top 0 samples only explicit processes; add --pid or --name");
+		return -1;
+	}
+	if (cfg->every_us < 100000) {
+		fp_usage("--every must be at least 100ms");
+		return -1;
+	}
+	if (cfg->flush_us < 100000) {
+		fp_usage("--flush must be at least 100ms");
+		return -1;
+	}
+	if (cfg->connect_timeout_us < 100000 || cfg->silence_timeout_us < 1000000) {
+		fp_usage("--connect-timeout must be at least 100ms and --silence-timeout at least 1s");
+		return -1;
+	}
+	if (cfg->level > 9 && cfg->codec == ROT_GZIP) {
+		fp_usage("gzip levels go from 1 to 9");
+		return -1;
+	}
+	if (cfg->cookie && cfg->cookie_file) {
+		fp_usage("--cookie and --cookie-file cannot be used together");
+		return -1;
+	}
+	return 0;
+}
+
+int fp_parse_options(int argc, char **argv, struct fp_config *cfg)
+{
+	defaults(cfg);
+	int only_args = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct opt *o = NULL;
+		const char *val = NULL;
+		char spelled[64];
+		if (!only_args && strcmp(a, "--") == 0) {
+			only_args = 1;
+			continue;
+		}
+		if (!only_args && a[0] == '-' && a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+			o = find_long(a + 2, n);
+			snprintf(spelled, sizeof spelled, "--%.*s", (int)n, a + 2);
+			if (!o) {
+				fp_usage("unknown option '%s'", spelled);
+				return 64;
+			}
+			if (eq)
+				val = eq + 1;
+		} else if (!only_args && a[0] == '-' && a[1] && !a[2]) {
+			o = find_short(a[1]);
+			snprintf(spelled, sizeof spelled, "-%c", a[1]);
+			if (!o) {
+				fp_usage("unknown option '%s'", spelled);
+				return 64;
+			}
+		} else {
+			if (cfg->node) {
+				fp_usage("one node at a time: '%s' and '%s' given", cfg->node, a);
+				return 64;
+			}
+			cfg->node = a;
+			continue;
+		}
+		if (o->value && !val) {
+			if (i + 1 >= argc) {
+				fp_usage("%s needs a value (%s)", spelled, o->value);
+				return 64;
+			}
+			val = argv[++i];
+		} else if (!o->value && val) {
+			fp_usage("%s takes no value", spelled);
+			return 64;
+		}
+		if (apply(o, val, cfg, spelled) < 0)
+			return 64;
+	}
+	return check(cfg) < 0 ? 64 : 0;
+}
+
+void fp_print_help(void)
+{
+	printf("usage: flameprof [options] NODE\n"
+	       "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n\n"
+	       "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
+	       "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
+	       "options:\n");
+	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
+		const struct opt *o = &options[k];
+		char left[64], sh[8] = "    ";
+		if (!o->help)
+			continue;
+		if (o->short_name)
+			snprintf(sh, sizeof sh, "-%c, ", o->short_name);
+		snprintf(left, sizeof left, "%s--%s%s%s", sh, o->name, o->value ? " " : "",
+			 o->value ? o->value : "");
+		printf("  %-26s %s\n", left, o->help);
+	}
+	printf("\nexit status: 0 done, 64 usage, 69 cannot connect or start the agent,\n"
+	       "73 output directory not writable, 74 I/O error (disk full), 75 node lost\n"
+	       "during the capture, 76 protocol error, 77 cookie rejected.\n"
+	       "See flameprof(1) and README.md.\n");
+}

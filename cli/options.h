@@ -1,0 +1,57 @@
+/*
+ * options.h - argv becomes one struct fp_config; nothing past the front
+ * door sees argv. One table drives parsing and --help (git's
+ * parse-options), so the help cannot drift from what is parsed.
+ */
+#ifndef FP_OPTIONS_H
+#define FP_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../formatter/formatter.h"
+#include "../rotate/rotate.h"
+
+#define FP_MAX_TARGETS 64
+
+struct fp_config {
+	const char *node;              /* the target, name@host */
+	unsigned top;                  /* --top */
+	double hz;                     /* --hz */
+	int64_t every_us;              /* --every */
+	unsigned depth;                /* --depth */
+	const char *pids[FP_MAX_TARGETS];  /* --pid, repeatable */
+	size_t npids;
+	const char *names[FP_MAX_TARGETS]; /* --name, repeatable */
+	size_t nnames;
+	int64_t duration_us;           /* --duration; 0: until stopped */
+	const char *outdir;            /* -o */
+	enum rot_codec codec;          /* --compress */
+	int level;                     /* --level; 0: codec default */
+	int64_t flush_us;              /* --flush */
+	int64_t rotate_us;             /* --rotate */
+	uint64_t rotate_bytes;         /* --rotate-size */
+	unsigned keep;                 /* --keep */
+	uint64_t keep_bytes;           /* --keep-size */
+	enum fmt_category cats[FMT_CAT_COUNT]; /* --categories, root-most first */
+	size_t ncats;
+	const char *cookie_file;       /* --cookie-file */
+	const char *cookie;            /* --cookie (discouraged) */
+	int64_t connect_timeout_us;    /* --connect-timeout */
+	int64_t silence_timeout_us;    /* --silence-timeout */
+	int verbosity;                 /* -q 0, default 1, -v 2 */
+	int progress;                  /* --progress 1, --no-progress 0, auto -1 */
+	int compile_on_target;         /* hidden test switch */
+	int fake_tty;                  /* hidden test switch: act as if stderr were a terminal */
+	int help, version;
+};
+
+/* Fills cfg from argv. @return 0, or 64 (EX_USAGE) after printing the
+ * reason through fp_usage(). */
+int fp_parse_options(int argc, char **argv, struct fp_config *cfg);
+void fp_print_help(void);
+/* "5s", "500ms", "2m", "1h", "1.5s", plain seconds. @return 0 or -1. */
+int fp_parse_duration(const char *text, int64_t *us);
+/* "64k", "100M", "1G", plain bytes. @return 0 or -1. */
+int fp_parse_size(const char *text, uint64_t *bytes);
+
+#endif

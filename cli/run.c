@@ -1,0 +1,322 @@
+/*
+ * run.c - one capture: sampler -> formatter -> rotate, until told to stop.
+ *
+ * The only loop that waits is sampler_next(), and it always has a deadline
+ * (the next flush, the next status line, or 200 ms), so signals, --duration
+ * and flushes are handled on time. Signal handlers only set a flag; this
+ * loop stops the agent, flushes, closes and renames.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+#include "msg.h"
+#include "run.h"
+#include "status.h"
+#include "../formatter/formatter.h"
+#include "../rotate/rotate.h"
+#include "../sampler/sampler.h"
+
+static volatile sig_atomic_t stop_signals;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_signals++;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A full disk or a file size limit must be an error we report, not a
+	 * signal that kills us with the last frame unwritten. */
+	signal(SIGXFSZ, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct run {
+	const struct fp_config *cfg;
+	sampler_t *sampler;
+	fmt_ctx *fmt;
+	rot_t *rot;
+	char *buf;
+	size_t cap;
+	const struct fp_sample **order;
+	size_t order_cap;
+	struct fp_status_state status;
+};
+
+static int exit_for_sampler(int err)
+{
+	switch (err) {
+	case SAMPLER_ERR_USAGE: return EX_USAGE;
+	case SAMPLER_ERR_COOKIE: return EX_NOPERM;
+	case SAMPLER_ERR_LOST: return EX_TEMPFAIL;
+	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
+	case SAMPLER_ERR_NOMEM: return EX_OSERR;
+	default: return EX_UNAVAILABLE;
+	}
+}
+
+static int exit_for_rotate(int err)
+{
+	return err == ROT_ERR_DIR ? EX_CANTCREAT : err == ROT_ERR_NOMEM ? EX_OSERR : EX_IOERR;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct fp_sample *x = *(const struct fp_sample *const *)a;
+	const struct fp_sample *y = *(const struct fp_sample *const *)b;
+	return (x->time_us > y->time_us) - (x->time_us < y->time_us);
+}
+
+/* Writes a batch in time order. @return 0 or a negative rot_err. */
+static int write_batch(struct run *r, const struct sampler_batch *b)
+{
+	if (b->nsamples > r->order_cap) {
+		const struct fp_sample **p = realloc(r->order, b->nsamples * sizeof *p);
+		if (!p)
+			return ROT_ERR_NOMEM;
+		r->order = p;
+		r->order_cap = b->nsamples;
+	}
+	for (size_t k = 0; k < b->nsamples; k++)
+		r->order[k] = &b->samples[k];
+	qsort(r->order, b->nsamples, sizeof *r->order, by_time);
+	for (size_t k = 0; k < b->nsamples; k++) {
+		int64_t t;
+		size_t n = fmt_event(r->fmt, r->order[k], r->buf, r->cap, &t);
+		if (n >= r->cap) {
+			char *p = realloc(r->buf, n + 1);
+			if (!p)
+				return ROT_ERR_NOMEM;
+			r->buf = p;
+			r->cap = n + 1;
+			n = fmt_event(r->fmt, r->order[k], r->buf, r->cap, &t);
+		}
+		int e = rot_append(r->rot, r->buf, n, t);
+		if (e < 0)
+			return e;
+	}
+	fp_status_batch(&r->status, b);
+	return 0;
+}
+
+/* Stops the agent and waits (bounded) for its last batch and its goodbye.
+ * Writing errors here are reported by the caller; the node comes first. */
+static int stop_agent(struct run *r, int write)
+{
+	struct sampler_batch b;
+	int rc = sampler_request_stop(r->sampler);
+	long long deadline = now_ms() + r->cfg->connect_timeout_us / 1000;
+	while (rc == 0 && stop_signals < 2) {
+		long long left = deadline - now_ms();
+		if (left <= 0)
+			break;
+		rc = sampler_next(r->sampler, left > 200 ? 200 : (int)left, &b);
+		if (rc == 1) {
+			if (write && write_batch(r, &b) < 0)
+				write = 0;
+			rc = 0;
+		} else if (rc == 2) {
+			break;
+		}
+	}
+	if (rc != 2) {
+		fp_warn("the agent on '%s' did not confirm its stop; it cleans up by itself once we disconnect",
+			r->cfg->node);
+		return -1;
+	}
+	if (sampler_unload(r->sampler) < 0) {
+		fp_warn("%s", sampler_error(r->sampler));
+		return -1;
+	}
+	fp_note("agent stopped, backtrace_depth restored to %d, module unloaded", sampler_old_depth(r->sampler));
+	return 0;
+}
+
+static void settings_text(const struct fp_config *cfg, char *out, size_t cap)
+{
+	size_t n = (size_t)snprintf(out, cap, "top=%u every=%.3fs hz=%g depth=%u categories=",
+				    cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->depth);
+	for (size_t k = 0; k < cfg->ncats && n < cap; k++)
+		n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? "," : "", fmt_category_names[cfg->cats[k]]);
+	if (cfg->ncats == 0 && n < cap)
+		snprintf(out + n, cap - n, "none");
+}
+
+static int open_output(struct run *r, const char *node)
+{
+	const struct fp_config *cfg = r->cfg;
+	char settings[256], header[4096];
+	settings_text(cfg, settings, sizeof settings);
+	if (fmt_header(node, settings, header, sizeof header) >= sizeof header)
+		header[0] = '\0';
+	struct rot_options ro = {
+		.dir = cfg->outdir, .node = node, .codec = cfg->codec, .level = cfg->level,
+		.rotate_us = cfg->rotate_us, .rotate_bytes = cfg->rotate_bytes,
+		.keep = cfg->keep, .keep_bytes = cfg->keep_bytes, .header = header,
+	};
+	int e = rot_open(&r->rot, &ro);
+	if (e < 0) {
+		fp_error("%s; choose another directory with -o DIR", rot_error(r->rot));
+		return exit_for_rotate(e);
+	}
+	return 0;
+}
+
+static int connect_node(struct run *r, const char *cookie)
+{
+	const struct fp_config *cfg = r->cfg;
+	struct sampler_options so = {
+		.node = cfg->node, .cookie = cookie,
+		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
+		.silence_timeout_ms = (int)(cfg->silence_timeout_us / 1000),
+		.top = cfg->top, .hz = cfg->hz, .every_ms = (unsigned)(cfg->every_us / 1000),
+		.depth = cfg->depth, .pids = cfg->pids, .npids = cfg->npids,
+		.names = cfg->names, .nnames = cfg->nnames,
+		.compile_on_target = cfg->compile_on_target,
+	};
+	/* an agent round must come at least every few seconds at low rates */
+	if (so.silence_timeout_ms < 3000 / cfg->hz * 1000)
+		so.silence_timeout_ms = (int)(3000 / cfg->hz * 1000);
+	fp_note("connecting to '%s'", cfg->node);
+	int e = sampler_connect(&r->sampler, &so);
+	if (e == 0) {
+		fp_note("connected; loading the agent");
+		e = sampler_start(r->sampler);
+	}
+	if (e < 0) {
+		fp_error("%s", sampler_error(r->sampler));
+		return exit_for_sampler(e);
+	}
+	fp_note("sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", cfg->node,
+		sampler_otp_release(r->sampler), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
+	return 0;
+}
+
+static int read_cookie(const struct fp_config *cfg, char *cookie, size_t cap, const char **out)
+{
+	char err[512];
+	int loose;
+	if (cfg->cookie) {
+		fp_warn("--cookie shows the cookie to every user in 'ps'; use --cookie-file FILE");
+		*out = cfg->cookie;
+		return 0;
+	}
+	if (sampler_read_cookie(cfg->cookie_file, cookie, cap, &loose, err, sizeof err) < 0) {
+		fp_error("%s", err);
+		return EX_NOPERM;
+	}
+	if (loose)
+		fp_warn("cookie file '%s' can be read by other users; chmod 400 it",
+			cfg->cookie_file ? cfg->cookie_file : "~/.erlang.cookie");
+	*out = cookie;
+	return 0;
+}
+
+/* The capture loop proper. @return an exit status. */
+static int capture(struct run *r)
+{
+	const struct fp_config *cfg = r->cfg;
+	long long start = now_ms(), next_flush = start + cfg->flush_us / 1000;
+	long long end = cfg->duration_us ? start + cfg->duration_us / 1000 : 0;
+	struct sampler_batch b;
+
+	while (!stop_signals && (!end || now_ms() < end)) {
+		long long now = now_ms(), wait = next_flush - now;
+		if (end && end - now < wait)
+			wait = end - now;
+		if (wait > 200)
+			wait = 200;
+		int rc = sampler_next(r->sampler, wait < 1 ? 1 : (int)wait, &b);
+		if (rc < 0) {
+			fp_error("%s", sampler_error(r->sampler));
+			if (rc != SAMPLER_ERR_LOST)
+				stop_agent(r, 0);
+			int e = rot_close(r->rot);
+			if (e < 0)
+				fp_error("%s", rot_error(r->rot));
+			fp_status_summary(&r->status, r->rot, cfg);
+			return exit_for_sampler(rc);
+		}
+		int e = rc == 1 ? write_batch(r, &b) : 0;
+		if (e == 0 && now_ms() >= next_flush) {
+			e = rot_flush(r->rot);
+			next_flush = now_ms() + cfg->flush_us / 1000;
+		}
+		if (e < 0) {
+			fp_error("%s; free some space or choose another directory with -o DIR", rot_error(r->rot));
+			stop_agent(r, 0);
+			if (rot_close(r->rot) < 0)
+				fp_error("%s", rot_error(r->rot));
+			fp_status_summary(&r->status, r->rot, cfg);
+			return exit_for_rotate(e);
+		}
+		fp_status_tick(&r->status, r->rot);
+	}
+	fp_note("stopping");
+	stop_agent(r, 1);
+	int e = rot_close(r->rot);
+	fp_status_summary(&r->status, r->rot, cfg);
+	if (e < 0) {
+		fp_error("%s", rot_error(r->rot));
+		return exit_for_rotate(e);
+	}
+	return 0;
+}
+
+int fp_run(const struct fp_config *cfg)
+{
+	struct run r = { .cfg = cfg };
+	char cookie[1024];
+	const char *ck = NULL;
+	int rc;
+
+	install_signals();
+	fp_status_init(&r.status, cfg);
+	fmt_ctx *fmt = NULL;
+	struct fmt_options fo = { cfg->cats, cfg->ncats };
+	if ((rc = read_cookie(cfg, cookie, sizeof cookie, &ck)) != 0)
+		goto out;
+	r.cap = 1 << 16;
+	r.buf = malloc(r.cap);
+	fmt = r.fmt = fmt_create(&fo);
+	if (!r.buf || !fmt) {
+		fp_error("out of memory");
+		rc = EX_OSERR;
+		goto out;
+	}
+	/* the output first: fail before touching the node */
+	if ((rc = open_output(&r, cfg->node)) != 0)
+		goto out;
+	if ((rc = connect_node(&r, ck)) != 0)
+		goto out;
+	explicit_bzero(cookie, sizeof cookie);
+	rc = capture(&r);
+out:
+	explicit_bzero(cookie, sizeof cookie);
+	fp_status_clear();
+	sampler_free(r.sampler);
+	rot_free(r.rot);
+	fmt_free(fmt);
+	free(r.buf);
+	free(r.order);
+	return rc;
+}

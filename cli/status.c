@@ -1,0 +1,140 @@
+/* status.c - see status.h. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "msg.h"
+#include "status.h"
+
+#define DRAW_EVERY_MS 200
+#define PLAIN_EVERY_MS 60000
+#define WARN_EVERY_MS 60000
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int in_foreground(void)
+{
+	pid_t fg = tcgetpgrp(STDERR_FILENO);
+	return fg < 0 || fg == getpgrp();
+}
+
+void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg)
+{
+	memset(st, 0, sizeof *st);
+	int tty = cfg->fake_tty || (isatty(STDERR_FILENO) && in_foreground());
+	st->live = cfg->verbosity >= 1 && (cfg->progress == 1 || (cfg->progress == -1 && tty));
+	st->plain = cfg->verbosity >= 1 && !st->live;
+	st->start_ms = st->last_draw_ms = st->last_plain_ms = st->window_ms = now_ms();
+	st->last_warn_ms = st->start_ms;
+	st->node = cfg->node;
+}
+
+static int bucket(int64_t us)
+{
+	int b = us <= 0 ? 0 : (int)(log2((double)us + 1) * 4);
+	return b >= FP_HIST_BUCKETS ? FP_HIST_BUCKETS - 1 : b;
+}
+
+double fp_status_percentile(const struct fp_status_state *st, double p)
+{
+	uint64_t total = 0, seen = 0;
+	for (int k = 0; k < FP_HIST_BUCKETS; k++)
+		total += st->hist[k];
+	if (!total)
+		return 0;
+	for (int k = 0; k < FP_HIST_BUCKETS; k++) {
+		seen += st->hist[k];
+		if (seen * 100.0 >= p * (double)total)
+			return exp2((k + 1) / 4.0) - 1; /* the bucket's upper edge */
+	}
+	return 0;
+}
+
+void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b)
+{
+	st->samples += b->nsamples;
+	st->window_samples += b->nsamples;
+	if (!b->has_round)
+		return;
+	st->rounds++;
+	st->asked += b->round.asked;
+	st->window_asked += b->round.asked;
+	st->dropped = b->round.dropped_total;
+	st->late = b->round.late_total;
+	st->missed = b->round.missed_total;
+	st->hist[bucket(b->round.duration_us)]++;
+}
+
+static void human_bytes(uint64_t n, char *out, size_t cap)
+{
+	const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
+{
+	long long now = now_ms();
+	if (now - st->window_ms >= 1000) {
+		double secs = (now - st->window_ms) / 1000.0;
+		st->rate = st->window_samples / secs;
+		st->asked_rate = st->window_asked / secs;
+		st->window_samples = st->window_asked = 0;
+		st->window_ms = now;
+		if (st->asked_rate > 0 && st->rate < 0.9 * st->asked_rate &&
+		    now - st->last_warn_ms >= WARN_EVERY_MS && now - st->start_ms > 3000) {
+			st->last_warn_ms = now;
+			fp_warn("sampling behind: %.0f of %.0f samples/s asked (%.0f%%); try a lower --hz or --top",
+				st->rate, st->asked_rate, 100 * st->rate / st->asked_rate);
+		}
+	}
+	char line[256], size[32];
+	const struct rot_stats *rs = rot_stats(rot);
+	human_bytes(rs->bytes_out, size, sizeof size);
+	const char *path = rot_current_path(rot), *slash = strrchr(path, '/');
+	snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s, %llu samples, dropped %llu, late %llu, %s in %s",
+		 st->node, st->rate, st->asked_rate, (unsigned long long)st->samples,
+		 (unsigned long long)st->dropped, (unsigned long long)st->late, size,
+		 *path ? (slash ? slash + 1 : path) : "(no file yet)");
+	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
+		st->last_draw_ms = now;
+		fp_status_show(line);
+	} else if (st->plain && now - st->last_plain_ms >= PLAIN_EVERY_MS) {
+		st->last_plain_ms = now;
+		fprintf(stderr, "flameprof: %s\n", line);
+	}
+}
+
+void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struct fp_config *cfg)
+{
+	fp_status_clear();
+	if (cfg->verbosity < 1 || !rot)
+		return;
+	const struct rot_stats *rs = rot_stats(rot);
+	char size[32];
+	human_bytes(rs->bytes_out, size, sizeof size);
+	double secs = (now_ms() - st->start_ms) / 1000.0;
+	fprintf(stderr,
+		"flameprof: %llu samples in %.1f s (%.0f/s of %.0f/s asked), dropped %llu, late %llu, "
+		"rounds p50 %.2f ms p99 %.2f ms; %u file%s, %s, in '%s'\n",
+		(unsigned long long)st->samples, secs, secs > 0 ? st->samples / secs : 0,
+		secs > 0 ? st->asked / secs : 0, (unsigned long long)st->dropped,
+		(unsigned long long)st->late, fp_status_percentile(st, 50) / 1000,
+		fp_status_percentile(st, 99) / 1000, rs->files, rs->files == 1 ? "" : "s", size,
+		cfg->outdir);
+	if (rs->files)
+		fprintf(stderr, "flameprof: open them with 'flameprof report %s -o flame.svg', or in Flamescope (%s)\n",
+			cfg->outdir, cfg->codec == ROT_ZSTD ? "after 'zstd -d', or record with --compress gzip" :
+			"point it at the directory");
+}

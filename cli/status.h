@@ -1,0 +1,39 @@
+/*
+ * status.h - what the user sees while a capture runs and when it ends.
+ *
+ * On a terminal (and in the foreground) a status line redrawn about five
+ * times a second: achieved vs asked samples/s, dropped, late, current file.
+ * Elsewhere (cron) a plain line a minute. Falling behind is reported as
+ * py-spy does: only when it matters, at most once a minute.
+ */
+#ifndef FP_STATUS_H
+#define FP_STATUS_H
+
+#include <stdint.h>
+#include "options.h"
+#include "../rotate/rotate.h"
+#include "../sampler/sampler.h"
+
+#define FP_HIST_BUCKETS 128
+
+struct fp_status_state {
+	int live;                    /* redraw a status line */
+	int plain;                   /* print a plain line now and then */
+	long long start_ms, last_draw_ms, last_plain_ms, last_warn_ms, window_ms;
+	uint64_t samples, asked, rounds;
+	uint64_t window_samples, window_asked;
+	double rate, asked_rate;     /* over the last window */
+	uint64_t dropped, late, missed;
+	uint64_t hist[FP_HIST_BUCKETS]; /* round durations, log scale */
+	const char *node;
+};
+
+void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg);
+void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b);
+void fp_status_tick(struct fp_status_state *st, const rot_t *rot);
+/* The closing summary: where the files are and how to open them. */
+void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struct fp_config *cfg);
+/* Round duration at percentile p (0..100), in microseconds. */
+double fp_status_percentile(const struct fp_status_state *st, double p);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * connect.c - joining the target as a hidden C-node.
+ *
+ * erl_call's order (ei_init, ei_connect_xinit, connect), but with our own
+ * epmd lookup (epmd.c) so each failure gets its own sentence, and a deadline
+ * on every step. Our node name is unique per run: flameprof_<pid>_<random>.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include "internal.h"
+
+long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int serr(sampler_t *s, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof s->err, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+const char *sampler_error(const sampler_t *s)
+{
+	return s ? s->err : "out of memory";
+}
+
+int sampler_old_depth(const sampler_t *s)
+{
+	return s->old_depth;
+}
+
+const char *sampler_otp_release(const sampler_t *s)
+{
+	return s->otp;
+}
+
+static int valid_alive(const char *p, size_t n)
+{
+	if (n == 0 || n > 255)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(p[i] == '_' || p[i] == '-' || (p[i] >= '0' && p[i] <= '9') ||
+		      (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z')))
+			return 0;
+	return 1;
+}
+
+static int valid_host(const char *p)
+{
+	size_t n = strlen(p);
+	if (n == 0 || n > 255)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(p[i] == '.' || p[i] == '-' || p[i] == '_' || (p[i] >= '0' && p[i] <= '9') ||
+		      (p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z')))
+			return 0;
+	return 1;
+}
+
+/* Our host part: short or long, following the target's form. */
+static void our_host(const sampler_t *s, char *out, size_t cap)
+{
+	char h[256] = "localhost";
+	int long_names = strchr(s->host, '.') != NULL;
+	if (gethostname(h, sizeof h - 1) != 0 || !valid_host(h))
+		snprintf(h, sizeof h, "localhost");
+	char *dot = strchr(h, '.');
+	if (!long_names && dot)
+		*dot = '\0';
+	if (long_names && !dot)
+		snprintf(h, sizeof h, "%s", s->host); /* a long name is a label here, nothing resolves it */
+	snprintf(out, cap, "%s", h);
+}
+
+static unsigned run_random(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned)(ts.tv_nsec ^ (ts.tv_sec << 10) ^ ((unsigned)getpid() << 16));
+}
+
+int sampler_connect(sampler_t **out, const struct sampler_options *opts)
+{
+	static int ei_ready;
+	char alive[64], host[256], self[320], target_alive[256];
+	struct in_addr addr;
+	sampler_t *s = calloc(1, sizeof *s);
+
+	*out = s;
+	if (!s)
+		return SAMPLER_ERR_NOMEM;
+	s->fd = -1;
+	s->old_depth = -1;
+	s->opts = *opts;
+	dec_init(&s->tables);
+	if (ei_x_new(&s->rx) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+
+	const char *at = strchr(opts->node, '@');
+	if (!at || !valid_alive(opts->node, (size_t)(at - opts->node)) || !valid_host(at + 1) ||
+	    strlen(opts->node) >= sizeof s->node)
+		return serr(s, SAMPLER_ERR_USAGE,
+			    "'%s' is not a node name; give it as name@host, e.g. app@db1 or app@db1.example.com",
+			    opts->node);
+	snprintf(s->node, sizeof s->node, "%s", opts->node);
+	snprintf(s->host, sizeof s->host, "%s", at + 1);
+	snprintf(target_alive, sizeof target_alive, "%.*s", (int)(at - opts->node), opts->node);
+
+	if (!ei_ready) {
+		if (ei_init() != 0)
+			return serr(s, SAMPLER_ERR_CONNECT, "cannot start erl_interface (ei_init failed)");
+		ei_ready = 1;
+	}
+	unsigned rnd = run_random();
+	snprintf(alive, sizeof alive, "flameprof_%d_%04x", (int)getpid(), rnd & 0xffff);
+	our_host(s, host, sizeof host);
+	snprintf(self, sizeof self, "%s@%s", alive, host);
+	inet_aton("127.0.0.1", &addr);
+	/* creation tells this run from an earlier one with the same name */
+	if (ei_connect_xinit(&s->ec, host, alive, self, &addr, opts->cookie, (rnd % 0x7ffffff0) + 4) < 0)
+		return serr(s, SAMPLER_ERR_CONNECT, "cannot set up our node name '%s' (ei_connect_xinit failed)", self);
+
+	long long deadline = mono_ms() + opts->connect_timeout_ms;
+	int port = epmd_port(s, target_alive, &addr, deadline);
+	if (port < 0)
+		return port;
+	long long left = deadline - mono_ms();
+	if (left < 1)
+		left = 1;
+	int fd = ei_xconnect_host_port_tmo(&s->ec, &addr, port, (unsigned)left);
+	if (fd < 0) {
+		int e = erl_errno;
+		if (fd == ERL_TIMEOUT || e == ETIMEDOUT)
+			return serr(s, SAMPLER_ERR_CONNECT,
+				    "cannot reach '%s': no handshake within %d ms on port %d; the node may be overloaded, try --connect-timeout 30s",
+				    s->node, opts->connect_timeout_ms, port);
+		if (e == EIO)
+			return serr(s, SAMPLER_ERR_COOKIE,
+				    "'%s' rejected our cookie; give the node's cookie with --cookie-file FILE",
+				    s->node);
+		return serr(s, SAMPLER_ERR_CONNECT, "cannot reach '%s' on port %d: %s; is the node running?",
+			    s->node, port, strerror(e ? e : ECONNREFUSED));
+	}
+	s->fd = fd;
+	s->last_rx_ms = mono_ms();
+	return SAMPLER_OK;
+}
+
+void sampler_free(sampler_t *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		ei_close_connection(s->fd);
+	while (s->held) {
+		struct held_msg *h = s->held;
+		s->held = h->next;
+		ei_x_free(&h->x);
+		free(h);
+	}
+	ei_x_free(&s->rx);
+	dec_free(&s->tables);
+	free(s);
+}

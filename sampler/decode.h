@@ -1,0 +1,61 @@
+/*
+ * decode.h - the agent's messages, decoded (private to sampler/; the unit
+ * tests and the fuzzer use it directly, with no node).
+ *
+ * The agent names each distinct frame, stack and seq_trace label with a
+ * small integer once per connection (one id space for all three) and each
+ * sampled process with a small index; the tables here remember those
+ * definitions so that a sample, which carries only integers, can be turned
+ * back into a struct fp_sample. The shapes are documented in
+ * sampler/flameprof_agent.erl.
+ */
+#ifndef FP_DECODE_H
+#define FP_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sample.h"
+#include "sampler.h"
+
+/* Ids above these are refused: the agent resets its tables long before. */
+#define DEC_MAX_ID (1u << 22)
+#define DEC_MAX_PROC (1u << 22)
+
+struct dec_entry;
+struct dec_proc;
+
+struct dec_tables {
+	struct dec_entry *entries;  /* by id: frame, stack or label */
+	size_t nentries;
+	struct dec_proc *procs;     /* by index */
+	size_t nprocs;
+	struct fp_sample *samples;  /* the last batch's samples */
+	size_t nsamples, capsamples;
+};
+
+enum dec_kind {
+	DEC_BATCH = 1,   /* out->batch filled */
+	DEC_STARTED,     /* out->old_depth, out->agent_pid_* filled */
+	DEC_STOPPED,     /* the agent finished */
+	DEC_AGENT_ERROR, /* out->detail: what the agent refused ("busy", holder pid) */
+	DEC_OTHER,       /* not one of ours: ignore */
+};
+
+struct dec_result {
+	struct sampler_batch batch;
+	int old_depth;
+	char reason[64];
+	char detail[128];
+};
+
+void dec_init(struct dec_tables *t);
+void dec_free(struct dec_tables *t);
+
+/* Decodes one message (buf holds the version byte first, as ei delivers it).
+ * @return an enum dec_kind, or -1 for a malformed message, -2 out of memory;
+ * then err holds a short description. Samples in out->batch point into t and
+ * stay valid until the next call. */
+int dec_message(struct dec_tables *t, const char *buf, size_t len,
+		struct dec_result *out, char *err, size_t errlen);
+
+#endif

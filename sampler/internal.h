@@ -1,0 +1,54 @@
+/*
+ * internal.h - the sampler's state, shared by the files of sampler/ only.
+ */
+#ifndef FP_SAMPLER_INTERNAL_H
+#define FP_SAMPLER_INTERNAL_H
+
+#include <ei.h>
+#include "decode.h"
+#include "sampler.h"
+
+/* A message that arrived while we waited for something else. */
+struct held_msg {
+	struct held_msg *next;
+	ei_x_buff x;
+};
+
+struct sampler_s {
+	struct sampler_options opts;
+	ei_cnode ec;
+	int fd;                      /* -1 until connected */
+	char node[512];              /* target name@host */
+	char host[256];              /* target host part */
+	char err[512];               /* the last error, one sentence */
+	char otp[16];                /* target's otp_release */
+	erlang_pid agent;
+	int have_agent;              /* agent started and not yet stopped */
+	int stopped;                 /* the agent said fp_stopped */
+	int old_depth;
+	long long last_rx_ms;        /* monotonic time of the last message or tick */
+	struct held_msg *held, *held_tail;
+	ei_x_buff rx;
+	struct dec_tables tables;
+};
+
+/* Formats the error sentence; @return code (for `return serr(...)`). */
+int serr(sampler_t *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+long long mono_ms(void);
+
+/* epmd.c: asks epmd on host for alive's port. @return port, or a negative
+ * enum sampler_err with s->err set. */
+int epmd_port(sampler_t *s, const char *alive, struct in_addr *addr, long long deadline_ms);
+
+/* rex.c: one call through the node's rex server, correlated by a fresh pid
+ * and bounded by a deadline. args is an encoded list (no version byte).
+ * On success reply holds the whole message and *at indexes the result. */
+int rex_call(sampler_t *s, const char *mod, const char *fun, const ei_x_buff *args,
+	     ei_x_buff *reply, int *at, int timeout_ms);
+/* Receives one message or times out, holding nothing back.
+ * @return 1 message in x, 0 timeout, negative sampler_err. */
+int recv_one(sampler_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_ms);
+/* Keeps a message for sampler_next(). */
+int hold(sampler_t *s, const ei_x_buff *x);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * rex.c - correlated requests through the node's rex server, and receiving.
+ *
+ * ei_rpc() has no timeout and takes the first non-tick message as its
+ * reply; rex replies carry no tag. So each request is sent from a fresh pid
+ * (ei_make_pid) as {From, {call, M, F, A, user}} and its reply is the
+ * message addressed to that pid. Anything else that arrives meanwhile is
+ * held for sampler_next(). Every wait has a deadline; ei's "0 means
+ * forever" is never passed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static unsigned left_ms(long long deadline_ms)
+{
+	long long left = deadline_ms - mono_ms();
+	return left < 1 ? 1 : (unsigned)left;
+}
+
+int recv_one(sampler_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_ms)
+{
+	for (;;) {
+		if (mono_ms() >= deadline_ms)
+			return 0;
+		x->index = 0;
+		int r = ei_xreceive_msg_tmo(s->fd, msg, x, left_ms(deadline_ms));
+		if (r == ERL_TICK) {
+			s->last_rx_ms = mono_ms();
+			continue;
+		}
+		if (r == ERL_MSG) {
+			s->last_rx_ms = mono_ms();
+			if (msg->msgtype == ERL_SEND || msg->msgtype == ERL_REG_SEND)
+				return 1;
+			continue; /* links, exits, monitors: nothing of ours */
+		}
+		if (erl_errno == ETIMEDOUT)
+			return 0;
+		if (erl_errno == EAGAIN || erl_errno == EINTR)
+			continue;
+		return serr(s, SAMPLER_ERR_LOST,
+			    "lost the connection to '%s' (%s); the node went down or closed it",
+			    s->node, erl_errno == EIO ? "closed" : strerror(erl_errno));
+	}
+}
+
+int hold(sampler_t *s, const ei_x_buff *x)
+{
+	struct held_msg *h = calloc(1, sizeof *h);
+	if (!h || ei_x_new(&h->x) < 0 || ei_x_append_buf(&h->x, x->buff, x->index) < 0) {
+		if (h)
+			ei_x_free(&h->x);
+		free(h);
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	}
+	if (s->held_tail)
+		s->held_tail->next = h;
+	else
+		s->held = h;
+	s->held_tail = h;
+	return 0;
+}
+
+static int same_pid(const erlang_pid *a, const erlang_pid *b)
+{
+	return a->num == b->num && a->serial == b->serial && a->creation == b->creation &&
+	       strcmp(a->node, b->node) == 0;
+}
+
+int rex_call(sampler_t *s, const char *mod, const char *fun, const ei_x_buff *args,
+	     ei_x_buff *reply, int *at, int timeout_ms)
+{
+	long long deadline = mono_ms() + timeout_ms;
+	erlang_pid from;
+	erlang_msg msg;
+	ei_x_buff req;
+	int r;
+
+	if (ei_make_pid(&s->ec, &from) < 0)
+		return serr(s, SAMPLER_ERR_AGENT, "cannot make a pid for a request to '%s'", s->node);
+	if (ei_x_new_with_version(&req) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	if (ei_x_encode_tuple_header(&req, 2) < 0 || ei_x_encode_pid(&req, &from) < 0 ||
+	    ei_x_encode_tuple_header(&req, 5) < 0 || ei_x_encode_atom(&req, "call") < 0 ||
+	    ei_x_encode_atom(&req, mod) < 0 || ei_x_encode_atom(&req, fun) < 0 ||
+	    ei_x_append_buf(&req, args->buff, args->index) < 0 || ei_x_encode_atom(&req, "user") < 0) {
+		ei_x_free(&req);
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	}
+	r = ei_reg_send_tmo(&s->ec, s->fd, "rex", req.buff, req.index, left_ms(deadline));
+	ei_x_free(&req);
+	if (r < 0)
+		return serr(s, SAMPLER_ERR_LOST, "cannot send a request to '%s' (%s)", s->node,
+			    erl_errno == ETIMEDOUT ? "timed out" : strerror(erl_errno));
+	for (;;) {
+		r = recv_one(s, reply, &msg, deadline);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return serr(s, SAMPLER_ERR_LOST, "'%s' did not answer %s:%s within %d ms; the node may be overloaded",
+				    s->node, mod, fun, timeout_ms);
+		if (msg.msgtype == ERL_SEND && same_pid(&msg.to, &from))
+			break;
+		if ((r = hold(s, reply)) < 0)
+			return r;
+	}
+	int version, arity, i = 0;
+	char tag[MAXATOMLEN_UTF8];
+	if (ei_decode_version(reply->buff, &i, &version) < 0 ||
+	    ei_decode_tuple_header(reply->buff, &i, &arity) < 0 || arity != 2 ||
+	    ei_decode_atom(reply->buff, &i, tag) < 0 || strcmp(tag, "rex") != 0)
+		return serr(s, SAMPLER_ERR_PROTO, "'%s' answered %s:%s with something that is not a rex reply",
+			    s->node, mod, fun);
+	*at = i;
+	return 0;
+}

@@ -54,14 +54,17 @@ $(B)/flameprof: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libflameprof.a
 $(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/asan/libflameprof.a
 	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -o $@ $< $(B)/asan/libflameprof.a $(LIBS)
 
-check: check-unit check-e2e
+# One prove run over everything, so its summary is the last line.
+TEST_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	FLAMEPROF=$(CURDIR)/$(B)/flameprof VALGRIND="$(VALGRIND)"
+check: $(B)/flameprof $(TESTS:%=$(B)/tests/%)
+	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t) $(wildcard tests/e2e/*.t)
 check-unit: $(B)/flameprof $(TESTS:%=$(B)/tests/%)
-	ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	FLAMEPROF=$(CURDIR)/$(B)/flameprof $(PROVE) $(TESTS:%=$(B)/tests/%) tests/unit/*.t
+	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t)
 check-e2e: $(B)/flameprof
-	FLAMEPROF=$(CURDIR)/$(B)/flameprof VALGRIND="$(VALGRIND)" $(PROVE) tests/e2e/*.t
+	$(TEST_ENV) $(PROVE) $(wildcard tests/e2e/*.t)
 check-long: $(B)/flameprof
-	FLAMEPROF=$(CURDIR)/$(B)/flameprof $(PROVE) tests/long/*.t
+	$(TEST_ENV) $(PROVE) $(wildcard tests/long/*.t)
 
 demo: $(B)/flameprof
 	examples/demo.sh $(CURDIR)/$(B)/flameprof

@@ -191,7 +191,8 @@ int rep_input_line(rep_input *in, const char **line, size_t *len)
 			return 1;
 		}
 		if (in->oeof) {
-			if (in->opos == in->oend)
+			/* A cut frame ends mid-line: that half line is not data. */
+			if (in->opos == in->oend || in->truncated)
 				return 0;
 			*line = s;
 			*len = in->oend - in->opos;
@@ -317,6 +318,7 @@ long rep_input_expand(const char *arg, char ***paths, size_t *n, size_t *cap, ch
 		}
 	}
 	closedir(d);
-	qsort(*paths + first, *n - first, sizeof **paths, cmp_str);
+	if (*n > first)
+		qsort(*paths + first, *n - first, sizeof **paths, cmp_str);
 	return (long)(*n - first);
 }

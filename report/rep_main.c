@@ -30,49 +30,50 @@ __attribute__((format(printf, 1, 2))) static void rep_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static int read_all(rep_collect *c, char **paths, size_t n)
+/* Reads one file into the collector. @return 0 or an exit status. */
+static int read_file(rep_collect *c, const struct rep_config *cfg, const char *path)
+{
+	enum rep_in_err e;
+	char detail[256];
+	const char *line;
+	size_t len;
+	int rin, rc = 0, status = 0;
+	rep_input *in = rep_input_open(path, &e, detail, sizeof detail);
+	if (!in) {
+		rep_msg("cannot open '%s': %s (check the path and permissions)", path, detail);
+		return e == REP_IN_NOMEM ? EX_OSERR : EX_NOINPUT;
+	}
+	while ((rin = rep_input_line(in, &line, &len)) > 0)
+		if ((rc = rep_collect_line(c, line, len)) < 0)
+			break;
+	if (rin == 0 && rc == 0)
+		rc = rep_collect_end_file(c);
+	if (rc == REP_C_METRIC || rc == REP_C_USAGE) {
+		rep_msg("cannot weight by '%s': %s", cfg->weight, rep_collect_error(c));
+		status = EX_USAGE;
+	} else if (rc == REP_C_NOMEM || rin == REP_IN_NOMEM) {
+		rep_msg("cannot read '%s': out of memory (cut it with --from/--to?)", path);
+		status = EX_OSERR;
+	} else if (rin == REP_IN_OPEN) {
+		rep_msg("cannot read '%s': %s", path, rep_input_error(in));
+		status = EX_NOINPUT;
+	} else if (rin == REP_IN_CORRUPT) {
+		rep_msg("cannot decode '%s': %s (is it a flameprof file?)", path, rep_input_error(in));
+		status = EX_DATAERR;
+	} else if (rep_input_truncated(in)) {
+		rep_msg("warning: '%s' ends inside a %s frame (cut short by a crash?); using what "
+			"decoded", path, rep_input_codec(in));
+	}
+	rep_input_close(in);
+	return status;
+}
+
+static int read_all(rep_collect *c, const struct rep_config *cfg, char **paths, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		enum rep_in_err e;
-		char detail[256];
-		const char *line;
-		size_t len;
-		int rc;
-		rep_input *in = rep_input_open(paths[i], &e, detail, sizeof detail);
-		if (!in) {
-			rep_msg("cannot open '%s': %s (check the path and permissions)", paths[i], detail);
-			return e == REP_IN_NOMEM ? EX_OSERR : EX_NOINPUT;
-		}
-		while ((rc = rep_input_line(in, &line, &len)) > 0)
-			if ((rc = rep_collect_line(c, line, len)) < 0)
-				break;
-		if (rc == 0)
-			rc = rep_collect_end_file(c);
-		if (rc == REP_C_METRIC || rc == REP_C_USAGE) {
-			rep_msg("cannot weight by '%s': %s", c ? "--weight" : "", rep_collect_error(c));
-			rep_input_close(in);
-			return EX_USAGE;
-		}
-		if (rc == REP_C_NOMEM || rc == REP_IN_NOMEM) {
-			rep_msg("cannot read '%s': out of memory (cut it with --from/--to?)", paths[i]);
-			rep_input_close(in);
-			return EX_OSERR;
-		}
-		if (rc == REP_IN_OPEN) {
-			rep_msg("cannot read '%s': %s", paths[i], rep_input_error(in));
-			rep_input_close(in);
-			return EX_NOINPUT;
-		}
-		if (rc == REP_IN_CORRUPT) {
-			rep_msg("cannot decode '%s': %s (is it a flameprof file?)", paths[i],
-				rep_input_error(in));
-			rep_input_close(in);
-			return EX_DATAERR;
-		}
-		if (rep_input_truncated(in))
-			rep_msg("warning: '%s' ends inside a %s frame (cut short by a crash?); using what "
-				"decoded", paths[i], rep_input_codec(in));
-		rep_input_close(in);
+		int rc = read_file(c, cfg, paths[i]);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -162,7 +163,7 @@ int report_main(int argc, char **argv)
 		rc = cerr == REP_C_USAGE ? EX_USAGE : EX_OSERR;
 		goto out;
 	}
-	if ((rc = read_all(c, paths, npaths)) != 0)
+	if ((rc = read_all(c, &cfg, paths, npaths)) != 0)
 		goto out;
 	const struct rep_stats *st = rep_collect_stats(c);
 	if (st->events == 0) {

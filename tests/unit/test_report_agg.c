@@ -1,0 +1,238 @@
+/*
+ * test_report_agg.c - frames, the trie, and the collector's weights,
+ * filters and time cut, checked through the folded output.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "../../report/rep_collect.h"
+#include "../../report/rep_frames.h"
+#include "../../report/rep_order.h"
+#include "../../report/rep_trie.h"
+#include "../../report/rep_write.h"
+
+static void test_frames(void)
+{
+	rep_frames *t = rep_frames_create();
+	struct rep_frame_info fi;
+	uint32_t a, b, c, d;
+	int is_new;
+	char name[32];
+	a = rep_frames_intern(t, REP_K_CODE, "m%3Bx:f/1", 9, "m.erl:1", 7, &is_new);
+	ok(is_new, "first time is new");
+	b = rep_frames_intern(t, REP_K_CODE, "m%3Bx:f/1", 9, "m.erl:2", 7, &is_new);
+	ok(a == b && !is_new, "same symbol, same id (the dso does not split frames)");
+	c = rep_frames_intern(t, REP_K_CATEGORY, "m%3Bx:f/1", 9, "[category]", 10, NULL);
+	ok(c != a, "a category frame is apart from a code frame of the same text");
+	rep_frames_get(t, a, &fi);
+	ok(fi.name_len == 7 && !memcmp(fi.name, "m;x:f/1", 7), "display name unescaped");
+	ok(fi.raw_len == 9 && !memcmp(fi.raw, "m%3Bx:f/1", 9), "raw kept");
+	ok(fi.dso_len == 7 && !memcmp(fi.dso, "m.erl:1", 7), "first dso kept");
+	d = rep_frames_intern(t, REP_K_CODE, "100%", 4, "", 0, NULL);
+	rep_frames_get(t, d, &fi);
+	ok(fi.name_len == 4 && !memcmp(fi.name, "100%", 4), "malformed escape shown as written");
+	for (int i = 0; i < 5000; i++) { /* grow the table */
+		int l = snprintf(name, sizeof name, "mod:f%d/0", i);
+		rep_frames_intern(t, REP_K_CODE, name, (size_t)l, "", 0, NULL);
+	}
+	is_int(rep_frames_intern(t, REP_K_CODE, "m%3Bx:f/1", 9, "", 0, NULL), a, "id survives growth");
+	is_int(rep_frames_count(t), 5003, "frame count");
+	rep_frames_free(t);
+}
+
+static void test_trie(void)
+{
+	rep_trie *t = rep_trie_create();
+	uint32_t p1[] = { 1, 2, 3 }, p2[] = { 1, 2 }, p3[] = { 1, 4, 3 };
+	const struct rep_node *root;
+	for (int i = 0; i < 5; i++)
+		rep_trie_add(t, p1, 3, 10);
+	rep_trie_add(t, p2, 2, 7);
+	rep_trie_add(t, p3, 3, 1);
+	for (uint32_t i = 0; i < 3000; i++) { /* grow both tables */
+		uint32_t p[] = { 9, i, i + 1 };
+		rep_trie_add(t, p, 3, 1);
+	}
+	rep_trie_add(t, p2, 2, 7);
+	rep_trie_finish(t);
+	root = rep_trie_node(t, 0);
+	is_int(root->total_n, 5 + 2 + 1 + 3000, "all samples reach the root");
+	is_int(root->total_w, 50 + 14 + 1 + 3000, "all weight reaches the root");
+	/* node 1 is frame 1 (first child made) */
+	is_int(rep_trie_node(t, 1)->frame, 1, "first node is frame 1");
+	is_int(rep_trie_node(t, 1)->total_n, 8, "prefix shared by three stacks");
+	is_int(rep_trie_node(t, 2)->self_w, 14, "a stack that is a prefix of another keeps its own");
+	is_int(rep_trie_node(t, 3)->self_n, 5, "repeated stack lands on one leaf");
+	is_int(rep_trie_count(t), 1 + 5 + 1 + 3000 * 2, "nodes");
+	rep_trie_free(t);
+}
+
+/* ==== The collector, through folded output ==== */
+
+static const char *EV =
+	"# header\n"
+	"running 10/0 [000] 1700000000.100000: 1 cpu-clock:\tmetric_erlang_reductions: 100, 40\tmetric_erlang_memory: 500, -20\n"
+	"\t0 m:leaf/0 (m.erl:1)\n\t0 m:root/0 (m.erl:2)\n\t0 name:a%3Bb ([category])\n\t0 initial_call:m:i/0 ([category])\n\n"
+	"waiting 11/2 [000] 1700000000.600000: 1 cpu-clock:\tmetric_erlang_reductions: 7, 7\tmetric_erlang_memory: 900, 300\n"
+	"\t0 m:root/0 (m.erl:2)\n\t0 name:x ([category])\n\n"
+	"running 10/0 [000] 1700000001.200000: 1 cpu-clock:\tmetric_erlang_reductions: 150, 50\tmetric_erlang_memory: 480, -20\n"
+	"\t0 m:leaf/0 (m.erl:1)\n\t0 m:root/0 (m.erl:2)\n\t0 name:a%3Bb ([category])\n\t0 initial_call:m:i/0 ([category])\n\n"
+	"runnable 12/0 [000] 1700000002.500000: 1 cpu-clock:\tmetric_erlang_reductions: 1, 0\tmetric_erlang_memory: 1, 0\n"
+	"\t0 [no_stack] ([unknown])\n"; /* last event without a blank line */
+
+/* Runs the collector on EV with cfg, returns the folded text (malloc'd). */
+static char *folded(struct rep_config *cfg, int *rc_out, struct rep_stats *st_out)
+{
+	enum rep_c_err e;
+	char d[256], *buf = NULL;
+	size_t len = 0;
+	const char *p = EV;
+	struct rep_order o;
+	int rc = 0;
+	rep_collect *c;
+	if (!cfg->width)
+		cfg->width = 1200;
+	c = rep_collect_create(cfg, &e, d, sizeof d);
+	while (*p && rc == 0) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+		rc = rep_collect_line(c, p, l);
+		p += l + (nl ? 1 : 0);
+	}
+	if (rc == 0)
+		rc = rep_collect_end_file(c);
+	*rc_out = rc;
+	if (rc == 0) {
+		FILE *f = open_memstream(&buf, &len);
+		struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &o,
+				      rep_collect_stats(c), rep_collect_weight_name(c),
+				      rep_collect_weighted(c), 0, 0 };
+		rep_collect_finish(c);
+		rep_order_build(&o, rep_collect_trie(c), rep_collect_frames(c));
+		rep_write_folded(f, &v);
+		fclose(f);
+		rep_order_free(&o);
+		*st_out = *rep_collect_stats(c);
+	}
+	rep_collect_free(c);
+	return buf;
+}
+
+static void test_samples(void)
+{
+	struct rep_config cfg = { 0 };
+	struct rep_stats st;
+	int rc;
+	char *s = folded(&cfg, &rc, &st);
+	is_int(rc, 0, "collects");
+	is_str(s,
+	       "runnable;[no_stack] 1\n"
+	       "running;initial_call:m:i/0;name:a%3Bb;m:root/0;m:leaf/0 2\n"
+	       "waiting;name:x;m:root/0 1\n",
+	       "folded: status, categories root-most first, code root to leaf; counts");
+	is_int(st.events, 4, "events");
+	is_int(st.used, 4, "all used");
+	is_int(st.t0_s, 1700000000, "time origin is the first whole second");
+	free(s);
+}
+
+static void test_weights(void)
+{
+	struct rep_config cfg = { 0 };
+	struct rep_stats st;
+	int rc;
+	char *s;
+	cfg.weight = "reductions";
+	s = folded(&cfg, &rc, &st);
+	is_str(s,
+	       "runnable;[no_stack] 1\n"
+	       "running;initial_call:m:i/0;name:a%3Bb;m:root/0;m:leaf/0 250\n"
+	       "waiting;name:x;m:root/0 7\n",
+	       "weighted by a metric's value (short name)");
+	free(s);
+	cfg.weight = "erlang_memory_delta";
+	s = folded(&cfg, &rc, &st);
+	is_str(s,
+	       "negative;running;initial_call:m:i/0;name:a%3Bb;m:root/0;m:leaf/0 40\n"
+	       "waiting;name:x;m:root/0 300\n",
+	       "negative deltas under 'negative' by magnitude, zero weights left out");
+	is_int(st.negative, 2, "two negative events");
+	free(s);
+	cfg.weight = "heap_size";
+	s = folded(&cfg, &rc, &st);
+	is_int(rc, REP_C_METRIC, "unknown metric is an error");
+	free(s);
+}
+
+static void test_cut_and_filters(void)
+{
+	struct rep_config cfg = { 0 };
+	struct rep_stats st;
+	int rc;
+	char *s;
+	cfg.has_from = 1;
+	cfg.from_us = 500000;
+	cfg.has_to = 1;
+	cfg.to_us = 1200000;
+	s = folded(&cfg, &rc, &st);
+	is_str(s, "waiting;name:x;m:root/0 1\n", "relative cut [0.5, 1.2): the end is exclusive");
+	is_int(st.out_of_range, 3, "three outside");
+	free(s);
+	cfg.from_abs = 1;
+	cfg.from_us = 1700000001000000LL;
+	cfg.to_abs = 1;
+	cfg.to_us = 1700000003000000LL;
+	s = folded(&cfg, &rc, &st);
+	is_str(s,
+	       "runnable;[no_stack] 1\n"
+	       "running;initial_call:m:i/0;name:a%3Bb;m:root/0;m:leaf/0 1\n",
+	       "absolute cut");
+	free(s);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.status = "waiting,runnable";
+	s = folded(&cfg, &rc, &st);
+	is_str(s, "runnable;[no_stack] 1\nwaiting;name:x;m:root/0 1\n", "--status list");
+	is_int(st.filtered, 2, "two filtered");
+	free(s);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.npids = 2;
+	cfg.pids[0].pid = 11;
+	cfg.pids[0].serial = 2;
+	cfg.pids[1].pid = 12;
+	cfg.pids[1].any_serial = 1;
+	s = folded(&cfg, &rc, &st);
+	is_str(s, "runnable;[no_stack] 1\nwaiting;name:x;m:root/0 1\n", "--pid N/S and N");
+	free(s);
+	cfg.pids[0].serial = 3;
+	cfg.npids = 1;
+	s = folded(&cfg, &rc, &st);
+	is_str(s, "", "--pid with the wrong serial keeps nothing");
+	free(s);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.ncategories = 1;
+	cfg.categories[0] = "name:a;b";
+	s = folded(&cfg, &rc, &st);
+	is_str(s, "running;initial_call:m:i/0;name:a%3Bb;m:root/0;m:leaf/0 2\n",
+	       "--category matches the unescaped name");
+	free(s);
+	cfg.ncategories = 2;
+	cfg.categories[1] = "initial_call";
+	s = folded(&cfg, &rc, &st);
+	ok(s && strstr(s, " 2\n") && !strstr(s, "waiting"), "two --category: all must match");
+	free(s);
+	cfg.categories[1] = "nope";
+	s = folded(&cfg, &rc, &st);
+	is_str(s, "", "a --category nothing has");
+	free(s);
+}
+
+int main(void)
+{
+	subtest("frame table", test_frames);
+	subtest("trie", test_trie);
+	subtest("samples", test_samples);
+	subtest("weights and negatives", test_weights);
+	subtest("time cut and filters", test_cut_and_filters);
+	return done_testing();
+}

@@ -55,8 +55,8 @@ int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *
 	if (cw > 24)
 		cw = 24;
 	W = LEFT + (double)cw * (double)cols + 20;
-	if (W < 400)
-		W = 400;
+	if (W < 840) /* room for the subtitle */
+		W = 840;
 	H = TOP + REP_HEAT_ROWS * CH + 56;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		   "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
@@ -69,7 +69,7 @@ int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *
 	else
 		fputs("Sub-second heatmap", f);
 	fprintf(f, "</text>\n<text class=\"sub\" x=\"%d\" y=\"44\">colour: %s (max %s per 20 ms cell), "
-		   "x: seconds from %" PRId64 " (Unix time), y: milliseconds within the second",
+		   "x: seconds from %" PRId64 " (Unix time), y: ms within the second",
 		LEFT, v->weight_name, rep_thousands(max, a), v->st->t0_s);
 	if (h->before_t0)
 		fprintf(f, ", %" PRIu64 " earlier events not drawn", h->before_t0);

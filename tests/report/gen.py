@@ -77,12 +77,17 @@ def main():
         procs.append({"pid": (100 + p, p % 3), "stacks": stacks, "name": name,
                       "ic": "proc_lib:init_p/5", "m": [0] * 16, "first": True})
 
+    # Mostly even load with a few bursts, so the heatmap has something to show.
+    centres = [rnd.random() * a.span for _ in range(4)]
+    times = sorted(a.start + (rnd.random() * a.span if rnd.random() < 0.6 else
+                              min(a.span, max(0.0, rnd.choice(centres) + rnd.gauss(0, 0.08))))
+                   for _ in range(a.events))
     folded = {}
     out = sys.stdout
     out.write("# flameprof 0.1.0: synthetic test data (tests/report/gen.py)\n")
     for i in range(a.events):
         p = rnd.choice(procs)
-        t = a.start + a.span * i / a.events
+        t = times[i]
         if round(t * 1e6) % 1000000 == 0:
             t += 1e-6
         status = rnd.choice(STATUSES[:4]) if rnd.random() < 0.9 else rnd.choice(STATUSES)

@@ -1,0 +1,35 @@
+#!/bin/sh
+# report --format speedscope: valid against speedscope's published schema
+# (tests/report/speedscope-file-format-schema.json, from the speedscope npm
+# package), with the weights adding up to the events.
+. "$(dirname "$0")/../report/tap.sh"
+
+gen --events 3000 --hostile --seed 9 > "$T/in.perf"
+gzip -c "$T/in.perf" > "$T/in.perf.gz"
+"$FLAMEPROF" report "$T/in.perf.gz" -f speedscope -o "$T/p.json" -q
+is "$?" 0 "speedscope export exits 0"
+"$FLAMEPROF" report "$T/in.perf.gz" -f speedscope -w reductions_delta -o "$T/w.json" -q
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	for f in p w; do
+		ok "$f.json is valid against the published schema" python3 - "$REP_LIB/speedscope-file-format-schema.json" "$T/$f.json" <<'PY'
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+PY
+	done
+else
+	skip "valid against the published schema" "python3-jsonschema is not installed"
+fi
+ok "sampled profiles, frames in range, weights add up to the events" python3 - "$T/p.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+nf = len(d["shared"]["frames"])
+tot = 0
+for p in d["profiles"]:
+    assert p["type"] == "sampled" and len(p["samples"]) == len(p["weights"])
+    assert all(0 <= i < nf for s in p["samples"] for i in s)
+    assert p["endValue"] == sum(p["weights"])
+    tot += sum(p["weights"])
+assert tot == 3000, tot
+assert any("a;b" in f["name"] for f in d["shared"]["frames"])  # unescaped
+PY
+finish

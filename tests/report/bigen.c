@@ -1,0 +1,58 @@
+/*
+ * bigen.c - a large synthetic capture for measuring `report`'s speed:
+ * `bigen EVENTS [PROCS]` writes flameprof perf-script text to stdout, like
+ * a top-100 capture at 97 Hz (100 processes, ~20 frames, 4 category frames,
+ * 16 metrics). Compress it with zstd; never commit its output.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static uint64_t rnd_state = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static const char *const STATUS[] = { "running", "runnable", "waiting", "garbage_collecting" };
+static const char *const METRIC[] = {
+	"reductions", "message_queue_len", "memory", "total_heap_size", "heap_block_size",
+	"old_heap_block_size", "heap_size", "old_heap_size", "stack_size", "mbuf_size",
+	"recent_size", "bin_vheap_size", "bin_vheap_block_size", "bin_old_vheap_size",
+	"bin_old_vheap_block_size", "minor_gcs"
+};
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000000, procs = argc > 2 ? atol(argv[2]) : 100;
+	static char buf[1 << 20];
+	long i;
+	int64_t t0 = 1700000000250000;
+	setvbuf(stdout, buf, _IOFBF, sizeof buf);
+	fputs("# flameprof 0.1.0: synthetic capture (tests/report/bigen.c)\n", stdout);
+	for (i = 0; i < n; i++) {
+		long p = (long)(rnd() % (uint64_t)procs);
+		int64_t t = t0 + i * (1000000 / 97) / procs;
+		unsigned st = (unsigned)(rnd() % 4), k, depth = 12 + (unsigned)(p % 16);
+		unsigned variant = (unsigned)(rnd() % 6);
+		if (t % 1000000 == 0)
+			t++;
+		printf("%s %ld/0 [000] %lld.%06lld: 1 cpu-clock:", STATUS[st], 100 + p,
+		       (long long)(t / 1000000), (long long)(t % 1000000));
+		for (k = 0; k < 16; k++)
+			printf("\tmetric_erlang_%s: %llu, %lld", METRIC[k],
+			       (unsigned long long)(rnd() % 1000000), (long long)(rnd() % 2001) - 1000);
+		putchar('\n');
+		for (k = 0; k < depth; k++) {
+			unsigned m = (unsigned)((p * 7 + k * 13 + (k > depth - 4 ? variant : 0)) % 40);
+			printf("\t0 mod_%u:fun_%u_%u/%u (mod_%u.erl:%u)\n", m, m, k, k % 4, m, 100 + k);
+		}
+		printf("\t0 queue:0 ([category])\n\t0 memory:4KiB-64KiB ([category])\n"
+		       "\t0 name:srv_%ld ([category])\n\t0 initial_call:proc_lib:init_p/5 ([category])\n\n",
+		       p);
+	}
+	return 0;
+}

@@ -6,7 +6,7 @@
 # elsewhere it prints exactly what to install and fails.
 set -eu
 
-PKGS="erlang-nox erlang-dev libzstd-dev zlib1g-dev zstd gzip pkg-config make gcc python3 perl"
+PKGS="erlang-nox erlang-dev libzstd-dev zlib1g-dev zstd gzip pkg-config make gcc python3 perl chromium python3-jsonschema"
 
 missing() {
 	command -v erl >/dev/null 2>&1 || return 0
@@ -14,6 +14,8 @@ missing() {
 	command -v zstd >/dev/null 2>&1 || return 0
 	command -v gzip >/dev/null 2>&1 || return 0
 	command -v python3 >/dev/null 2>&1 || return 0
+	command -v chromium >/dev/null 2>&1 || return 0
+	{ python3 -c 'import jsonschema' || /usr/bin/python3 -c 'import jsonschema'; } >/dev/null 2>&1 || return 0
 	command -v prove >/dev/null 2>&1 || return 0
 	command -v pkg-config >/dev/null 2>&1 || return 0
 	pkg-config --exists libzstd zlib || return 0

@@ -9,9 +9,14 @@ gzip -c "$T/in.perf" > "$T/in.perf.gz"
 "$FLAMEPROF" report "$T/in.perf.gz" -f speedscope -o "$T/p.json" -q
 is "$?" 0 "speedscope export exits 0"
 "$FLAMEPROF" report "$T/in.perf.gz" -f speedscope -w reductions_delta -o "$T/w.json" -q
-if python3 -c 'import jsonschema' 2>/dev/null; then
+# Debian's python3-jsonschema serves /usr/bin/python3, which may not be the python3 on PATH.
+py=
+for p in python3 /usr/bin/python3; do
+	if [ -z "$py" ] && "$p" -c 'import jsonschema' 2>/dev/null; then py=$p; fi
+done
+if [ -n "$py" ]; then
 	for f in p w; do
-		ok "$f.json is valid against the published schema" python3 - "$REP_LIB/speedscope-file-format-schema.json" "$T/$f.json" <<'PY'
+		ok "$f.json is valid against the published schema" "$py" - "$REP_LIB/speedscope-file-format-schema.json" "$T/$f.json" <<'PY'
 import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
 PY

@@ -193,9 +193,10 @@ static int connect_node(struct run *r, const char *cookie)
 		.names = cfg->names, .nnames = cfg->nnames,
 		.compile_on_target = cfg->compile_on_target,
 	};
-	/* an agent round must come at least every few seconds at low rates */
-	if (so.silence_timeout_ms < 3000 / cfg->hz * 1000)
-		so.silence_timeout_ms = (int)(3000 / cfg->hz * 1000);
+	/* at low rates the silence timeout must cover three agent rounds
+	 * (a period is 1000 / hz ms) */
+	if (so.silence_timeout_ms < 3000 / cfg->hz)
+		so.silence_timeout_ms = (int)(3000 / cfg->hz);
 	fp_note("connecting to '%s'", cfg->node);
 	int e = sampler_connect(&r->sampler, &so);
 	if (e == 0) {

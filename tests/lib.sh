@@ -115,3 +115,141 @@ decompressed() {
 readers_ok() { out=$(python3 "$READERS" "$@" 2>&1); rc=$?; echo "$out" | sed 's/^/#   readers: /'; return $rc; }
 
 finish() { echo "1..$T_COUNT"; [ "$T_FAILED" -eq 0 ]; }
+
+# ==== fault, hostile-input and valgrind helpers (issue 4) ====
+
+# VALGRIND=1 (make check VALGRIND=1) runs every flameprof under memcheck;
+# any other non-empty value is taken as the whole wrapper command. Errors
+# and definite leaks make flameprof exit 99, which every test's exit-status
+# check then reports. Logs go to $T_DIR/vg.<pid>.log.
+FP_VG_OPTS="--error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --track-fds=no"
+fp_wrap() {
+	case "${VALGRIND:-}" in
+	"") FP_WRAP="" ;;
+	1|yes|true) FP_WRAP="valgrind -q $FP_VG_OPTS --log-file=$T_DIR/vg.%p.log" ;;
+	*) FP_WRAP="$VALGRIND" ;;
+	esac
+}
+fp_wrap
+# fp, again, with the wrapper (the definition above stays the plain one).
+fp() {
+	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" --cookie-file "$T_DIR/cookie" "$@" \
+		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+	FP_RC=$?
+	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
+	[ "$FP_RC" = 99 ] && [ -n "$FP_WRAP" ] && cat "$T_DIR"/vg.*.log 2>/dev/null | sed 's/^/#   valgrind: /' | head -40
+	return 0
+}
+
+# fp_bg ARGS...: flameprof in the background (stderr in fp.err); FP_PID.
+fp_bg() {
+	$FP_WRAP "$FLAMEPROF" --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
+	FP_PID=$!
+	T_PIDS="$T_PIDS $FP_PID"
+}
+
+# fp_wait SECONDS: waits for the background flameprof; FP_RC is its status,
+# or "hung" (and it is killed) if it is still running after SECONDS.
+# FP_WAITED: tenths of a second waited.
+fp_wait() {
+	FP_WAITED=0
+	while kill -0 "$FP_PID" 2>/dev/null; do
+		if [ "$FP_WAITED" -ge $(( $1 * 10 )) ]; then
+			kill -9 "$FP_PID" 2>/dev/null; wait "$FP_PID" 2>/dev/null
+			FP_RC=hung
+			sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
+			return 0
+		fi
+		sleep 0.1
+		FP_WAITED=$((FP_WAITED + 1))
+	done
+	wait "$FP_PID"
+	FP_RC=$?
+	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
+}
+
+# fp_errors: the "flameprof: " lines of fp.err that are not notes or the summary.
+fp_errors() {
+	grep '^flameprof: ' "$T_DIR/fp.err" | grep -v -e ' samples in ' -e "open them with" -e "try 'flameprof --help'" \
+		-e '^flameprof: warning:' -e '^flameprof: note:' || true
+}
+
+# one_sentence: fp.err holds exactly one error line, and it is a sentence
+# (names what failed, says what to do or why; no newline inside).
+one_sentence() { [ "$(fp_errors | wc -l)" -eq 1 ] && [ "$(fp_errors | wc -c)" -gt 30 ]; }
+
+# zst_split FILE PREFIX: writes the complete zstd frames at the start of FILE
+# to PREFIX and prints how many bytes follow them (a frame cut short by a
+# crash or a full disk). Frame and block headers per RFC 8878.
+zst_split() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+i = good = 0
+try:
+    while i < len(d):
+        magic = int.from_bytes(d[i:i + 4], "little")
+        if 0x184D2A50 <= magic <= 0x184D2A5F:          # skippable frame
+            n = int.from_bytes(d[i + 4:i + 8], "little"); j = i + 8 + n
+        elif magic == 0xFD2FB528:
+            fhd = d[i + 4]; j = i + 5
+            fcs_flag, single, checksum, dict_id = fhd >> 6, (fhd >> 5) & 1, (fhd >> 2) & 1, fhd & 3
+            j += 0 if single else 1
+            j += [0, 1, 2, 4][dict_id]
+            j += [1 if single else 0, 2, 4, 8][fcs_flag]
+            while True:
+                if j + 3 > len(d): raise IndexError
+                bh = int.from_bytes(d[j:j + 3], "little"); j += 3
+                last, btype, bsize = bh & 1, (bh >> 1) & 3, bh >> 3
+                j += 1 if btype == 1 else bsize
+                if last: break
+            j += 4 if checksum else 0
+        else:
+            break
+        if j > len(d): break
+        i = good = j
+except IndexError:
+    pass
+open(sys.argv[2], "wb").write(d[:good])
+print(len(d) - good)
+PY
+}
+
+# dot_ok FILE: an in-progress (dot) file left by a crash decompresses up to
+# its last complete frame, holds only whole events, and those pass every
+# reader rule when there are at least two. Prints what it found as a diag.
+dot_ok() {
+	f=$1; p="$T_DIR/dot_prefix.$$"
+	case "$f" in
+	*.zst) tail=$(zst_split "$f" "$p.zst"); zstd -dcq "$p.zst" > "$p.txt" || return 1 ;;
+	*) tail=0; cp "$f" "$p.txt" ;;
+	esac
+	ev=$(grep -c 'cpu-clock:' "$p.txt")
+	diag "$(basename "$f"): $(stat -c %s "$f") bytes, $tail after the last complete frame, $ev events"
+	[ ! -s "$p.txt" ] && return 0
+	# whole events only: the text ends with an event's blank line
+	[ "$(tail -c 2 "$p.txt" | od -An -c | tr -d ' ')" = '\n\n' ] || { diag "does not end on an event"; return 1; }
+	[ "$ev" -lt 2 ] || readers_ok "$p.txt"
+}
+
+# closed_ok DIR: every closed (renamed) file in DIR decompresses without error
+# and passes every reader rule.
+closed_ok() {
+	for f in $(ls "$1"/flameprof_* 2>/dev/null); do
+		case "$f" in
+		*.zst) zstd -tq "$f" || { diag "zstd -t fails on $f"; return 1; } ;;
+		*.gz) gzip -tq "$f" || { diag "gzip -t fails on $f"; return 1; } ;;
+		esac
+		readers_ok "$f" >/dev/null || { readers_ok "$f"; return 1; }
+	done
+}
+
+# node_clean_within SECONDS NODE: the node is restored within the time.
+node_clean_within() { wait_until "$1" node_clean "$2"; }
+
+# rss_kb PID: resident set of a process, in KiB.
+rss_kb() { awk '/^VmRSS:/{print $2}' "/proc/$1/status" 2>/dev/null; }
+
+# kill_quietly SIG PID: signals a background job and reaps it without the
+# shell's "Killed" line.
+kill_quietly() { { kill "-$1" "$2"; wait "$2"; } 2>/dev/null; return 0; }

@@ -263,9 +263,13 @@ static int capture(struct run *r)
 			next_flush = now_ms() + cfg->flush_us / 1000;
 		}
 		if (e < 0) {
-			fp_error("%s; free some space or choose another directory with -o DIR", rot_error(r->rot));
+			char first[512];
+			snprintf(first, sizeof first, "%s", rot_error(r->rot));
+			fp_error("%s; free some space or choose another directory with -o DIR", first);
 			stop_agent(r, 0);
-			if (rot_close(r->rot) < 0)
+			/* closing retries the same write on the same disk: say it
+			 * only if it failed differently (one sentence per failure) */
+			if (rot_close(r->rot) < 0 && strcmp(first, rot_error(r->rot)) != 0)
 				fp_error("%s", rot_error(r->rot));
 			fp_status_summary(&r->status, r->rot, cfg);
 			return exit_for_rotate(e);

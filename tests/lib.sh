@@ -219,9 +219,10 @@ PY
 # its last complete frame, holds only whole events, and those pass every
 # reader rule when there are at least two. Prints what it found as a diag.
 dot_ok() {
-	f=$1; p="$T_DIR/dot_prefix.$$"
+	local f=$1 p="$T_DIR/dot_prefix" tail ev
 	case "$f" in
-	*.zst) tail=$(zst_split "$f" "$p.zst"); zstd -dcq "$p.zst" > "$p.txt" || return 1 ;;
+	*.zst) tail=$(zst_split "$f" "$p.zst"); : > "$p.txt"
+		[ ! -s "$p.zst" ] || zstd -dcq "$p.zst" > "$p.txt" || return 1 ;;
 	*) tail=0; cp "$f" "$p.txt" ;;
 	esac
 	ev=$(grep -c 'cpu-clock:' "$p.txt")
@@ -235,6 +236,7 @@ dot_ok() {
 # closed_ok DIR: every closed (renamed) file in DIR decompresses without error
 # and passes every reader rule.
 closed_ok() {
+	local f
 	for f in $(ls "$1"/flameprof_* 2>/dev/null); do
 		case "$f" in
 		*.zst) zstd -tq "$f" || { diag "zstd -t fails on $f"; return 1; } ;;

@@ -1,0 +1,31 @@
+#!/bin/bash
+# flameprof is killed with kill -9 at random points, from the connect through
+# the agent's start to the middle of a capture with rotations (FP_KILL9_RUNS
+# runs, 3 here, 20 in tests/long/). Each time: on the node the agent stops by
+# itself, backtrace_depth is restored and the module is gone; on disk every
+# closed file is complete and the in-progress dotfile decompresses up to its
+# last flush and holds only whole events. FP_KILL9_SEED replays a run.
+. "$(dirname "$0")/../lib.sh"
+start_epmd && compile_workloads && start_node k9 "fp_busy:start(6)" || exit 1
+
+runs=${FP_KILL9_RUNS:-3}
+seed=${FP_KILL9_SEED:-$$}
+RANDOM=$seed
+diag "seed $seed, $runs runs"
+for run in $(seq "$runs"); do
+	odir="$T_DIR/out$run"
+	# 0..4 s in ms; every third run early (0..400 ms: connect, load, start)
+	if [ $((run % 3)) -eq 1 ]; then delay=$((RANDOM % 400)); else delay=$((RANDOM % 4000)); fi
+	fp_bg --top 20 --every 500ms --flush 300ms --rotate 1s --silence-timeout 3s -o "$odir" "$NODE"
+	sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+	kill_quietly 9 "$FP_PID"
+	check "run $run (killed after $delay ms): the node cleans up by itself" node_clean_within 15 "$NODE"
+	check "run $run: every closed file is complete and passes every reader rule" closed_ok "$odir"
+	dots=$(ls -A "$odir" 2>/dev/null | grep '^\.flameprof_')
+	check "run $run: at most one in-progress file ($(echo $dots | wc -w))" test "$(echo $dots | wc -w)" -le 1
+	for d in $dots; do
+		check "run $run: the in-progress file decompresses up to its last flush, whole events only" dot_ok "$odir/$d"
+	done
+	diag "run $run: $(ls "$odir" 2>/dev/null | wc -l) closed file(s)"
+done
+finish

@@ -21,7 +21,14 @@
 start() -> start(8).
 
 start(Clients) ->
-    ets:new(demo_orders, [named_table, public, set]),
+    %% The table needs an owner that outlives the caller (erl -eval exits).
+    Parent = self(),
+    Owner = spawn(fun() ->
+                          ets:new(demo_orders, [named_table, public, set]),
+                          Parent ! {self(), ready},
+                          receive stop -> ok end
+                  end),
+    receive {Owner, ready} -> register(demo_orders_owner, Owner) end,
     [{ok, _} = gen_server:start({local, cashier(I)}, ?MODULE, I, [])
      || I <- lists:seq(1, ?CASHIERS)],
     [spawn(?MODULE, client, [I, 0]) || I <- lists:seq(1, Clients)],

@@ -44,6 +44,7 @@
             next_round, next_select, round = 0, reset_round = 0,
             select_round = 0,     % round number at the last selection
             seq = 0, defs = [], pending = [], rounds = 0, samples = 0, dropped = 0,
+            last_send = 0,        % when the last batch went out (heartbeat)
             late = 0, missed = 0, dict_key}).
 
 %% ---------------------------------------------------------------- start
@@ -327,12 +328,20 @@ maybe_reset(S) -> S.
 
 %% ---------------------------------------------------------------- sending
 
-send_batch(#s{defs = []} = S, _Info, []) -> S;
-send_batch(S, Info, Samples) ->
+%% With nothing to say, a batch still goes out once a second: the C side
+%% takes a long silence for a frozen or unreachable node.
+send_batch(#s{defs = []} = S, Info, []) ->
+    case element(1, Info) - S#s.last_send >= 1000000 of
+        true -> send_batch1(S, Info, []);
+        false -> S
+    end;
+send_batch(S, Info, Samples) -> send_batch1(S, Info, Samples).
+
+send_batch1(S, Info, Samples) ->
     Seq = S#s.seq + 1,
     Batch = {fp_batch, Seq, Info, lists:reverse(S#s.defs), Samples},
     case erlang:send(S#s.sink, Batch, [nosuspend]) of
-        ok -> S#s{seq = Seq, defs = []};
+        ok -> S#s{seq = Seq, defs = [], last_send = element(1, Info)};
         _ ->
             %% Samples are dropped and counted; definitions are kept for the
             %% next batch so later samples still resolve.

@@ -23,11 +23,13 @@
 %% See sampler/decode.c for the exact shapes.
 -module(flameprof_agent).
 -export([init/1, worker/4]).
+-on_load(watchdog/0).
 
 -define(PROTO, 1).
 -define(LOCK, flameprof_agent).          % registered name: one agent per node
 -define(MAX_IDS, 500000).                % intern table bound; then a reset
 -define(MAX_PROCS, 100000).
+-define(WATCHDOG_MS, 60000).             % an agent starts within this of loading
 -define(SAMPLE_COST, 5).                 % reductions a sample may cost its target
 -define(ITEMS, [current_function, current_stacktrace, status, reductions,
                 message_queue_len, memory, total_heap_size,
@@ -48,6 +50,23 @@
             late = 0, missed = 0, dict_key}).
 
 %% ---------------------------------------------------------------- start
+
+%% flameprof loads this module, then starts the agent in a second request.
+%% If it dies in between, nothing would ever remove the module: a watchdog
+%% started at load time does, unless an agent of this module has started.
+watchdog() ->
+    spawn(fun() -> receive after ?WATCHDOG_MS -> orphan_check() end end),
+    ok.
+
+orphan_check() ->
+    Mine = case whereis(?LOCK) of
+               undefined -> false;
+               Pid -> erlang:process_info(Pid, initial_call) =:= {initial_call, {?MODULE, init, 1}}
+           end,
+    case Mine of
+        true -> ok;
+        false -> code:delete(?MODULE), spawn(code, purge, [?MODULE])
+    end.
 
 init(Opts) ->
     #{sink := Sink, top := Top, hz := Hz, every_ms := EveryMs, depth := Depth,

@@ -42,72 +42,77 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
 
 static const char REPL[] = "\xef\xbf\xbd"; /* U+FFFD */
 
-void rep_xml_put(FILE *f, const char *s, size_t len)
+/* The replacement for the character at p (*n set to its length in bytes),
+ * or NULL to copy it as it is. esc is scratch space for the result. */
+typedef const char *escape_fn(const unsigned char *p, size_t left, size_t *n, char esc[8]);
+
+static const char *xml_escape(const unsigned char *p, size_t left, size_t *n, char esc[8])
+{
+	unsigned char c = p[0];
+	(void)esc;
+	*n = 1;
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
+	}
+	if (c < 0x20 || c == 0x7f)
+		return REPL;
+	if (c >= 0x80 && (*n = utf8_seq(p, left)) == 0) {
+		*n = 1;
+		return REPL;
+	}
+	return NULL;
+}
+
+static const char *json_escape(const unsigned char *p, size_t left, size_t *n, char esc[8])
+{
+	unsigned char c = p[0];
+	*n = 1;
+	if (c == '"')
+		return "\\\"";
+	if (c == '\\')
+		return "\\\\";
+	if (c < 0x20) {
+		snprintf(esc, 8, "\\u%04x", c);
+		return esc;
+	}
+	if (c >= 0x80 && (*n = utf8_seq(p, left)) == 0) {
+		*n = 1;
+		return "\\ufffd";
+	}
+	return NULL;
+}
+
+/* Writes s, replacing what escape() says, copying runs in between whole. */
+static void put_escaped(FILE *f, const char *s, size_t len, escape_fn *escape)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, start = 0;
 	while (i < len) {
-		unsigned char c = p[i];
-		const char *rep = NULL;
-		size_t n = 1;
-		if (c == '&')
-			rep = "&amp;";
-		else if (c == '<')
-			rep = "&lt;";
-		else if (c == '>')
-			rep = "&gt;";
-		else if (c == '"')
-			rep = "&quot;";
-		else if (c == '\'')
-			rep = "&#39;";
-		else if (c < 0x20 || c == 0x7f)
-			rep = REPL;
-		else if (c >= 0x80 && (n = utf8_seq(p + i, len - i)) == 0) {
-			rep = REPL;
-			n = 1;
-		}
+		char esc[8];
+		size_t n;
+		const char *rep = escape(p + i, len - i, &n, esc);
 		if (rep) {
 			fwrite(s + start, 1, i - start, f);
 			fputs(rep, f);
-			i += n;
-			start = i;
-		} else {
-			i += n;
+			start = i + n;
 		}
+		i += n;
 	}
 	fwrite(s + start, 1, i - start, f);
 }
 
+void rep_xml_put(FILE *f, const char *s, size_t len)
+{
+	put_escaped(f, s, len, xml_escape);
+}
+
 void rep_json_put(FILE *f, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, start = 0;
-	while (i < len) {
-		unsigned char c = p[i];
-		size_t n = 1;
-		char esc[8];
-		const char *rep = NULL;
-		if (c == '"')
-			rep = "\\\"";
-		else if (c == '\\')
-			rep = "\\\\";
-		else if (c < 0x20) {
-			snprintf(esc, sizeof esc, "\\u%04x", c);
-			rep = esc;
-		} else if (c >= 0x80 && (n = utf8_seq(p + i, len - i)) == 0) {
-			rep = "\\ufffd";
-			n = 1;
-		}
-		if (rep) {
-			fwrite(s + start, 1, i - start, f);
-			fputs(rep, f);
-			i += n;
-			start = i;
-		} else {
-			i += n;
-		}
-	}
-	fwrite(s + start, 1, i - start, f);
+	put_escaped(f, s, len, json_escape);
 }
 
 size_t rep_utf8_prefix(const char *s, size_t len, size_t maxchars)

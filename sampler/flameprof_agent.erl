@@ -298,41 +298,34 @@ proc_def({Initial, Name}, Target, Idx, W, S) ->
 
 stack_id(Id, S) when is_integer(Id) -> {Id, S};
 stack_id({new, Stack}, S) ->
-    Tab = S#s.tab,
-    case ets:lookup(Tab, {s, Stack}) of
-        [{_, Id}] -> {Id, S};
-        [] ->
-            {FrameIds, S1} = lists:mapfoldl(fun frame_id/2, S, Stack),
-            Id = S1#s.next_id,
-            ets:insert(Tab, {{s, Stack}, Id}),
-            {Id, S1#s{next_id = Id + 1,
-                      defs = [{stack, Id, FrameIds} | S1#s.defs]}}
-    end.
+    intern({s, Stack}, S, fun(Id, S1) ->
+                                  {FrameIds, S2} = lists:mapfoldl(fun frame_id/2, S1, Stack),
+                                  {{stack, Id, FrameIds}, S2}
+                          end).
 
 frame_id({M, F, A, Loc} = Frame, S) ->
-    Tab = S#s.tab,
-    case ets:lookup(Tab, {f, Frame}) of
-        [{_, Id}] -> {Id, S};
-        [] ->
-            Id = S#s.next_id,
-            ets:insert(Tab, {{f, Frame}, Id}),
-            Arity = if is_integer(A) -> A; is_list(A) -> length(A); true -> -1 end,
-            Def = {frame, Id, text(M), text(F), Arity,
-                   text(proplists:get_value(file, Loc, "")),
-                   line(proplists:get_value(line, Loc, 0))},
-            {Id, S#s{next_id = Id + 1, defs = [Def | S#s.defs]}}
-    end.
+    intern({f, Frame}, S, fun(Id, S1) ->
+                                  Arity = if is_integer(A) -> A; is_list(A) -> length(A); true -> -1 end,
+                                  {{frame, Id, text(M), text(F), Arity,
+                                    text(proplists:get_value(file, Loc, "")),
+                                    line(proplists:get_value(line, Loc, 0))}, S1}
+                          end).
 
 label_id(Id, S) when is_integer(Id) -> {Id, S};
 label_id({new, Label}, S) ->
+    intern({l, Label}, S, fun(Id, S1) -> {{label, Id, text(Label)}, S1} end).
+
+%% The id of Key, or a new one whose definition Define(Id, S) makes (a stack
+%% defines its frames first, so their definitions go out before it).
+intern(Key, S, Define) ->
     Tab = S#s.tab,
-    case ets:lookup(Tab, {l, Label}) of
+    case ets:lookup(Tab, Key) of
         [{_, Id}] -> {Id, S};
         [] ->
-            Id = S#s.next_id,
-            ets:insert(Tab, {{l, Label}, Id}),
-            {Id, S#s{next_id = Id + 1,
-                     defs = [{label, Id, text(Label)} | S#s.defs]}}
+            {Def, S1} = Define(S#s.next_id, S#s{next_id = S#s.next_id + 1}),
+            Id = element(2, Def),
+            ets:insert(Tab, {Key, Id}),
+            {Id, S1#s{defs = [Def | S1#s.defs]}}
     end.
 
 %% The tables are bounded: past the limit both sides start over.

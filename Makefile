@@ -26,7 +26,7 @@ CLI_SRC  = $(wildcard cli/*.c)
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 HDRS     = $(wildcard */*.h) $(B)/config.mk
 
-.PHONY: all check check-unit check-e2e check-long bench demo fuzz install clean
+.PHONY: all check check-unit check-e2e check-long check-fuzz bench demo fuzz install clean
 all: $(B)/flameprof
 
 $(B)/config.mk: scripts/configure.sh scripts/install-deps.sh
@@ -57,7 +57,7 @@ $(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/asan/libflameprof.a
 # One prove run over everything, so its summary is the last line.
 TEST_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	FLAMEPROF=$(CURDIR)/$(B)/flameprof VALGRIND="$(VALGRIND)"
-check: $(B)/flameprof $(TESTS:%=$(B)/tests/%)
+check: $(B)/flameprof $(TESTS:%=$(B)/tests/%) check-fuzz
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t) $(wildcard tests/e2e/*.t)
 check-unit: $(B)/flameprof $(TESTS:%=$(B)/tests/%)
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t)
@@ -65,6 +65,14 @@ check-e2e: $(B)/flameprof
 	$(TEST_ENV) $(PROVE) $(wildcard tests/e2e/*.t)
 check-long: $(B)/flameprof
 	$(TEST_ENV) $(PROVE) $(wildcard tests/long/*.t)
+
+# libFuzzer targets over the decoder and the formatter (tests/fuzz/run.sh):
+# a few seconds each in check, FUZZ_SECONDS each in fuzz.
+FUZZ_SECONDS ?= 300
+check-fuzz: $(B)/config.mk
+	tests/fuzz/run.sh 8
+fuzz: $(B)/config.mk
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 demo: $(B)/flameprof
 	examples/demo.sh $(CURDIR)/$(B)/flameprof

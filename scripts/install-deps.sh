@@ -18,6 +18,12 @@ missing() {
 	{ python3 -c 'import jsonschema' || /usr/bin/python3 -c 'import jsonschema'; } >/dev/null 2>&1 || return 0
 	command -v prove >/dev/null 2>&1 || return 0
 	command -v pkg-config >/dev/null 2>&1 || return 0
+	command -v clang >/dev/null 2>&1 || return 0
+	command -v valgrind >/dev/null 2>&1 || return 0
+	command -v prlimit >/dev/null 2>&1 || return 0
+	command -v chattr >/dev/null 2>&1 || return 0
+	[ -f "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
+		ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 || return 0
 	pkg-config --exists libzstd zlib || return 0
 	ei=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().' 2>/dev/null) || return 0
 	[ -f "$ei/include/ei.h" ] || return 0

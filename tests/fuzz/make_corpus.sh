@@ -1,0 +1,13 @@
+#!/bin/sh
+# make_corpus.sh - (re)records the decoder's seed corpus from the real agent
+# (tests/fuzz/make_corpus.erl). Run from the repo root after 'make'.
+set -eu
+beam=$(ls build/gen/flameprof_agent_*.beam | head -1)
+out=tests/fuzz/corpus/decode
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$out"
+rm -f "$out"/agent_*.bin
+erlc -o "$tmp" tests/fuzz/make_corpus.erl
+erl -sname "fp_corpus_$$" -noshell -pa "$tmp" -run make_corpus main "$beam" "$out"
+echo "make_corpus: $(ls "$out" | wc -l) files, $(du -sk "$out" | cut -f1) KiB in $out"

@@ -255,3 +255,49 @@ rss_kb() { awk '/^VmRSS:/{print $2}' "/proc/$1/status" 2>/dev/null; }
 # kill_quietly SIG PID: signals a background job and reaps it without the
 # shell's "Killed" line.
 kill_quietly() { { kill "-$1" "$2"; wait "$2"; } 2>/dev/null; return 0; }
+
+# ==== explicit targets, deadlines, known bugs, short names ====
+
+# now_ms: wall clock in milliseconds, for deadline checks.
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# pid_local PID: erl_call prints a pid as <node.N.S>; the node itself
+# writes its own pids as <0.N.S>, the form --pid takes.
+pid_local() { sed -E 's/^<.*\.([0-9]+)\.([0-9]+)>$/<0.\1.\2>/' <<<"$1"; }
+
+# event_pids FILE...: the distinct N/S pid fields of the events, sorted.
+event_pids() { decompressed "$@" | awk '/ cpu-clock:/ { print $2 }' | sort -u; }
+
+# ok_todo COND MSG REASON / check_todo REASON MSG CMD...: a TAP TODO item
+# for a known, reported bug: listed, but it does not fail the test.
+ok_todo() {
+	T_COUNT=$((T_COUNT + 1))
+	if [ "$1" -eq 0 ] 2>/dev/null; then echo "ok $T_COUNT - $2 # TODO $3"
+	else echo "not ok $T_COUNT - $2 # TODO $3"; fi
+}
+check_todo() { r=$1; m=$2; shift 2; if "$@"; then ok_todo 0 "$m" "$r"; else ok_todo 1 "$m" "$r"; fi; }
+
+# start_snode NAME EVAL: as start_node, with a short name NAME_<pid>@<host>
+# (host: `hostname -s`). Sets NODE, NODE_PID. srpc/snode_clean are rpc and
+# node_clean for it (erl_call -sname).
+start_snode() {
+	name="$1_$$"
+	S_HOST=$(hostname -s)
+	"$ERL_BIN_ERL" -sname "$name" -setcookie "$T_COOKIE" -noshell -noinput \
+		-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$T_DIR/ebin" \
+		-eval "erlang:system_flag(backtrace_depth, 13), $2, file:write_file(\"$T_DIR/$name.ready\", \"\")" \
+		>"$T_DIR/$name.log" 2>&1 &
+	NODE_PID=$!
+	T_PIDS="$T_PIDS $NODE_PID"
+	NODE="$name@$S_HOST"
+	for _ in $(seq 100); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
+	echo "# node $NODE did not start:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
+}
+srpc() { "$ERL_CALL" -sname "$1" -c "$T_COOKIE" -timeout 10 -a "$2" 2>&1; }
+snode_clean() {
+	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
+	[ "$(srpc "$1" "erlang whereis [flameprof_agent]")" = undefined ] &&
+	[ "$(srpc "$1" "erlang module_loaded [$mod]")" = false ] &&
+	[ "$(srpc "$1" "erlang check_old_code [$mod]")" = false ] &&
+	[ "$(srpc "$1" "erlang system_flag [backtrace_depth, 13]")" = 13 ]
+}

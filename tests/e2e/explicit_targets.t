@@ -1,0 +1,39 @@
+#!/bin/bash
+# Explicit targets: with --top 0 only the processes named by --pid and
+# --name are sampled; a registered name that does not exist is no error and
+# is never turned into an atom on the node.
+. "$(dirname "$0")/../lib.sh"
+start_epmd && compile_workloads && start_node explicit "fp_busy:start(4)" || exit 1
+
+cs=$(rpc "$NODE" "erlang whereis [code_server]")
+idle=$(rpc "$NODE" "erlang whereis [fp_idle_server]")
+cs_local=$(pid_local "$cs")
+check "erl_call gives code_server's pid ($cs), written as the node does: $cs_local" \
+	grep -qE '^<0\.[0-9]+\.[0-9]+>$' <<<"$cs_local"
+# the N/S pid fields these two must show up as
+want=$(printf '%s\n' "$cs" "$idle" | sed -E 's/^<.*\.([0-9]+)\.([0-9]+)>$/\1\/\2/' | sort -u)
+
+fp --duration 2s --top 0 --every 1s --pid "$cs_local" --name fp_idle_server -o "$T_DIR/out" "$NODE"
+is "$FP_RC" 0 "--top 0 --pid --name: exits 0"
+files=$(ls "$T_DIR/out"/*.perf.zst 2>/dev/null)
+check "a file is written" test -n "$files"
+is "$(event_pids $files | tr '\n' ' ')" "$(echo $want) " "only the two explicit processes appear as pid fields"
+decompressed $files > "$T_DIR/all.txt"
+check "both are sampled many times ($(grep -c 'cpu-clock:' "$T_DIR/all.txt") events)" \
+	test "$(grep -c 'cpu-clock:' "$T_DIR/all.txt")" -gt 40
+check "the 'name:fp_idle_server ([category])' frame appears" grep -q 'name:fp_idle_server (\[category\])' "$T_DIR/all.txt"
+check "the 'name:code_server ([category])' frame appears (--pid)" grep -q 'name:code_server (\[category\])' "$T_DIR/all.txt"
+check "no burn_cpu process is sampled with --top 0" test "$(grep -c 'fp_busy:burn_cpu' "$T_DIR/all.txt")" -eq 0
+check "every perf-script reader rule holds" readers_ok $files
+check "the node is left as it was" node_clean "$NODE"
+
+# A name nobody registered: list_to_existing_atom fails before and after,
+# so neither flameprof nor its agent created the atom on the node.
+absent() { grep -q badarg <<<"$(rpc "$NODE" "erlang list_to_existing_atom [\"no_such_name_xyz\"]")"; }
+check "the atom no_such_name_xyz does not exist on the node before" absent
+fp --duration 1s --top 0 --name no_such_name_xyz -o "$T_DIR/out2" "$NODE"
+is "$FP_RC" 0 "--top 0 --name no_such_name_xyz: runs and exits 0"
+check "nothing is sampled" test -z "$(ls "$T_DIR/out2"/*.perf.zst 2>/dev/null | xargs -r zstd -dcq | grep 'cpu-clock:')"
+check "the atom no_such_name_xyz still does not exist on the node after" absent
+check "the node is left as it was" node_clean "$NODE"
+finish

@@ -1,0 +1,107 @@
+#!/bin/bash
+# Every way of failing to start has its exit status (sysexits.h) and one
+# sentence that says what to do, comes within the connect timeout, and
+# never shows the cookie.
+. "$(dirname "$0")/../lib.sh"
+start_epmd && compile_workloads && start_node errs "fp_busy:start(2)" || exit 1
+alive=${NODE%@*}
+TMO=2   # --connect-timeout, seconds
+
+# fpx NAME ARGS...: flameprof without the harness's cookie option; status
+# in FP_RC, time in EL (ms), stderr in $T_DIR/NAME.err. All output is also
+# collected in all_output, to look for the cookie.
+fpx() {
+	n=$1; shift
+	t0=$(now_ms)
+	timeout -s KILL 30 "$FLAMEPROF" --connect-timeout ${TMO}s -o "$T_DIR/out_$n" "$@" \
+		>"$T_DIR/$n.out" 2>"$T_DIR/$n.err"
+	FP_RC=$?
+	EL=$(( $(now_ms) - t0 ))
+	sed "s/^/#   $n: /" "$T_DIR/$n.err" | head -5
+	cat "$T_DIR/$n.out" "$T_DIR/$n.err" >> "$T_DIR/all_output"
+}
+# in_time NAME: the deadline check, connect timeout + 3 s
+in_time() { check "$1: done within the connect timeout + 3 s (${EL} ms)" test "$EL" -lt $(( (TMO + 3) * 1000 )); }
+# sentence NAME REGEX: the first line is one "flameprof: " sentence matching REGEX
+sentence() { check "$1: one sentence: $2" grep -qE "^flameprof: .*$2" "$T_DIR/$1.err"; }
+
+printf 'wrong%s\n' "$T_COOKIE" > "$T_DIR/wrong_cookie"
+chmod 400 "$T_DIR/wrong_cookie"
+fpx wrong_cookie --cookie-file "$T_DIR/wrong_cookie" --duration 1s "$NODE"
+is "$FP_RC" 77 "wrong cookie: exit 77"
+sentence wrong_cookie "rejected our cookie.*--cookie-file"
+in_time wrong_cookie
+
+fpx cookie_argv --cookie "argv$T_COOKIE" --duration 1s "$NODE"
+is "$FP_RC" 77 "wrong --cookie on the command line: exit 77"
+check "--cookie: a warning that ps shows it, pointing at --cookie-file" \
+	grep -q "^flameprof: warning: .*ps.*--cookie-file" "$T_DIR/cookie_argv.err"
+
+fpx missing_cookie --cookie-file "$T_DIR/no_such_file" --duration 1s "$NODE"
+is "$FP_RC" 77 "missing cookie file: exit 77"
+sentence missing_cookie "cannot read cookie file '$T_DIR/no_such_file'"
+check "missing cookie file: nothing is written" test ! -e "$T_DIR/out_missing_cookie"
+
+cp "$T_DIR/cookie" "$T_DIR/loose_cookie"
+chmod 644 "$T_DIR/loose_cookie"
+fpx loose_cookie --cookie-file "$T_DIR/loose_cookie" --duration 1s --top 2 "$NODE"
+is "$FP_RC" 0 "world-readable cookie file: it works (exit 0)"
+check "world-readable cookie file: a warning naming the file" \
+	grep -q "^flameprof: warning: .*'$T_DIR/loose_cookie'.*other users" "$T_DIR/loose_cookie.err"
+check "world-readable cookie file: the node is left as it was" node_clean "$NODE"
+
+fpx unknown_node --cookie-file "$T_DIR/cookie" "nosuch_$$@127.0.0.1"
+is "$FP_RC" 69 "unknown node: exit 69"
+sentence unknown_node "no node named 'nosuch_$$'.*epmd knows .*'$alive'"
+in_time unknown_node
+
+port=
+for _ in $(seq 20); do
+	p=$(( 40000 + RANDOM % 20000 ))
+	(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { port=$p; break; }
+done
+diag "a closed port: $port"
+ERL_EPMD_PORT=$port fpx no_epmd --cookie-file "$T_DIR/cookie" "$NODE"
+is "$FP_RC" 69 "no epmd: exit 69"
+sentence no_epmd "no epmd on '127.0.0.1'"
+in_time no_epmd
+
+# A node that is registered but answers nothing (stopped): the handshake
+# times out at --connect-timeout.
+main=$NODE main_pid=$NODE_PID
+start_node frozen "ok" || exit 1
+kill -STOP "$NODE_PID"
+fpx handshake_timeout --cookie-file "$T_DIR/cookie" "$NODE"
+kill_quietly 9 "$NODE_PID"
+T_PIDS=$(echo "$T_PIDS" | sed "s/ $NODE_PID\b//")
+NODE=$main NODE_PID=$main_pid
+is "$FP_RC" 69 "a frozen node: exit 69"
+sentence handshake_timeout "no handshake within 2000 ms.*--connect-timeout"
+check "a frozen node: it waited for the connect timeout (${EL} ms)" test "$EL" -ge 1900
+in_time handshake_timeout
+
+for name in foo 'a b@h' '@127.0.0.1' 'x@'; do
+	fpx bad_name --cookie-file "$T_DIR/cookie" "$name"
+	is "$FP_RC" 64 "malformed node name '$name': exit 64"
+	sentence bad_name "'$name' is not a node name"
+	in_time bad_name
+done
+
+# usage ARGS...: a bad option value: 64, a sentence, the help line, and no
+# output directory created.
+usage() {
+	fpx usage --cookie-file "$T_DIR/cookie" "$@" "$NODE"
+	is "$FP_RC" 64 "'$*': exit 64"
+	check "'$*': a sentence naming the option" grep -qE "^flameprof: .*'?${1#--}" "$T_DIR/usage.err"
+	check "'$*': then \"try 'flameprof --help'\"" grep -qx "flameprof: try 'flameprof --help' for more information" "$T_DIR/usage.err"
+	check "'$*': nothing is created" test ! -e "$T_DIR/out_usage"
+	in_time usage
+}
+usage --hz 0
+usage --top -1
+usage --every 1x
+usage --compress lz4
+
+check "the cookie text never appears in any output" test -z "$(grep -F "$T_COOKIE" "$T_DIR/all_output")"
+check "the node is left as it was" node_clean "$NODE"
+finish

@@ -1,0 +1,33 @@
+#!/bin/bash
+# flameprof is killed with kill -9 mid-run: the agent sees the C-node go
+# (monitor_node) and restores the node by itself within seconds; the
+# in-progress dotfile decompresses up to its last flush and holds only whole
+# events that pass every reader rule; the next run starts cleanly.
+. "$(dirname "$0")/../lib.sh"
+start_epmd && compile_workloads && start_node k9f "fp_busy:start(4)" || exit 1
+
+fp_bg --top 10 --every 1s --flush 200ms -o "$T_DIR/out" "$NODE"
+check "the agent is running on the node" \
+	wait_until 10 sh -c "[ \"\$('$ERL_CALL' -name '$NODE' -c '$T_COOKIE' -timeout 10 -a 'erlang whereis [flameprof_agent]')\" != undefined ]"
+sleep 2
+check "flameprof is still running" kill -0 "$FP_PID"
+kill_quietly 9 "$FP_PID"
+t0=$(now_ms)
+check "within 5 s the node is restored (agent unregistered, module purged, backtrace_depth 13)" \
+	node_clean_within 5 "$NODE"
+diag "restored after $(( $(now_ms) - t0 )) ms"
+
+dots=$(ls -A "$T_DIR/out" | grep '^\.flameprof_.*\.perf\.zst$')
+is "$(echo "$dots" | grep -c .)" 1 "one in-progress dotfile is left (the partial data is kept)"
+check "the dotfile decompresses up to its last flush, whole events, every reader rule holds" \
+	dot_ok "$T_DIR/out/$dots"
+check "it holds the samples flushed before the kill ($(grep -c 'cpu-clock:' "$T_DIR/dot_prefix.txt") events)" \
+	test "$(grep -c 'cpu-clock:' "$T_DIR/dot_prefix.txt")" -gt 50
+# zstd itself, as an operator would run it, gets the same text
+zstd -dc "$T_DIR/out/$dots" 2>/dev/null | awk '{ b = b $0 "\n" } /^$/ { printf "%s", b; b = "" }' > "$T_DIR/zstd_whole.txt"
+check "zstd -dc gives the same whole events" cmp -s "$T_DIR/zstd_whole.txt" "$T_DIR/dot_prefix.txt"
+
+fp --duration 1s --top 5 -o "$T_DIR/again" "$NODE"
+is "$FP_RC" 0 "a new run on the same node works (exit 0)"
+check "and leaves the node as it was" node_clean "$NODE"
+finish

@@ -51,4 +51,28 @@ int recv_one(sampler_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_ms)
 /* Keeps a message for sampler_next(). */
 int hold(sampler_t *s, const ei_x_buff *x);
 
+/* rex.c: building a request's argument list. Each step is skipped once one
+ * has failed; args_end() reports the failure and frees the buffer. */
+struct args {
+	ei_x_buff x;
+	int ok;
+};
+void args_begin(struct args *a, int n);
+int args_end(sampler_t *s, struct args *a);
+void arg_atom(struct args *a, const char *v);
+void arg_raw(struct args *a, const char *buf, int len);
+/* M:F(Args) through rex; frees the args. reply/at as rex_call(). */
+int rex_call_args(sampler_t *s, const char *mod, const char *fun, struct args *a,
+		  ei_x_buff *reply, int *at, int timeout_ms);
+/* M:F(Atom); *yes tells whether the answer is the atom `want`. */
+int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char *arg,
+		     const char *want, int *yes);
+/* The external-format type of the term at `at`, or -1. */
+int type_at(const ei_x_buff *x, int at);
+
+/* load.c: loads the agent module (or compiles it on the node). */
+int load_agent(sampler_t *s);
+/* Purges and deletes our module on the node (a stale copy, or cleanup). */
+int purge_and_delete(sampler_t *s);
+
 #endif

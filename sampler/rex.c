@@ -116,3 +116,70 @@ int rex_call(sampler_t *s, const char *mod, const char *fun, const ei_x_buff *ar
 	*at = i;
 	return 0;
 }
+
+/* ---------------------------------------------------------------- arguments */
+
+void args_begin(struct args *a, int n)
+{
+	a->ok = ei_x_new(&a->x) == 0;
+	if (a->ok && n > 0)
+		a->ok = ei_x_encode_list_header(&a->x, n) == 0;
+}
+
+int args_end(sampler_t *s, struct args *a)
+{
+	if (a->ok)
+		a->ok = ei_x_encode_empty_list(&a->x) == 0;
+	if (!a->ok) {
+		ei_x_free(&a->x);
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
+void arg_atom(struct args *a, const char *v)
+{
+	a->ok = a->ok && ei_x_encode_atom(&a->x, v) == 0;
+}
+
+void arg_raw(struct args *a, const char *buf, int len)
+{
+	a->ok = a->ok && ei_x_append_buf(&a->x, buf, len) == 0;
+}
+
+/* Calls M:F(Args), frees the args; reply/at as rex_call. */
+int rex_call_args(sampler_t *s, const char *mod, const char *fun, struct args *a,
+		ei_x_buff *reply, int *at, int timeout_ms)
+{
+	int r = args_end(s, a);
+	if (r < 0)
+		return r;
+	r = rex_call(s, mod, fun, &a->x, reply, at, timeout_ms);
+	ei_x_free(&a->x);
+	return r;
+}
+
+/* Calls M:F(Atom) and reports whether the answer is the atom `want`. */
+int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char *arg,
+			const char *want, int *yes)
+{
+	struct args a;
+	ei_x_buff reply;
+	char got[MAXATOMLEN_UTF8];
+	int at, r;
+	args_begin(&a, 1);
+	arg_atom(&a, arg);
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	r = rex_call_args(s, mod, fun, &a, &reply, &at, s->opts.connect_timeout_ms);
+	if (r == 0)
+		*yes = ei_decode_atom(reply.buff, &at, got) == 0 && strcmp(got, want) == 0;
+	ei_x_free(&reply);
+	return r;
+}
+
+int type_at(const ei_x_buff *x, int at)
+{
+	int type, size;
+	return ei_get_type(x->buff, &at, &type, &size) < 0 ? -1 : type;
+}

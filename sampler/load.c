@@ -1,0 +1,184 @@
+/*
+ * load.c - putting the agent's module on the node.
+ *
+ * The agent (flameprof_agent.erl) is compiled at build time and embedded
+ * with its source. It is loaded with code:load_binary/3 under a versioned
+ * module name; if the node cannot load our .beam (another OTP release), the
+ * embedded source is compiled on the node: erl_scan, erl_parse per form,
+ * compile:forms. Only export funs travel: nothing here needs a fun of ours.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+extern const unsigned char fp_agent_beam[], fp_agent_source[];
+extern const size_t fp_agent_beam_len, fp_agent_source_len;
+
+#define LOAD_TIMEOUT_MS 15000 /* compiling on a busy node takes a while */
+#define MAX_FORMS 512
+
+/* {module, Mod} or {error, What}: copies What's text into why. */
+static int load_reply_ok(const ei_x_buff *x, int at, char *why, size_t cap)
+{
+	int arity;
+	char tag[MAXATOMLEN_UTF8];
+	why[0] = '\0';
+	if (ei_decode_tuple_header(x->buff, &at, &arity) < 0 || arity != 2 ||
+	    ei_decode_atom(x->buff, &at, tag) < 0)
+		return 0;
+	if (strcmp(tag, "module") == 0)
+		return 1;
+	if (ei_decode_atom(x->buff, &at, why) < 0)
+		snprintf(why, cap, "%s", tag);
+	return 0;
+}
+
+static int load_binary(sampler_t *s, const char *beam, long len, char *why, size_t cap, int *loaded)
+{
+	struct args a;
+	ei_x_buff reply;
+	int at, r;
+	args_begin(&a, 3);
+	arg_atom(&a, FP_AGENT_MODULE);
+	a.ok = a.ok && ei_x_encode_string(&a.x, "flameprof_agent") == 0 &&
+	       ei_x_encode_binary(&a.x, beam, (int)len) == 0;
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	r = rex_call_args(s, "code", "load_binary", &a, &reply, &at, LOAD_TIMEOUT_MS);
+	if (r == 0)
+		*loaded = load_reply_ok(&reply, at, why, cap);
+	ei_x_free(&reply);
+	return r;
+}
+
+/* Compiles the embedded source on the node and loads the result. */
+static int compile_on_node(sampler_t *s)
+{
+	struct args a;
+	ei_x_buff scan, one;
+	int at, n, r, arity, loaded = 0;
+	char tag[MAXATOMLEN_UTF8], why[MAXATOMLEN_UTF8];
+
+	if (ei_x_new(&scan) < 0 || ei_x_new(&one) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	args_begin(&a, 1);
+	a.ok = a.ok && ei_x_encode_string_len(&a.x, (const char *)fp_agent_source, (int)fp_agent_source_len) == 0;
+	r = rex_call_args(s, "erl_scan", "string", &a, &scan, &at, LOAD_TIMEOUT_MS);
+	if (r < 0)
+		goto out;
+	r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (erl_scan failed)", s->node);
+	if (ei_decode_tuple_header(scan.buff, &at, &arity) < 0 || arity != 3 ||
+	    ei_decode_atom(scan.buff, &at, tag) < 0 || strcmp(tag, "ok") != 0 ||
+	    ei_decode_list_header(scan.buff, &at, &n) < 0)
+		goto out;
+
+	/* Split the tokens at each {dot, _} and parse every form on the node. */
+	int nforms = 0, form_start = at, ntok = 0;
+	ei_x_buff parsed[MAX_FORMS];
+	for (int k = 0; k < n; k++) {
+		int t = at, ta, is_dot = 0;
+		if (ei_decode_tuple_header(scan.buff, &t, &ta) == 0 && ta == 2 &&
+		    ei_decode_atom(scan.buff, &t, tag) == 0 && strcmp(tag, "dot") == 0)
+			is_dot = 1;
+		if (ei_skip_term(scan.buff, &at) < 0)
+			goto free_parsed;
+		ntok++;
+		if (!is_dot)
+			continue;
+		if (nforms == MAX_FORMS)
+			goto free_parsed;
+		args_begin(&a, 1);
+		a.ok = a.ok && ei_x_encode_list_header(&a.x, ntok) == 0;
+		arg_raw(&a, scan.buff + form_start, at - form_start);
+		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+		if (ei_x_new(&parsed[nforms]) < 0)
+			goto free_parsed;
+		int pat;
+		r = rex_call_args(s, "erl_parse", "parse_form", &a, &parsed[nforms], &pat, LOAD_TIMEOUT_MS);
+		nforms++;
+		if (r < 0)
+			goto free_parsed;
+		r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (erl_parse failed)", s->node);
+		int end = pat;
+		if (ei_decode_tuple_header(parsed[nforms - 1].buff, &pat, &ta) < 0 || ta != 2 ||
+		    ei_decode_atom(parsed[nforms - 1].buff, &pat, tag) < 0 || strcmp(tag, "ok") != 0)
+			goto free_parsed;
+		end = pat;
+		if (ei_skip_term(parsed[nforms - 1].buff, &end) < 0)
+			goto free_parsed;
+		/* keep only the form: shift it to the front of its buffer */
+		memmove(parsed[nforms - 1].buff, parsed[nforms - 1].buff + pat, (size_t)(end - pat));
+		parsed[nforms - 1].index = end - pat;
+		form_start = at;
+		ntok = 0;
+	}
+
+	args_begin(&a, 2);
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, nforms) == 0;
+	for (int k = 0; k < nforms; k++)
+		arg_raw(&a, parsed[k].buff, parsed[k].index);
+	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0 && ei_x_encode_list_header(&a.x, 2) == 0;
+	arg_atom(&a, "binary");
+	arg_atom(&a, "return_errors");
+	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+	r = rex_call_args(s, "compile", "forms", &a, &one, &at, LOAD_TIMEOUT_MS);
+	if (r < 0)
+		goto free_parsed;
+	r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (compile:forms failed; is the compiler application there?)", s->node);
+	if (ei_decode_tuple_header(one.buff, &at, &arity) < 0 || arity < 3 ||
+	    ei_decode_atom(one.buff, &at, tag) < 0 || strcmp(tag, "ok") != 0 ||
+	    ei_skip_term(one.buff, &at) < 0 || type_at(&one, at) != ERL_BINARY_EXT)
+		goto free_parsed;
+	int type, size;
+	ei_get_type(one.buff, &at, &type, &size);
+	char *beam = malloc((size_t)size + 1);
+	long blen;
+	if (!beam) {
+		r = serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+		goto free_parsed;
+	}
+	if (ei_decode_binary(one.buff, &at, beam, &blen) == 0)
+		r = load_binary(s, beam, blen, why, sizeof why, &loaded);
+	free(beam);
+	if (r == 0 && !loaded)
+		r = serr(s, SAMPLER_ERR_AGENT, "cannot load the agent compiled on '%s' (%s)", s->node, why);
+free_parsed:
+	for (int k = 0; k < nforms; k++)
+		ei_x_free(&parsed[k]);
+out:
+	ei_x_free(&scan);
+	ei_x_free(&one);
+	return r;
+}
+
+/* Removes a stale copy of our module (a run that died before unloading). */
+int purge_and_delete(sampler_t *s)
+{
+	int yes, r;
+	if ((r = rex_call_atom_is(s, "code", "purge", FP_AGENT_MODULE, "true", &yes)) < 0 ||
+	    (r = rex_call_atom_is(s, "code", "delete", FP_AGENT_MODULE, "true", &yes)) < 0 ||
+	    (r = rex_call_atom_is(s, "code", "purge", FP_AGENT_MODULE, "true", &yes)) < 0)
+		return r;
+	return 0;
+}
+
+int load_agent(sampler_t *s)
+{
+	char why[MAXATOMLEN_UTF8];
+	int loaded = 0, r;
+	if (!s->opts.compile_on_target) {
+		r = load_binary(s, (const char *)fp_agent_beam, (long)fp_agent_beam_len, why, sizeof why, &loaded);
+		if (r < 0)
+			return r;
+		if (!loaded && strcmp(why, "not_purged") == 0) {
+			if ((r = purge_and_delete(s)) < 0)
+				return r;
+			r = load_binary(s, (const char *)fp_agent_beam, (long)fp_agent_beam_len, why, sizeof why, &loaded);
+			if (r < 0)
+				return r;
+		}
+		if (loaded)
+			return 0;
+	}
+	return compile_on_node(s);
+}

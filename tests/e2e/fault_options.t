@@ -1,0 +1,29 @@
+#!/bin/bash
+# What issue 4 adds to the option tests: a world-readable cookie file is
+# used but warned about (and the cookie is never printed); malformed node
+# names are refused with exit 64 and one sentence, at once, before any
+# connection is tried.
+. "$(dirname "$0")/../lib.sh"
+start_epmd && compile_workloads && start_node opts "fp_busy:start(2)" || exit 1
+
+cp "$T_DIR/cookie" "$T_DIR/loose_cookie"
+chmod 644 "$T_DIR/loose_cookie"
+timeout -s KILL 60 $FP_WRAP "$FLAMEPROF" --cookie-file "$T_DIR/loose_cookie" --duration 2s --every 1s \
+	-o "$T_DIR/out" "$NODE" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+rc=$?
+sed 's/^/#   stderr: /' "$T_DIR/fp.err"
+is "$rc" 0 "a world-readable cookie file still works"
+check "it is warned about, naming the file" grep -q "warning: cookie file '$T_DIR/loose_cookie' can be read by other users" "$T_DIR/fp.err"
+check "the cookie itself is never printed" sh -c "! grep -q '$T_COOKIE' '$T_DIR/fp.err' '$T_DIR/fp.out'"
+
+long=$(printf 'n%.0s' $(seq 300))
+for name in '@' 'a@' '@host' 'a@b c' "$long@127.0.0.1" "a@$long" 'a b@127.0.0.1' 'a@@b'; do
+	t0=$(date +%s%N)
+	fp --connect-timeout 3s -o "$T_DIR/out_bad" "$name"
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	shown=$(printf '%.24s' "$name")
+	is "$FP_RC" 64 "node name '$shown' is refused with exit 64"
+	check "... in one sentence: $(fp_errors | head -1 | cut -c1-120)" one_sentence
+	check "... at once, without waiting for a connect ($ms ms)" test "$ms" -lt 2000
+done
+finish

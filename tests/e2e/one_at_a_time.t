@@ -1,0 +1,38 @@
+#!/bin/bash
+# One flameprof per node: a second one against a node that is being
+# profiled exits 69 with the "already being profiled" sentence, quickly,
+# and the first one goes on undisturbed: it completes, exits 0, its file
+# is whole, and the node is left as it was.
+. "$(dirname "$0")/../lib.sh"
+start_epmd && compile_workloads && start_node one "fp_busy:start(4)" || exit 1
+
+fp_bg --duration 4s --top 10 --every 1s -o "$T_DIR/first" "$NODE"
+check "the first flameprof's agent is running" \
+	wait_until 10 sh -c "[ \"\$('$ERL_CALL' -name '$NODE' -c '$T_COOKIE' -timeout 10 -a 'erlang whereis [flameprof_agent]')\" != undefined ]"
+agent=$(rpc "$NODE" "erlang whereis [flameprof_agent]")
+
+t0=$(now_ms)
+timeout -s KILL 30 "$FLAMEPROF" --cookie-file "$T_DIR/cookie" --connect-timeout 2s --duration 2s \
+	-o "$T_DIR/second" "$NODE" >"$T_DIR/second.out" 2>"$T_DIR/second.err"
+rc=$?
+el=$(( $(now_ms) - t0 ))
+sed 's/^/#   second: /' "$T_DIR/second.err"
+is "$rc" 69 "the second flameprof exits 69"
+check "with the 'already being profiled' sentence naming the node" \
+	grep -q "^flameprof: '$NODE' is already being profiled by another flameprof" "$T_DIR/second.err"
+is "$(grep -c '^flameprof: ' "$T_DIR/second.err")" 1 "and nothing else"
+check "within the connect timeout + 3 s (${el} ms)" test "$el" -lt 5000
+check "the second one wrote no file" test -z "$(ls -A "$T_DIR/second" 2>/dev/null)"
+is "$(rpc "$NODE" "erlang whereis [flameprof_agent]")" "$agent" "the first agent is still the one registered"
+is "$(rpc "$NODE" "erlang system_flag [backtrace_depth, 64]")" 64 "backtrace_depth is still the first run's 64"
+
+fp_wait 20
+is "$FP_RC" 0 "the first flameprof completes and exits 0"
+files=$(ls "$T_DIR/first"/*.perf.zst 2>/dev/null)
+check "its file is closed and renamed" test -n "$files" -a -z "$(ls -A "$T_DIR/first" | grep '^\.')"
+decompressed $files > "$T_DIR/first.txt"
+check "it sampled the whole run ($(grep -c 'cpu-clock:' "$T_DIR/first.txt") events)" \
+	test "$(grep -c 'cpu-clock:' "$T_DIR/first.txt")" -gt 150
+check "every perf-script reader rule holds" readers_ok $files
+check "the node is left as it was" node_clean "$NODE"
+finish

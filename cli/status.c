@@ -33,6 +33,7 @@ void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg)
 	st->start_ms = st->last_draw_ms = st->last_plain_ms = st->window_ms = now_ms();
 	st->last_warn_ms = st->start_ms;
 	st->node = cfg->node;
+	st->hz = cfg->hz;
 }
 
 static int bucket(int64_t us)
@@ -63,8 +64,16 @@ void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b)
 	if (!b->has_round)
 		return;
 	st->rounds++;
-	st->asked += b->round.asked;
-	st->window_asked += b->round.asked;
+	/* What was requested since the previous round: the processes selected
+	 * then, at --hz, over the target's own clock. Rounds the agent missed
+	 * still count as requested. */
+	if (st->last_round_us && b->round.start_us > st->last_round_us) {
+		double want = st->last_selected * st->hz * (b->round.start_us - st->last_round_us) / 1e6;
+		st->requested += want;
+		st->window_requested += want;
+	}
+	st->last_round_us = b->round.start_us;
+	st->last_selected = b->round.selected;
 	st->dropped = b->round.dropped_total;
 	st->late = b->round.late_total;
 	st->missed = b->round.missed_total;
@@ -89,14 +98,15 @@ void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 	if (now - st->window_ms >= 1000) {
 		double secs = (now - st->window_ms) / 1000.0;
 		st->rate = st->window_samples / secs;
-		st->asked_rate = st->window_asked / secs;
-		st->window_samples = st->window_asked = 0;
+		st->requested_rate = st->window_requested / secs;
+		st->window_samples = 0;
+		st->window_requested = 0;
 		st->window_ms = now;
-		if (st->asked_rate > 0 && st->rate < 0.9 * st->asked_rate &&
+		if (st->requested_rate > 0 && st->rate < 0.9 * st->requested_rate &&
 		    now - st->last_warn_ms >= WARN_EVERY_MS && now - st->start_ms > 3000) {
 			st->last_warn_ms = now;
-			fp_warn("sampling behind: %.0f of %.0f samples/s asked (%.0f%%); try a lower --hz or --top",
-				st->rate, st->asked_rate, 100 * st->rate / st->asked_rate);
+			fp_warn("sampling behind: %.0f of %.0f samples/s requested (%.0f%%); try a lower --hz or --top",
+				st->rate, st->requested_rate, 100 * st->rate / st->requested_rate);
 		}
 	}
 	char line[256], size[32];
@@ -104,7 +114,7 @@ void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 	human_bytes(rs->bytes_out, size, sizeof size);
 	const char *path = rot_current_path(rot), *slash = strrchr(path, '/');
 	snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s, %llu samples, dropped %llu, late %llu, %s in %s",
-		 st->node, st->rate, st->asked_rate, (unsigned long long)st->samples,
+		 st->node, st->rate, st->requested_rate, (unsigned long long)st->samples,
 		 (unsigned long long)st->dropped, (unsigned long long)st->late, size,
 		 *path ? (slash ? slash + 1 : path) : "(no file yet)");
 	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
@@ -126,10 +136,10 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 	human_bytes(rs->bytes_out, size, sizeof size);
 	double secs = (now_ms() - st->start_ms) / 1000.0;
 	fprintf(stderr,
-		"flameprof: %llu samples in %.1f s (%.0f/s of %.0f/s asked), dropped %llu, late %llu, "
+		"flameprof: %llu samples in %.1f s (%.0f/s of %.0f/s requested), dropped %llu, late %llu, "
 		"rounds p50 %.2f ms p99 %.2f ms; %u file%s, %s, in '%s'\n",
 		(unsigned long long)st->samples, secs, secs > 0 ? st->samples / secs : 0,
-		secs > 0 ? st->asked / secs : 0, (unsigned long long)st->dropped,
+		secs > 0 ? st->requested / secs : 0, (unsigned long long)st->dropped,
 		(unsigned long long)st->late, fp_status_percentile(st, 50) / 1000,
 		fp_status_percentile(st, 99) / 1000, rs->files, rs->files == 1 ? "" : "s", size,
 		cfg->outdir);

@@ -2,7 +2,8 @@
  * status.h - what the user sees while a capture runs and when it ends.
  *
  * On a terminal (and in the foreground) a status line redrawn about five
- * times a second: achieved vs asked samples/s, dropped, late, current file.
+ * times a second: achieved vs requested samples/s (processes selected x
+ * --hz), dropped, late, current file.
  * Elsewhere (cron) a plain line a minute. Falling behind is reported as
  * py-spy does: only when it matters, at most once a minute.
  */
@@ -20,9 +21,13 @@ struct fp_status_state {
 	int live;                    /* redraw a status line */
 	int plain;                   /* print a plain line now and then */
 	long long start_ms, last_draw_ms, last_plain_ms, last_warn_ms, window_ms;
-	uint64_t samples, asked, rounds;
-	uint64_t window_samples, window_asked;
-	double rate, asked_rate;     /* over the last window */
+	uint64_t samples, rounds;
+	uint64_t window_samples;
+	double requested, window_requested; /* selected processes x hz x time */
+	double rate, requested_rate; /* over the last window */
+	double hz;
+	int64_t last_round_us;       /* target time of the previous round, 0: none */
+	unsigned last_selected;
 	uint64_t dropped, late, missed;
 	uint64_t hist[FP_HIST_BUCKETS]; /* round durations, log scale */
 	const char *node;

@@ -427,13 +427,14 @@ static int samples(struct dec_tables *t, struct cur *c, struct sampler_batch *b)
 	return 0;
 }
 
-/* {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal, DroppedTotal} */
+/* {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal,
+ *  DroppedTotal, Selected} */
 static int round_info(struct cur *c, struct sampler_round *r)
 {
-	long long v[8];
-	if (get_tuple(c, 8) < 0)
+	long long v[9];
+	if (get_tuple(c, 9) < 0)
 		return -1;
-	for (int k = 0; k < 8; k++)
+	for (int k = 0; k < 9; k++)
 		if (get_int(c, &v[k]) < 0)
 			return -1;
 	r->start_us = v[0];
@@ -444,6 +445,7 @@ static int round_info(struct cur *c, struct sampler_round *r)
 	r->late_total = (uint64_t)v[5];
 	r->missed_total = (uint64_t)v[6];
 	r->dropped_total = (uint64_t)v[7];
+	r->selected = (unsigned)v[8];
 	return 0;
 }
 

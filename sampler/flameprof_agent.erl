@@ -15,12 +15,22 @@
 %% or says stop, the agent restores backtrace_depth, stops its workers,
 %% unregisters, deletes its own module and has it purged.
 %%
-%% Messages to the sink (the C-node's pid):
+%% Messages to the sink (the C-node's pid); sampler/decode.c reads them:
 %%   {fp_started, Proto, Agent, OldDepth}
-%%   {fp_error, Proto, Reason, Detail}
+%%   {fp_error, Proto, busy, HolderPidText}
+%%   {fp_stopped, Proto, {Rounds, Samples, Dropped, Late, Missed}}
 %%   {fp_batch, Seq, Info, Defs, Samples}
-%%   {fp_stopped, Proto, {Rounds, Samples, Dropped}}
-%% See sampler/decode.c for the exact shapes.
+%%     Info = {RoundStartUs, RoundUs, LatenessUs, Asked, Answered,
+%%             LateTotal, MissedTotal, DroppedTotal, Selected}
+%%     Defs, in order, each before its first use:
+%%       {frame, Id, Module, Function, Arity, File, Line}   (binaries, ints)
+%%       {stack, Id, [FrameId]}                              (leaf first)
+%%       {label, Id, Text}                                   (seq_trace label)
+%%       {proc, Index, Pid, InitialCall, Name}
+%%       reset                                               (forget all ids)
+%%     Samples = [{TimeUs, ProcIndex, Status, StackId, LabelId (0: none),
+%%                 {16 metrics in the order of sampler/sample.h}}]
+%% From the sink: stop.
 -module(flameprof_agent).
 -export([init/1, worker/4]).
 -on_load(watchdog/0).
@@ -250,7 +260,7 @@ round(S0, Now) ->
                                   R, Deadline, S#s.pending, length(Ask)),
     End = now_us(),
     Info = {Now, End - Now, max(0, Lateness), length(Ask), length(Ask) - Left,
-            S1#s.late, S1#s.missed, S1#s.dropped},
+            S1#s.late, S1#s.missed, S1#s.dropped, map_size(S1#s.workers)},
     S2 = send_batch(S1#s{pending = []}, Info, Samples),
     S2#s{next_round = Deadline, rounds = S2#s.rounds + 1}.
 
@@ -373,7 +383,7 @@ finish(S, Why) ->
             %% a plain send: the C-node is reading, and the last batch matters
             (S#s.defs =/= [] orelse S#s.pending =/= []) andalso
                 (S#s.sink ! {fp_batch, S#s.seq + 1,
-                             {now_us(), 0, 0, 0, 0, S#s.late, S#s.missed, S#s.dropped},
+                             {now_us(), 0, 0, 0, 0, S#s.late, S#s.missed, S#s.dropped, 0},
                              lists:reverse(S#s.defs), S#s.pending}),
             S#s.sink ! {fp_stopped, ?PROTO, {S#s.rounds, S#s.samples, S#s.dropped,
                                              S#s.late, S#s.missed}};

@@ -51,7 +51,8 @@ struct sampler_round {
 	int64_t start_us;          /* target time the round started */
 	int64_t duration_us;       /* from asking to the last answer (or deadline) */
 	int64_t lateness_us;       /* how late the round started */
-	unsigned asked, answered;  /* processes asked / that answered in time */
+	unsigned selected;         /* processes being sampled (top N plus explicit) */
+	unsigned asked, answered;  /* processes asked (not still busy) / that answered in time */
 	uint64_t late_total;       /* answers that came after their round */
 	uint64_t missed_total;     /* rounds skipped because the agent fell behind */
 	uint64_t dropped_total;    /* samples the agent dropped (nosuspend) */

@@ -483,7 +483,7 @@ int dec_message(struct dec_tables *t, const char *buf, size_t len,
 		return DEC_OTHER;
 	if (strcmp(tag, "fp_batch") == 0 && arity == 5)
 		return batch(t, &c, out);
-	if (get_int(&c, &proto) < 0)
+	if (strncmp(tag, "fp_", 3) != 0 || get_int(&c, &proto) < 0)
 		return DEC_OTHER;
 	if (proto != 1)
 		return fail(&c, "agent protocol %lld, expected 1", proto);

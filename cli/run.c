@@ -143,10 +143,13 @@ static int stop_agent(struct run *r, int write)
 			r->cfg->node);
 		return -1;
 	}
-	if (sampler_unload(r->sampler) < 0) {
+	int u = sampler_unload(r->sampler);
+	if (u < 0) {
 		fp_warn("%s", sampler_error(r->sampler));
 		return -1;
 	}
+	if (u == SAMPLER_PURGING)
+		fp_note("agent module deleted; '%s' is still purging its old code and finishes by itself", r->cfg->node);
 	fp_note("agent stopped, backtrace_depth restored to %d, module unloaded", sampler_old_depth(r->sampler));
 	return 0;
 }

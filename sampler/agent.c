@@ -113,19 +113,27 @@ static int await_start(sampler_t *s)
 
 int sampler_start(sampler_t *s)
 {
-	int r, loaded;
+	int r, loaded, old;
 	if ((r = check_node(s)) < 0)
 		return r;
-	/* A module left by a run that died between loading and starting. */
+	/* A module left by a run that died between loading and starting (its
+	 * watchdog removes it within a minute anyway), or one still being
+	 * purged: purging walks every process, minutes on a crowded node. */
 	if ((r = rex_call_atom_is(s, "erlang", "module_loaded", FP_AGENT_MODULE, "true", &loaded)) < 0)
 		return r;
-	if (loaded && (r = purge_and_delete(s)) < 0)
+	if (loaded && (r = unload_module(s)) < 0)
 		return r;
+	if ((r = rex_call_atom_is(s, "erlang", "check_old_code", FP_AGENT_MODULE, "true", &old)) < 0)
+		return r;
+	if (old)
+		return serr(s, SAMPLER_ERR_BUSY,
+			    "'%s' is still purging the agent of an earlier run (purging checks every process); try again in a minute",
+			    s->node);
 	if ((r = load_agent(s)) < 0)
 		return r;
 	if ((r = spawn_agent(s)) < 0 || (r = await_start(s)) < 0) {
 		if (r != SAMPLER_ERR_LOST)
-			purge_and_delete(s); /* best effort: the first error is the one to report */
+			unload_module(s); /* best effort: the first error is the one to report */
 		return r;
 	}
 	return 0;
@@ -200,7 +208,8 @@ int sampler_request_stop(sampler_t *s)
 int sampler_unload(sampler_t *s)
 {
 	long long deadline = mono_ms() + s->opts.connect_timeout_ms;
-	int loaded, old, r, tries = 0;
+	int loaded, old, r, deleted = 0;
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	for (;;) {
 		if ((r = rex_call_atom_is(s, "erlang", "module_loaded", FP_AGENT_MODULE, "true", &loaded)) < 0 ||
 		    (r = rex_call_atom_is(s, "erlang", "check_old_code", FP_AGENT_MODULE, "true", &old)) < 0)
@@ -208,13 +217,20 @@ int sampler_unload(sampler_t *s)
 		if (!loaded && !old)
 			return 0;
 		if (mono_ms() >= deadline)
-			return serr(s, SAMPLER_ERR_AGENT,
-				    "the agent module is still loaded on '%s'; remove it with code:purge(%s), code:delete(%s)",
-				    s->node, FP_AGENT_MODULE, FP_AGENT_MODULE);
-		/* The agent deletes itself and has itself purged; help if it is slow. */
-		if (++tries > 5 && (r = purge_and_delete(s)) < 0)
-			return r;
-		struct timespec ts = { 0, 20 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
+			break;
+		/* The agent deletes its module itself; if it could not, we do. */
+		if (loaded && !deleted && mono_ms() + s->opts.connect_timeout_ms / 2 >= deadline) {
+			if ((r = rex_call_atom_is(s, "code", "delete", FP_AGENT_MODULE, "true", &deleted)) < 0)
+				return r;
+			deleted = 1;
+		}
+		nanosleep(&pause, NULL);
 	}
+	if (!loaded)
+		/* Purging walks every process of the node (slow with 100,000 of
+		 * them); the purge the agent started goes on by itself. */
+		return SAMPLER_PURGING;
+	return serr(s, SAMPLER_ERR_AGENT,
+		    "the agent module is still loaded on '%s'; remove it with code:purge(%s), code:delete(%s)",
+		    s->node, FP_AGENT_MODULE, FP_AGENT_MODULE);
 }

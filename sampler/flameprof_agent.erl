@@ -32,7 +32,7 @@
 %%                 {16 metrics in the order of sampler/sample.h}}]
 %% From the sink: stop.
 -module(flameprof_agent).
--export([init/1, worker/4]).
+-export([init/1, worker/4, scanner/2]).
 -on_load(watchdog/0).
 
 -define(PROTO, 1).
@@ -52,7 +52,8 @@
             workers = #{},        % worker pid => {target pid, proc idx, info wanted}
             by_target = #{},      % target pid => worker pid
             busy = #{},           % worker pid => round it has not answered yet
-            prev_reds = #{},      % target pid => reductions at last selection
+            scanner,              % the process that picks the busiest
+            scanning = false,     % a scan has been asked for and not answered
             next_round, next_select, round = 0, reset_round = 0,
             select_round = 0,     % round number at the last selection
             seq = 0, defs = [], pending = [], rounds = 0, samples = 0, dropped = 0,
@@ -75,7 +76,7 @@ orphan_check() ->
            end,
     case Mine of
         true -> ok;
-        false -> code:delete(?MODULE), spawn(code, purge, [?MODULE])
+        false -> unload_self()
     end.
 
 init(Opts) ->
@@ -88,8 +89,9 @@ init(Opts) ->
         true ->
             Old = erlang:system_flag(backtrace_depth, Depth),
             Tab = ets:new(?MODULE, [set, protected, {read_concurrency, true}]),
+            Scanner = spawn_opt(?MODULE, scanner, [self(), #{}], [link]),
             Now = now_us(),
-            S = #s{sink = Sink, sink_node = Node, top = Top,
+            S = #s{sink = Sink, sink_node = Node, top = Top, scanner = Scanner,
                    period_us = max(1, round(1000000 / Hz)),
                    every_us = EveryMs * 1000, depth = Depth, old_depth = Old,
                    explicit_pids = Pids, explicit_names = Names, tab = Tab,
@@ -115,8 +117,8 @@ dict_key_supported() ->
 
 loop(S0) ->
     Now = now_us(),
-    S1 = case Now >= S0#s.next_select of
-             true -> select(S0, Now);
+    S1 = case Now >= S0#s.next_select andalso not S0#s.scanning of
+             true -> request_scan(S0, Now);
              false -> S0
          end,
     case Now >= S1#s.next_round of
@@ -138,32 +140,46 @@ other({sampled, W, R, T, St, Stack, Label, M, Info}, S) ->
     {S1, Sample} = take_sample(W, R, T, St, Stack, Label, M, Info, S),
     S1#s{late = S1#s.late + 1, busy = maps:remove(W, S1#s.busy),
          pending = add(Sample, S1#s.pending)};
+other({scanned, Top}, S) -> select(Top, S#s{scanning = false});
 other({gone, W, _R}, S) -> drop_worker(W, S);
+other({'EXIT', Scanner, _}, #s{scanner = Scanner} = S) ->
+    S#s{scanner = spawn_opt(?MODULE, scanner, [self(), #{}], [link]), scanning = false};
 other({'EXIT', W, _}, S) -> drop_worker(W, S);
 other(_, S) -> S.
 
 %% ---------------------------------------------------------------- selection
 
-select(S, Now) ->
-    Workers = S#s.workers,
-    Self = self(),
-    Prev = S#s.prev_reds,
+%% The scan runs in its own process at normal priority: walking every
+%% process of a node (100,000 on a crowded one) must neither hold up the
+%% sampling rounds nor take a scheduler away from the node's own work.
+request_scan(S, Now) ->
     %% Handling our process_info signals costs the sampled process a few
     %% reductions (measured: about 0.5 per sample when read directly, more
     %% when it handles the signal itself). Without this discount an idle
     %% process, once picked, would stay "busy" because it is sampled.
     Cost = ?SAMPLE_COST * (S#s.round - S#s.select_round),
-    ByTarget = S#s.by_target,
-    Gains = [{R - maps:get(P, Prev, 0) - sample_cost(P, ByTarget, Cost), P, R}
-             || P <- erlang:processes(), P =/= Self,
-                not is_map_key(P, Workers),
-                {reductions, R} <- [erlang:process_info(P, reductions)]],
-    %% A process that did no work in the window is not among the busiest,
-    %% however short the list; explicit targets are added regardless.
-    Top = lists:sublist(lists:reverse(lists:sort([G || {Gain, _, _} = G <- Gains, Gain > 0])),
-                        S#s.top),
-    PrevReds = maps:from_list([{P, R} || {_, P, R} <- Gains]),
-    Chosen = lists:usort([P || {_, P, _} <- Top] ++ explicit(S)),
+    Exclude = maps:put(self(), true, S#s.workers),
+    S#s.scanner ! {scan, Exclude, S#s.by_target, Cost, S#s.top},
+    S#s{scanning = true, next_select = Now + S#s.every_us, select_round = S#s.round}.
+
+scanner(Agent, Prev) ->
+    receive
+        {scan, Exclude, ByTarget, Cost, N} ->
+            Self = self(),
+            Gains = [{R - maps:get(P, Prev, 0) - sample_cost(P, ByTarget, Cost), P, R}
+                     || P <- erlang:processes(), P =/= Self,
+                        not is_map_key(P, Exclude),
+                        {reductions, R} <- [erlang:process_info(P, reductions)]],
+            %% A process that did no work in the window is not among the
+            %% busiest, however short the list.
+            Busy = lists:reverse(lists:sort([G || {Gain, _, _} = G <- Gains, Gain > 0])),
+            Agent ! {scanned, [P || {_, P, _} <- lists:sublist(Busy, N)]},
+            scanner(Agent, maps:from_list([{P, R} || {_, P, R} <- Gains]))
+    end.
+
+%% Explicit targets are sampled whatever the scan found.
+select(Top, S) ->
+    Chosen = lists:usort(Top ++ explicit(S)),
     Keep = maps:from_list([{P, true} || P <- Chosen]),
     %% stop workers whose process left the top
     S1 = maps:fold(fun(T, W, Acc) ->
@@ -175,8 +191,7 @@ select(S, Now) ->
     S2 = lists:foldl(fun(P, Acc) -> ensure_worker(P, Acc) end, S1, Chosen),
     %% every worker reads names and initial calls once in this window
     Ws = maps:map(fun(_, {T, Idx, _}) -> {T, Idx, true} end, S2#s.workers),
-    S2#s{workers = Ws, prev_reds = PrevReds, next_select = Now + S#s.every_us,
-         select_round = S#s.round}.
+    S2#s{workers = Ws}.
 
 sample_cost(P, ByTarget, Cost) ->
     case is_map_key(P, ByTarget) of
@@ -373,7 +388,7 @@ send_batch1(S, Info, Samples) ->
 %% ---------------------------------------------------------------- stopping
 
 finish(S, Why) ->
-    Ws = maps:keys(S#s.workers),
+    Ws = [S#s.scanner | maps:keys(S#s.workers)],
     [begin unlink(W), exit(W, kill) end || W <- Ws],
     erlang:system_flag(backtrace_depth, S#s.old_depth),
     ets:delete(S#s.tab),
@@ -389,11 +404,21 @@ finish(S, Why) ->
                                              S#s.late, S#s.missed}};
         nodedown -> ok
     end,
-    %% Leave no trace: the module goes too. purge kills whoever still runs
-    %% old code of it, which by then can only be this finished process.
-    code:delete(?MODULE),
-    spawn(code, purge, [?MODULE]),
+    unload_self(),
     exit(normal).
+
+%% Leave no trace: the module goes too. Deleting is quick; purging walks
+%% every process of the node (measured: 125 s with 100,000 processes) and
+%% code:purge would hold the code server, and all code loading on the node,
+%% for that long. So the purge goes straight to the code purger, from a
+%% process of its own. It kills whoever still runs our old code, which by
+%% then can only be this finished process.
+unload_self() ->
+    code:delete(?MODULE),
+    case erlang:function_exported(erts_code_purger, purge, 1) of
+        true -> spawn(erts_code_purger, purge, [?MODULE]);
+        false -> spawn(code, purge, [?MODULE])
+    end.
 
 %% ---------------------------------------------------------------- workers
 

@@ -72,7 +72,8 @@ int type_at(const ei_x_buff *x, int at);
 
 /* load.c: loads the agent module (or compiles it on the node). */
 int load_agent(sampler_t *s);
-/* Purges and deletes our module on the node (a stale copy, or cleanup). */
-int purge_and_delete(sampler_t *s);
+/* Deletes our module on the node and starts purging it there (a stale
+ * copy, or cleanup after a failed start); does not wait for the purge. */
+int unload_module(sampler_t *s);
 
 #endif

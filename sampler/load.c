@@ -151,15 +151,27 @@ out:
 	return r;
 }
 
-/* Removes a stale copy of our module (a run that died before unloading). */
-int purge_and_delete(sampler_t *s)
+int unload_module(sampler_t *s)
 {
-	int yes, r;
-	if ((r = rex_call_atom_is(s, "code", "purge", FP_AGENT_MODULE, "true", &yes)) < 0 ||
-	    (r = rex_call_atom_is(s, "code", "delete", FP_AGENT_MODULE, "true", &yes)) < 0 ||
-	    (r = rex_call_atom_is(s, "code", "purge", FP_AGENT_MODULE, "true", &yes)) < 0)
+	struct args a;
+	ei_x_buff reply;
+	int yes, at, r;
+	if ((r = rex_call_atom_is(s, "code", "delete", FP_AGENT_MODULE, "true", &yes)) < 0)
 		return r;
-	return 0;
+	/* As the agent does: purge through the code purger, in a process of
+	 * its own, so the code server is not held while every process of the
+	 * node is checked (minutes on a node with 100,000 processes). */
+	args_begin(&a, 3);
+	arg_atom(&a, "erts_code_purger");
+	arg_atom(&a, "purge");
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0;
+	arg_atom(&a, FP_AGENT_MODULE);
+	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	r = rex_call_args(s, "erlang", "spawn", &a, &reply, &at, s->opts.connect_timeout_ms);
+	ei_x_free(&reply);
+	return r;
 }
 
 int load_agent(sampler_t *s)
@@ -170,15 +182,11 @@ int load_agent(sampler_t *s)
 		r = load_binary(s, (const char *)fp_agent_beam, (long)fp_agent_beam_len, why, sizeof why, &loaded);
 		if (r < 0)
 			return r;
-		if (!loaded && strcmp(why, "not_purged") == 0) {
-			if ((r = purge_and_delete(s)) < 0)
-				return r;
-			r = load_binary(s, (const char *)fp_agent_beam, (long)fp_agent_beam_len, why, sizeof why, &loaded);
-			if (r < 0)
-				return r;
-		}
 		if (loaded)
 			return 0;
+		if (strcmp(why, "not_purged") == 0)
+			return serr(s, SAMPLER_ERR_BUSY, "'%s' is still purging the agent of an earlier run; try again in a minute",
+				    s->node);
 	}
 	return compile_on_node(s);
 }

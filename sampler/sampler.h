@@ -82,7 +82,10 @@ int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out);
 int sampler_request_stop(sampler_t *s);
 
 /* After the agent stopped: makes sure its module is deleted and purged on
- * the node (code:is_loaded/1 false, no old code). */
+ * the node (code:is_loaded/1 false, no old code). @return 0, or
+ * SAMPLER_PURGING when the module is deleted and the node is still purging
+ * its old code (it finishes by itself), or a negative enum sampler_err. */
+#define SAMPLER_PURGING 1
 int sampler_unload(sampler_t *s);
 
 void sampler_free(sampler_t *s);

@@ -268,7 +268,9 @@ static int capture(struct run *r)
 		if (e < 0) {
 			char first[512];
 			snprintf(first, sizeof first, "%s", rot_error(r->rot));
-			fp_error("%s; free some space or choose another directory with -o DIR", first);
+			fp_error("%s; %s", first, e == ROT_ERR_NOSPACE ?
+				 "free some space or choose another directory with -o DIR" :
+				 "check the output directory, or choose another with -o DIR");
 			stop_agent(r, 0);
 			/* closing retries the same write on the same disk: say it
 			 * only if it failed differently (one sentence per failure) */

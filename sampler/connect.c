@@ -112,8 +112,8 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 	if (!at || !valid_alive(opts->node, (size_t)(at - opts->node)) || !valid_host(at + 1) ||
 	    strlen(opts->node) >= sizeof s->node)
 		return serr(s, SAMPLER_ERR_USAGE,
-			    "'%s' is not a node name; give it as name@host, e.g. app@db1 or app@db1.example.com",
-			    opts->node);
+			    "'%.80s%s' is not a node name; give it as name@host, e.g. app@db1 or app@db1.example.com",
+			    opts->node, strlen(opts->node) > 80 ? "..." : "");
 	snprintf(s->node, sizeof s->node, "%s", opts->node);
 	snprintf(s->host, sizeof s->host, "%s", at + 1);
 	snprintf(target_alive, sizeof target_alive, "%.*s", (int)(at - opts->node), opts->node);

@@ -37,8 +37,12 @@ $(B)/gen/$(AGENT_MOD).erl: sampler/flameprof_agent.erl
 	@mkdir -p $(@D) && sed 's/^-module(flameprof_agent)\./-module($(AGENT_MOD))./' $< > $@
 $(B)/gen/$(AGENT_MOD).beam: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
 	erlc +deterministic -o $(@D) $<
-$(B)/gen/agent_blob.c: $(B)/gen/$(AGENT_MOD).beam scripts/embed.sh
-	(scripts/embed.sh fp_agent_beam $< && scripts/embed.sh fp_agent_source $(B)/gen/$(AGENT_MOD).erl) > $@
+# The source is embedded preprocessed (erlc -P): erl_parse on the node
+# cannot read -define or ?MACRO.
+$(B)/gen/$(AGENT_MOD).P: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
+	erlc -P -o $(@D) $<
+$(B)/gen/agent_blob.c: $(B)/gen/$(AGENT_MOD).beam $(B)/gen/$(AGENT_MOD).P scripts/embed.sh
+	(scripts/embed.sh fp_agent_beam $< && scripts/embed.sh fp_agent_source $(B)/gen/$(AGENT_MOD).P) > $@
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(CFLAGS) -c -o $@ $<

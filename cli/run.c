@@ -299,6 +299,11 @@ int fp_run(const struct fp_config *cfg)
 	const char *ck = NULL;
 	int rc;
 
+	char err[512];
+	if (sampler_check_node(cfg->node, err, sizeof err) < 0) {
+		fp_usage("%s", err);
+		return EX_USAGE;
+	}
 	install_signals();
 	fp_status_init(&r.status, cfg);
 	fmt_ctx *fmt = NULL;

@@ -69,6 +69,16 @@ static int valid_host(const char *p)
 	return 1;
 }
 
+int sampler_check_node(const char *node, char *err, size_t errlen)
+{
+	const char *at = strchr(node, '@');
+	if (at && valid_alive(node, (size_t)(at - node)) && valid_host(at + 1) && strlen(node) < 512)
+		return 0;
+	snprintf(err, errlen, "'%.80s%s' is not a node name; give it as name@host, e.g. app@db1 or app@db1.example.com",
+		 node, strlen(node) > 80 ? "..." : "");
+	return SAMPLER_ERR_USAGE;
+}
+
 /* Our host part: short or long, following the target's form. */
 static void our_host(const sampler_t *s, char *out, size_t cap)
 {
@@ -108,12 +118,9 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 	if (ei_x_new(&s->rx) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 
+	if (sampler_check_node(opts->node, s->err, sizeof s->err) < 0)
+		return SAMPLER_ERR_USAGE;
 	const char *at = strchr(opts->node, '@');
-	if (!at || !valid_alive(opts->node, (size_t)(at - opts->node)) || !valid_host(at + 1) ||
-	    strlen(opts->node) >= sizeof s->node)
-		return serr(s, SAMPLER_ERR_USAGE,
-			    "'%.80s%s' is not a node name; give it as name@host, e.g. app@db1 or app@db1.example.com",
-			    opts->node, strlen(opts->node) > 80 ? "..." : "");
 	snprintf(s->node, sizeof s->node, "%s", opts->node);
 	snprintf(s->host, sizeof s->host, "%s", at + 1);
 	snprintf(target_alive, sizeof target_alive, "%.*s", (int)(at - opts->node), opts->node);

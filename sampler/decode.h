@@ -18,8 +18,10 @@
 #include "sampler.h"
 
 /* Ids above these are refused: the agent resets its tables long before. */
-#define DEC_MAX_ID (1u << 22)
-#define DEC_MAX_PROC (1u << 22)
+/* The agent resets at 500,000 ids and 100,000 processes; a message past
+ * these bounds is refused rather than allowed to make the tables huge. */
+#define DEC_MAX_ID (1u << 20)
+#define DEC_MAX_PROC (1u << 18)
 
 struct dec_entry;
 struct dec_proc;

@@ -65,6 +65,10 @@ struct sampler_batch {
 	int has_round;             /* 0 for the final batch sent at stop */
 };
 
+/* Checks that node is name@host with characters a node name can have.
+ * @return 0, or SAMPLER_ERR_USAGE with one sentence in err. */
+int sampler_check_node(const char *node, char *err, size_t errlen);
+
 /* Connects to opts->node (epmd lookup, TCP, handshake). *out is set even on
  * failure so that sampler_error() works; free it with sampler_free(). */
 int sampler_connect(sampler_t **out, const struct sampler_options *opts);

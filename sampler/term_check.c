@@ -142,15 +142,10 @@ static int term(struct walk *w, int depth)
 		if (atom(w) < 0 || atom(w) < 0)
 			return -1;
 		return term(w, depth + 1);
-	case 'p': {
-		/* NEW_FUN_EXT: Size counts every byte after the tag */
-		take(w, 1);
-		if (w->left < 4)
-			return -1;
-		n = be(w->p, 4);
-		return n < 4 ? -1 : take(w, n);
-	}
 	default:
+		/* Funs (NEW_FUN_EXT, FUN_EXT) are refused: the agent never sends
+		 * one, and a fun's declared size cannot be trusted to match the
+		 * fields ei would then decode. */
 		return -1;
 	}
 }

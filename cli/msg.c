@@ -2,6 +2,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 #include "msg.h"
 
 int fp_verbosity = 1;
@@ -53,17 +55,26 @@ void fp_usage(const char *fmt, ...)
 	fprintf(stderr, "flameprof: try 'flameprof --help' for more information\n");
 }
 
+int fp_status_width(void)
+{
+	struct winsize ws;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+		return ws.ws_col - 1 > 240 ? 240 : ws.ws_col - 1;
+	return 79;
+}
+
 void fp_status_clear(void)
 {
 	if (!fp_status_active)
 		return;
-	fprintf(stderr, "\r%79s\r", "");
+	fprintf(stderr, "\r%*s\r", fp_status_width(), "");
 	fp_status_active = 0;
 }
 
 void fp_status_show(const char *line)
 {
-	fprintf(stderr, "\r%-79.79s", line);
+	int w = fp_status_width();
+	fprintf(stderr, "\r%-*.*s", w, w, line);
 	fflush(stderr);
 	fp_status_active = 1;
 }

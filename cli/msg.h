@@ -21,6 +21,8 @@ void fp_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The status line owns the end of stderr while it is shown: messages
  * clear it first. */
 void fp_status_clear(void);
+/* Columns the status line may use: the terminal's width less one, else 79. */
+int fp_status_width(void);
 void fp_status_show(const char *line);
 extern int fp_status_active;
 

@@ -109,14 +109,20 @@ void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 				st->rate, st->requested_rate, 100 * st->rate / st->requested_rate);
 		}
 	}
-	char line[256], size[32];
+	char line[512], size[32];
 	const struct rot_stats *rs = rot_stats(rot);
 	human_bytes(rs->bytes_out, size, sizeof size);
 	const char *path = rot_current_path(rot), *slash = strrchr(path, '/');
-	snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s, %llu samples, dropped %llu, late %llu, %s in %s",
-		 st->node, st->rate, st->requested_rate, (unsigned long long)st->samples,
-		 (unsigned long long)st->dropped, (unsigned long long)st->late, size,
-		 *path ? (slash ? slash + 1 : path) : "(no file yet)");
+	const char *file = *path ? (slash ? slash + 1 : path) : "(no file yet)";
+	int n = snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s, %llu samples, dropped %llu, late %llu, %s in ",
+			 st->node, st->rate, st->requested_rate, (unsigned long long)st->samples,
+			 (unsigned long long)st->dropped, (unsigned long long)st->late, size);
+	/* The file name goes last; when the line is too wide, its end (the
+	 * time it started) matters more than its start (the node, shown). */
+	int room = fp_status_width() - n, len = (int)strlen(file);
+	if (n > 0 && n < (int)sizeof line)
+		snprintf(line + n, sizeof line - (size_t)n, "%s%s", room > 3 && len > room ? "..." : "",
+			 room > 3 && len > room ? file + len - (room - 3) : file);
 	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
 		st->last_draw_ms = now;
 		fp_status_show(line);

@@ -1,0 +1,28 @@
+#!/bin/bash
+# What the user sees: on a terminal a status line redrawn in place (the
+# hidden --test-fake-tty stands in for the terminal, as zstd's
+# --fake-stderr-is-console does), cleared before the summary; without one
+# no redraws at all; with -q nothing on success.
+. "$(dirname "$0")/../lib.sh"
+start_epmd && compile_workloads && start_node status "fp_busy:start(4)" || exit 1
+
+fp --test-fake-tty --duration 3s --top 10 -o "$T_DIR/tty" "$NODE"
+is "$FP_RC" 0 "a run with a (fake) terminal exits 0"
+redraws=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^$NODE: [0-9]*/[0-9]* samples/s, [0-9]* samples, dropped [0-9]*, late [0-9]*, ")
+check "the status line is redrawn in place, several times ($redraws)" test "$redraws" -ge 3
+check "it names the file being written (its end, the time it started, when the line is too narrow)" grep -q "in \(\.\.\.\)\?[^ ]*Z\.perf\.zst" "$T_DIR/fp.err"
+last=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -v '^ *$' | grep -c "samples in .* requested")
+is "$last" 1 "the summary comes once, on a line of its own"
+
+fp --duration 2s --top 10 -o "$T_DIR/plain" "$NODE"
+is "$FP_RC" 0 "a run without a terminal exits 0"
+check "without a terminal nothing is redrawn (no carriage return)" sh -c "! grep -q \$'\\r' '$T_DIR/fp.err'"
+check "the summary line is there" grep -q "^flameprof: [0-9]* samples in .* requested), dropped 0" "$T_DIR/fp.err"
+check "and says how to open the files" grep -q "flameprof report" "$T_DIR/fp.err"
+
+fp -q --duration 2s --top 10 -o "$T_DIR/quiet" "$NODE"
+is "$FP_RC" 0 "-q exits 0"
+is "$(wc -c < "$T_DIR/fp.err")" 0 "-q prints nothing when all goes well"
+check "and still writes the capture" sh -c "ls '$T_DIR/quiet'/flameprof_*.perf.zst >/dev/null"
+check "the node is left as it was" node_clean "$NODE"
+finish

@@ -114,8 +114,8 @@ void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 	human_bytes(rs->bytes_out, size, sizeof size);
 	const char *path = rot_current_path(rot), *slash = strrchr(path, '/');
 	const char *file = *path ? (slash ? slash + 1 : path) : "(no file yet)";
-	int n = snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s, %llu samples, dropped %llu, late %llu, %s in ",
-			 st->node, st->rate, st->requested_rate, (unsigned long long)st->samples,
+	int n = snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s, dropped %llu, late %llu, %s, ",
+			 st->node, st->rate, st->requested_rate,
 			 (unsigned long long)st->dropped, (unsigned long long)st->late, size);
 	/* The file name goes last; when the line is too wide, its end (the
 	 * time it started) matters more than its start (the node, shown). */

@@ -3,7 +3,7 @@
  *
  * On a terminal (and in the foreground) a status line redrawn about five
  * times a second: achieved vs requested samples/s (processes selected x
- * --hz), dropped, late, current file.
+ * --hz), dropped, late, bytes written, current file.
  * Elsewhere (cron) a plain line a minute. Falling behind is reported as
  * py-spy does: only when it matters, at most once a minute.
  */

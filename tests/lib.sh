@@ -289,6 +289,7 @@ start_snode() {
 		-eval "erlang:system_flag(backtrace_depth, 13), $2, file:write_file(\"$T_DIR/$name.ready\", \"\")" \
 		>"$T_DIR/$name.log" 2>&1 &
 	NODE_PID=$!
+	disown "$NODE_PID"
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@$S_HOST"
 	for _ in $(seq 100); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done

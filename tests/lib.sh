@@ -77,13 +77,15 @@ ERL_BIN_ERL=erl
 # C-node too), prints the result.
 rpc() { "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -a "$2" 2>&1; }
 
-# node_clean NODE: the agent is gone, depth restored, module unloaded.
+# node_clean NODE [RPC]: the agent is gone, depth restored, module unloaded
+# (RPC: rpc for long names, srpc for short ones).
 node_clean() {
+	call=${2:-rpc}
 	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
-	[ "$(rpc "$1" "erlang whereis [flameprof_agent]")" = undefined ] &&
-	[ "$(rpc "$1" "erlang module_loaded [$mod]")" = false ] &&
-	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ] &&
-	[ "$(rpc "$1" "erlang system_flag [backtrace_depth, 13]")" = 13 ]
+	[ "$($call "$1" "erlang whereis [flameprof_agent]")" = undefined ] &&
+	[ "$($call "$1" "erlang module_loaded [$mod]")" = false ] &&
+	[ "$($call "$1" "erlang check_old_code [$mod]")" = false ] &&
+	[ "$($call "$1" "erlang system_flag [backtrace_depth, 13]")" = 13 ]
 }
 
 # wait_until SECONDS CMD...: polls CMD every 0.2 s.
@@ -296,10 +298,4 @@ start_snode() {
 	echo "# node $NODE did not start:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
 }
 srpc() { "$ERL_CALL" -sname "$1" -c "$T_COOKIE" -timeout 10 -a "$2" 2>&1; }
-snode_clean() {
-	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
-	[ "$(srpc "$1" "erlang whereis [flameprof_agent]")" = undefined ] &&
-	[ "$(srpc "$1" "erlang module_loaded [$mod]")" = false ] &&
-	[ "$(srpc "$1" "erlang check_old_code [$mod]")" = false ] &&
-	[ "$(srpc "$1" "erlang system_flag [backtrace_depth, 13]")" = 13 ]
-}
+snode_clean() { node_clean "$1" srpc; }

@@ -1,0 +1,363 @@
+#!/bin/bash
+# bench/run.sh FLAMEPROF - `make bench`: what flameprof costs the node it
+# watches, how faithfully it samples, and what its own pipeline can carry.
+#
+# Starts its own epmd (private port, loopback) and real `erl` nodes with
+# unique names and their own cookie (the ideas of tests/lib.sh), runs the
+# five measurements of issue 3, prints a table and rewrites
+# doc/benchmarks.md. Never fails on a number: a measurement that cannot be
+# taken is reported as "n/a" with the reason.
+#
+#   BENCH_QUICK=1   ~3-minute smoke run (fewer, shorter repetitions)
+#   BENCH_ONLY=service,saturated,crowd,pipeline,soak   run only those parts
+#   BENCH_DOC=0     do not rewrite doc/benchmarks.md
+#   KEEP=1          keep the scratch directory
+set -u
+FP=${1:?usage: bench/run.sh path/to/flameprof}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+QUICK=${BENCH_QUICK:-0}
+ONLY=${BENCH_ONLY:-service,saturated,crowd,pipeline,soak}
+DOC=${BENCH_DOC:-1}
+
+# ---------------------------------------------------------------- sizes
+# Full run: ~20 minutes on the 2-core reference machine, 10 of them the soak.
+if [ "$QUICK" = 1 ]; then
+	SVC_REPS=1 SVC_SECS=8 SVC_WARM=3 OTP_SECS=5
+	SAT_REPS=1 SAT_SECS=8 CROWD_SECS=8 PIPE_BATCHES=200 SOAK_SECS=45 SOAK_EVERY=5
+else
+	SVC_REPS=4 SVC_SECS=15 SVC_WARM=5 OTP_SECS=10
+	SAT_REPS=3 SAT_SECS=20 CROWD_SECS=30 PIPE_BATCHES=600 SOAK_SECS=600 SOAK_EVERY=30
+fi
+SVC_HZ="10 97 499"
+SAT_HZ="97 499"
+
+# ---------------------------------------------------------------- scratch, epmd, cookie
+B_DIR=$(mktemp -d "${TMPDIR:-/tmp}/fp-bench.XXXXXX")
+B_COOKIE="bench$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+B_PIDS=""
+export ERL_EPMD_PORT=$(( 40000 + $$ % 20000 ))
+printf '%s\n' "$B_COOKIE" > "$B_DIR/cookie"
+chmod 400 "$B_DIR/cookie"
+# BENCH_RESULTS=FILE: add to (and report from) an earlier run's results,
+# e.g. to redo one part with BENCH_ONLY.
+RES=${BENCH_RESULTS:-$B_DIR/results}
+[ -n "${BENCH_RESULTS:-}" ] || : > "$RES"
+# One binary for the whole run, even if the tree is rebuilt meanwhile.
+cp "$FP" "$B_DIR/flameprof" && FP="$B_DIR/flameprof"
+EI_BIN=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin
+ERL_CALL="$EI_BIN/erl_call"
+
+cleanup() {
+	for p in $B_PIDS; do kill -9 "$p" 2>/dev/null; done
+	epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1
+	if [ -z "${KEEP:-}" ]; then rm -rf "$B_DIR"; else echo "bench: kept $B_DIR"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+say() { echo "bench: $*" >&2; }
+# put KEY VALUE: one figure into the results file
+put() { printf '%s %s\n' "$1" "$2" >> "$RES"; }
+get() { awk -v k="$1" '$1 == k { v = $2 } END { print (v == "" ? "n/a" : v) }' "$RES"; }
+now() { date +%s.%N; }
+part() { case ",$ONLY," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+
+# Median, min and max of the numbers on stdin: "median min max" (n/a if none).
+stats() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "n/a n/a n/a"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		print m, v[1], v[NR] }'
+}
+
+epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
+for _ in $(seq 50); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && break; sleep 0.1; done
+mkdir -p "$B_DIR/ebin"
+erlc -o "$B_DIR/ebin" "$ROOT/bench/fp_bench.erl" || { say "cannot compile bench/fp_bench.erl"; exit 1; }
+AGENT_MOD=$("$FP" --version | sed -n 's/.*(agent \(.*\)).*/\1/p')
+
+# start_node NAME EVAL [ERL ARGS...]: NAME_<pid>@127.0.0.1 running EVAL;
+# sets NODE and NODE_PID once the node has run EVAL.
+start_node() {
+	local name="$1_$$" eval="$2"
+	shift 2
+	erl -name "$name@127.0.0.1" -setcookie "$B_COOKIE" -noshell -noinput \
+		-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$B_DIR/ebin" "$@" \
+		-eval "$eval, file:write_file(\"$B_DIR/$name.ready\", \"\")" >"$B_DIR/$name.log" 2>&1 &
+	NODE_PID=$!
+	B_PIDS="$B_PIDS $NODE_PID"
+	NODE="$name@127.0.0.1"
+	for _ in $(seq 300); do [ -f "$B_DIR/$name.ready" ] && return 0; sleep 0.1; done
+	say "node $NODE did not start:"; sed 's/^/bench:   /' "$B_DIR/$name.log" >&2
+	return 1
+}
+stop_node() { kill -9 "$NODE_PID" 2>/dev/null; wait "$NODE_PID" 2>/dev/null; }
+
+# rpc NODE "Mod Fun [Args]" [TIMEOUT]
+rpc() { "$ERL_CALL" -name "$1" -c "$B_COOKIE" -timeout "${3:-30}" -a "$2" 2>&1; }
+
+# fp_begin NODE OUTDIR ARGS...: flameprof in the background (FP_PID, FP_ERR);
+# returns once it says it is sampling, 1 if it does not. A saturated node
+# can take seconds to schedule its handshake, so one failed start is retried.
+fp_begin() {
+	local node=$1 out=$2 try
+	shift 2
+	FP_ERR="$out.err"
+	for try in 1 2; do
+		FP_T0=$(now)
+		"$FP" --cookie-file "$B_DIR/cookie" --connect-timeout 30s -v --no-progress -o "$out" "$@" "$node" 2>"$FP_ERR" &
+		FP_PID=$!
+		for _ in $(seq 600); do
+			grep -q "^flameprof: sampling '" "$FP_ERR" 2>/dev/null && { FP_T1=$(now); return 0; }
+			kill -0 "$FP_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		say "flameprof did not start sampling (try $try):"; sed 's/^/bench:   /' "$FP_ERR" >&2
+		kill -9 "$FP_PID" 2>/dev/null
+		wait "$FP_PID" 2>/dev/null
+		agent_gone "$node"
+	done
+	return 1
+}
+# agent_gone NODE: waits (at most 90 s) until no agent is registered there
+# and its module is deleted and purged, so that the next run does not meet
+# the last one still cleaning up (on a saturated node that takes seconds).
+agent_gone() {
+	for _ in $(seq 180); do
+		[ "$(rpc "$1" "erlang whereis [flameprof_agent]" 10)" = undefined ] &&
+		[ "$(rpc "$1" "erlang module_loaded [$AGENT_MOD]" 10)" = false ] &&
+		[ "$(rpc "$1" "erlang check_old_code [$AGENT_MOD]" 10)" = false ] && return 0
+		sleep 0.5
+	done
+	say "the agent or its module is still on $1"
+}
+# fp_end: SIGINT, wait (bounded), then SUMMARY holds
+# "samples secs rate asked dropped late p50 p99" (n/a... if none).
+fp_end() {
+	FP_CPU=$(awk -v t="$(cpu_ticks "$FP_PID")" -v hz="$CLK_TCK" -v a="$FP_T0" -v b="$(now)" \
+		'BEGIN { printf "%.2f\n", 100 * t / hz / (b - a) }')
+	local t0; t0=$(now)
+	FP_WIN=$(awk -v a="$FP_T1" -v b="$t0" 'BEGIN { printf "%.3f", b - a }')
+	kill -INT "$FP_PID" 2>/dev/null
+	for _ in $(seq 900); do kill -0 "$FP_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$FP_PID" 2>/dev/null
+	wait "$FP_PID" 2>/dev/null
+	FP_STOP=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+	SUMMARY=$(sed 's/\/s requested)/\/s asked)/' "$FP_ERR" | sed -n 's/^flameprof: \([0-9]*\) samples in \([0-9.]*\) s (\([0-9]*\)\/s of \([0-9]*\)\/s asked), dropped \([0-9]*\), late \([0-9]*\), rounds p50 \([0-9.]*\) ms p99 \([0-9.]*\) ms.*/\1 \2 \3 \4 \5 \6 \7 \8/p')
+	[ -n "$SUMMARY" ] || { SUMMARY="n/a n/a n/a n/a n/a n/a n/a n/a"; sed 's/^/bench:   /' "$FP_ERR" >&2; }
+}
+
+# A snapshot of the service node: "requests,monotonic_us,cpu_ticks", the
+# last the node's own CPU time (utime + stime of beam.smp, /proc/PID/stat).
+snap() {
+	local s; s=$(rpc "$NODE" "fp_bench snapshot []" | tr -d '{} ')
+	echo "$s,$(cpu_ticks "$NODE_PID")"
+}
+cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+CLK_TCK=$(getconf CLK_TCK)
+# rate A B: requests per wall second between two snapshots.
+rate() {
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, ","); split(b, y, ",");
+		if (y[2] > x[2]) printf "%.1f\n", (y[1] - x[1]) / ((y[2] - x[2]) / 1e6); else print "n/a" }'
+}
+# per_cpu A B: requests per second of the node's own CPU time.
+per_cpu() {
+	awk -v a="$1" -v b="$2" -v hz="$CLK_TCK" 'BEGIN { split(a, x, ","); split(b, y, ",");
+		if (y[3] > x[3]) printf "%.1f\n", (y[1] - x[1]) / ((y[3] - x[3]) / hz); else print "n/a" }'
+}
+
+# What else the machine was doing: busy % of all CPUs over 2 s before we start.
+busy_pct() {
+	local a b
+	a=$(awk '/^cpu /{ t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $5 + $6 }' /proc/stat)
+	sleep 2
+	b=$(awk '/^cpu /{ t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $5 + $6 }' /proc/stat)
+	echo "$a $b" | awk '{ dt = $3 - $1; di = $4 - $2; printf "%.0f\n", (dt > 0 ? 100 * (dt - di) / dt : 0) }'
+}
+BUSY_BEFORE=$(busy_pct)
+say "machine busy ${BUSY_BEFORE}% before the bench (other processes)"
+put busy_before "$BUSY_BEFORE"
+BENCH_T0=$(date +%s)
+
+ratio() { awk -v x="$1" -v y="$2" 'BEGIN { if (x + 0 > 0 && y + 0 > 0) printf "%.4f\n", x / y; else print "n/a" }'; }
+
+# ---------------------------------------------------------------- 1. overhead on service
+# Interleaved: each repetition runs every configuration once, in an order
+# rotated by one per repetition, and each profiled figure is divided by the
+# unprofiled figure of the same repetition.
+bench_service() {
+	say "service: 16 gen_servers, 200 clients; $SVC_REPS x (none, --hz $SVC_HZ) x ${SVC_SECS}s"
+	start_node svc "fp_bench:start_service(16, 200)" || return
+	sleep "$SVC_WARM"
+	local configs=(0 $SVC_HZ) r k n=${#configs[@]}
+	for r in $(seq "$SVC_REPS"); do
+		for k in $(seq 0 $((n - 1))); do
+			local hz=${configs[$(( (k + r - 1) % n ))]} a b
+			if [ "$hz" = 0 ]; then
+				sleep 1
+				a=$(snap); sleep "$SVC_SECS"; b=$(snap)
+			else
+				fp_begin "$NODE" "$B_DIR/svc-$r-$hz" --top 100 --hz "$hz" || continue
+				sleep 1      # the first selection and the workers' start
+				a=$(snap); sleep "$SVC_SECS"; b=$(snap)
+				fp_end; agent_gone "$NODE"
+				put "svc_fp_$hz" "$(echo "$SUMMARY" | awk '{ print $3 "/" $4 }')"
+				put "svc_fpcpu_$hz" "$FP_CPU"
+			fi
+			put "svc_thr_${hz}_$r" "$(rate "$a" "$b")"; put "svc_thr_$hz" "$(rate "$a" "$b")"
+			put "svc_eff_${hz}_$r" "$(per_cpu "$a" "$b")"; put "svc_eff_$hz" "$(per_cpu "$a" "$b")"
+			say "service rep $r hz $hz: $(rate "$a" "$b") req/s, $(per_cpu "$a" "$b") req per node CPU-s"
+		done
+		local base ebase
+		base=$(get "svc_thr_0_$r"); ebase=$(get "svc_eff_0_$r")
+		for hz in $SVC_HZ; do
+			put "svc_ratio_$hz" "$(ratio "$(get "svc_thr_${hz}_$r")" "$base")"
+			put "svc_eratio_$hz" "$(ratio "$(get "svc_eff_${hz}_$r")" "$ebase")"
+		done
+	done
+	# For context, OTP's tracing profilers on the same node, once each, next
+	# to an unprofiled window of the same length.
+	local a b
+	sleep 1; a=$(snap); sleep "$OTP_SECS"; b=$(snap)
+	put svc_otp_base "$(rate "$a" "$b")"; put svc_otp_ebase "$(per_cpu "$a" "$b")"
+	if rpc "$NODE" "fp_bench eprof_start []" 60 | grep -q profiling; then
+		a=$(snap); sleep "$OTP_SECS"; b=$(snap)
+		put svc_eprof "$(rate "$a" "$b")"; put svc_eprof_eff "$(per_cpu "$a" "$b")"
+		rpc "$NODE" "fp_bench eprof_stop []" 120 >/dev/null
+	else
+		put svc_eprof n/a
+	fi
+	sleep 1
+	if rpc "$NODE" "fp_bench fprof_start [\"$B_DIR/fprof.trace\"]" 60 | grep -q ok; then
+		a=$(snap); sleep "$OTP_SECS"; b=$(snap)
+		put svc_fprof "$(rate "$a" "$b")"; put svc_fprof_eff "$(per_cpu "$a" "$b")"
+		rpc "$NODE" "fp_bench fprof_stop []" 120 >/dev/null
+		put svc_fprof_mb "$(awk -v s="$(stat -c %s "$B_DIR/fprof.trace" 2>/dev/null || echo 0)" -v t="$OTP_SECS" 'BEGIN { printf "%.0f\n", s / t / 1048576 }')"
+		rm -f "$B_DIR/fprof.trace"
+	else
+		put svc_fprof n/a
+	fi
+	stop_node
+}
+part service && bench_service
+
+# ---------------------------------------------------------------- 2. fidelity on saturated, 5. soak
+# Achieved rate: samples / the time between flameprof saying it samples and
+# our SIGINT, so that neither connecting nor stopping counts as sampling time.
+bench_saturated() {
+	say "saturated: 1000 busy processes; $SAT_REPS x (--hz $SAT_HZ) x ${SAT_SECS}s, top 100"
+	start_node sat "fp_bench:start_saturated(1000)" || return
+	sleep 3
+	local r hz
+	for r in $(seq "$SAT_REPS"); do
+		for hz in $SAT_HZ; do
+			local out="$B_DIR/sat-$r-$hz"
+			fp_begin "$NODE" "$out" --top 100 --hz "$hz" || continue
+			sleep "$SAT_SECS"
+			fp_end; agent_gone "$NODE"
+			put "sat_stop_$hz" "$FP_STOP"
+			set -- $SUMMARY
+			local startup; startup=$(awk -v a="$FP_T0" -v b="$FP_T1" 'BEGIN { printf "%.3f", b - a }')
+			put "sat_rate_$hz" "$(awk -v n="$1" -v w="$FP_WIN" 'BEGIN { if (w > 0 && n != "n/a") printf "%.0f\n", n / w; else print "n/a" }')"
+			put "sat_asked_$hz" "$4"
+			put "sat_p50_$hz" "$7"; put "sat_p99_$hz" "$8"
+			put "sat_dropped_$hz" "$5"; put "sat_late_$hz" "$6"
+			put "sat_fpcpu_$hz" "$FP_CPU"
+			put "sat_bps_$hz" "$(du -sb --apparent-size "$out" | awk -v n="$1" '{ if (n > 0) printf "%.1f\n", $1 / n; else print "n/a" }')"
+			say "saturated rep $r hz $hz: $SUMMARY (startup ${startup}s, window ${FP_WIN}s, stop ${FP_STOP}s, flameprof CPU $FP_CPU%)"
+			rm -rf "$out"
+		done
+	done
+	part soak && bench_soak
+	stop_node
+}
+
+# flameprof's own CPU and memory through a long recording of the saturated
+# node at the defaults (--top 100 --hz 97): /proc/PID/stat and status.
+bench_soak() {
+	say "soak: recording saturated for ${SOAK_SECS}s, RSS every ${SOAK_EVERY}s"
+	local out="$B_DIR/soak"
+	fp_begin "$NODE" "$out" --top 100 --hz 97 || return
+	local t0 c0 t c rss series="" i=0
+	t0=$(now); c0=$(cpu_ticks "$FP_PID")
+	while [ "$i" -lt "$SOAK_SECS" ]; do
+		sleep "$SOAK_EVERY"; i=$((i + SOAK_EVERY))
+		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$FP_PID/status" 2>/dev/null)
+		series="$series $i:${rss:-0}"
+	done
+	t=$(now); c=$(cpu_ticks "$FP_PID")
+	put soak_hwm_kb "$(awk '/^VmHWM:/ { print $2 }' "/proc/$FP_PID/status" 2>/dev/null)"
+	put soak_cpu "$(awk -v c="$((c - c0))" -v hz="$CLK_TCK" -v a="$t0" -v b="$t" 'BEGIN { printf "%.2f\n", 100 * c / hz / (b - a) }')"
+	put soak_rss "$(echo "$series" | tr ' ' '\n' | sed '/^$/d' | paste -sd, -)"
+	fp_end
+	set -- $SUMMARY
+	put soak_summary "$(echo "$SUMMARY" | tr ' ' ,)"
+	put soak_bps "$(du -sb --apparent-size "$out" | awk -v n="$1" '{ if (n > 0) printf "%.1f\n", $1 / n; else print "n/a" }')"
+	rm -rf "$out"
+}
+part saturated && bench_saturated
+if ! part saturated && part soak; then
+	start_node sat "fp_bench:start_saturated(1000)" && sleep 3 && bench_soak; stop_node
+fi
+
+# ---------------------------------------------------------------- 3. selection on crowd
+# The agent's selection is traced in the node (fp_bench:sel_trace_start/1):
+# the scanner process from {scan, ...} in to {scanned, ...} out (or, with an
+# older agent, its select/2 from call to return), and its scheduling in and
+# out: wall time and on-scheduler (CPU) time per window. --every 1s gives one
+# window a second.
+bench_crowd() {
+	say "crowd: 100,000 idle + 4 busy processes; ${CROWD_SECS}s at --every 1s --hz 10"
+	start_node crowd "fp_bench:start_crowd(100000, 4)" || return
+	sleep 2
+	put crowd_procs "$(rpc "$NODE" "fp_bench nprocs []")"
+	if fp_begin "$NODE" "$B_DIR/crowd" --top 100 --every 1s --hz 10; then
+		local res
+		res=$(rpc "$NODE" "fp_bench sel_trace_start [$AGENT_MOD]")
+		case "$res" in scanner|select) put crowd_mode "$res" ;; *) say "cannot trace the agent: $res" ;; esac
+		sleep "$CROWD_SECS"
+		res=$(rpc "$NODE" "fp_bench sel_trace_result []" | tr -d ' \n')
+		fp_end
+		# {[{Wall,Cpu},...],AgentCpu,Elapsed}
+		echo "$res" | sed 's/^{\[//; s/\]\(,[0-9]*,[0-9]*\)}$//' | tr -d '{' | tr '}' '\n' |
+			sed 's/^,//; /^$/d' > "$B_DIR/crowd.windows"
+		put crowd_windows "$(wc -l < "$B_DIR/crowd.windows")"
+		put crowd_wall "$(cut -d, -f1 "$B_DIR/crowd.windows" | stats | tr ' ' ,)"
+		put crowd_cpu "$(cut -d, -f2 "$B_DIR/crowd.windows" | stats | tr ' ' ,)"
+		put crowd_agent_cpu "$(echo "$res" | sed -n 's/.*\],\([0-9]*\),\([0-9]*\)}$/\1 \2/p' |
+			awk '{ if ($2 > 0) printf "%.2f\n", 100 * $1 / $2 }')"
+		put crowd_summary "$(echo "$SUMMARY" | tr ' ' ,)"
+	fi
+	stop_node
+}
+part crowd && bench_crowd
+
+# ---------------------------------------------------------------- 4. the C pipeline alone
+bench_pipeline() {
+	say "pipeline: $PIPE_BATCHES batches of 100 samples, decode -> format -> compress -> write"
+	local cflags libs
+	cflags=$(sed -n 's/^EI_CFLAGS = //p' "$ROOT/build/config.mk")
+	libs="$(sed -n 's/^EI_LIBS = //p' "$ROOT/build/config.mk") $(sed -n 's/^PKG_LIBS = //p' "$ROOT/build/config.mk")"
+	# shellcheck disable=SC2086
+	if ! cc -std=c11 -O2 -g -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $cflags \
+		-o "$B_DIR/pipeline" "$ROOT/bench/pipeline.c" "$ROOT/build/libflameprof.a" $libs -lpthread -lm; then
+		say "cannot build bench/pipeline.c"; return
+	fi
+	mkdir -p "$B_DIR/pipe"
+	"$B_DIR/pipeline" -n "$PIPE_BATCHES" -d "$B_DIR/pipe" > "$B_DIR/pipeline.out" 2> "$B_DIR/pipeline.err"
+	cat "$B_DIR/pipeline.err" >&2
+	put pipe_wire "$(sed -n 's/.*, \([0-9.]*\) bytes\/sample on the wire/\1/p' "$B_DIR/pipeline.err")"
+	while read -r stage codec level n secs rate bps; do
+		case "$stage" in
+		decode|format) put "pipe_${stage}" "$rate" ;;
+		write) put "pipe_${codec}${level#0}" "$rate,$bps" ;;
+		esac
+	done < "$B_DIR/pipeline.out"
+	rm -rf "$B_DIR/pipe"
+}
+part pipeline && bench_pipeline
+
+BUSY_AFTER=$(busy_pct)
+put busy_after "$BUSY_AFTER"
+put minutes "$(( ($(date +%s) - BENCH_T0 + 30) / 60 ))"
+. "$ROOT/bench/report.sh"

@@ -123,6 +123,7 @@ static int write_batch(struct run *r, const struct sampler_batch *b)
 static int stop_agent(struct run *r, int write)
 {
 	struct sampler_batch b;
+	fp_status_stopping(&r->status);
 	int rc = sampler_request_stop(r->sampler);
 	long long deadline = now_ms() + r->cfg->connect_timeout_us / 1000;
 	while (rc == 0 && stop_signals < 2) {
@@ -324,6 +325,7 @@ int fp_run(const struct fp_config *cfg)
 	if ((rc = connect_node(&r, ck)) != 0)
 		goto out;
 	explicit_bzero(cookie, sizeof cookie);
+	fp_status_sampling(&r.status);
 	rc = capture(&r);
 out:
 	explicit_bzero(cookie, sizeof cookie);

@@ -36,6 +36,18 @@ void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg)
 	st->hz = cfg->hz;
 }
 
+void fp_status_sampling(struct fp_status_state *st)
+{
+	st->start_ms = st->last_draw_ms = st->last_plain_ms = st->window_ms = now_ms();
+	st->last_warn_ms = st->start_ms;
+}
+
+void fp_status_stopping(struct fp_status_state *st)
+{
+	if (!st->end_ms)
+		st->end_ms = now_ms();
+}
+
 static int bucket(int64_t us)
 {
 	int b = us <= 0 ? 0 : (int)(log2((double)us + 1) * 4);
@@ -140,7 +152,7 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 	const struct rot_stats *rs = rot_stats(rot);
 	char size[32];
 	human_bytes(rs->bytes_out, size, sizeof size);
-	double secs = (now_ms() - st->start_ms) / 1000.0;
+	double secs = ((st->end_ms ? st->end_ms : now_ms()) - st->start_ms) / 1000.0;
 	fprintf(stderr,
 		"flameprof: %llu samples in %.1f s (%.0f/s of %.0f/s requested), dropped %llu, late %llu, "
 		"rounds p50 %.2f ms p99 %.2f ms; %u file%s, %s, in '%s'\n",

@@ -21,6 +21,7 @@ struct fp_status_state {
 	int live;                    /* redraw a status line */
 	int plain;                   /* print a plain line now and then */
 	long long start_ms, last_draw_ms, last_plain_ms, last_warn_ms, window_ms;
+	long long end_ms;            /* when stopping began; 0: still sampling */
 	uint64_t samples, rounds;
 	uint64_t window_samples;
 	double requested, window_requested; /* selected processes x hz x time */
@@ -34,6 +35,10 @@ struct fp_status_state {
 };
 
 void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg);
+/* Sampling has begun: rates are counted from here, not from connecting. */
+void fp_status_sampling(struct fp_status_state *st);
+/* Stopping has begun: the summary's rates end here. */
+void fp_status_stopping(struct fp_status_state *st);
 void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b);
 void fp_status_tick(struct fp_status_state *st, const rot_t *rot);
 /* The closing summary: where the files are and how to open them. */

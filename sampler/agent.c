@@ -218,6 +218,9 @@ int sampler_unload(sampler_t *s)
 			return 0;
 		if (mono_ms() >= deadline)
 			break;
+		/* Deleted: give the node's purge a second, not the whole timeout. */
+		if (!loaded && deadline > mono_ms() + 1000)
+			deadline = mono_ms() + 1000;
 		/* The agent deletes its module itself; if it could not, we do. */
 		if (loaded && !deleted && mono_ms() + s->opts.connect_timeout_ms / 2 >= deadline) {
 			if ((r = rex_call_atom_is(s, "code", "delete", FP_AGENT_MODULE, "true", &deleted)) < 0)

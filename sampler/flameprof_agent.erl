@@ -37,7 +37,8 @@
 
 -define(PROTO, 1).
 -define(LOCK, flameprof_agent).          % registered name: one agent per node
--define(MAX_IDS, 500000).                % intern table bound; then a reset
+-define(MAX_IDS, 500000).                % intern table bounds; then a reset
+-define(MAX_TAB_WORDS, 2097152).         % 16 MiB of intern table on the node
 -define(MAX_PROCS, 100000).
 -define(WATCHDOG_MS, 60000).
 -define(PRUNE_EVERY, 12).                % scans between prunings of dead pids             % an agent starts within this of loading
@@ -372,15 +373,25 @@ intern(Key, S, Define) ->
             {Id, S1#s{defs = [Def | S1#s.defs]}}
     end.
 
-%% The tables are bounded: past the limit both sides start over.
-maybe_reset(#s{next_id = N, next_proc = P} = S)
-  when N > ?MAX_IDS; P > ?MAX_PROCS ->
+%% The tables are bounded: past a limit both sides start over. The intern
+%% table holds whole stacks as keys (about 2 KB each for 25 frames), so it
+%% is bounded by its memory on the node too: on a workload whose stacks
+%% keep varying it grew without end (the C side's RSS with it, 4 MiB in
+%% 10 minutes of the bench's saturated workload).
+maybe_reset(#s{next_id = N, next_proc = P} = S) ->
+    case N > ?MAX_IDS orelse P > ?MAX_PROCS orelse
+         ets:info(S#s.tab, memory) > ?MAX_TAB_WORDS of
+        true -> reset(S);
+        false -> S
+    end.
+
+reset(S) ->
     ets:delete_all_objects(S#s.tab),
     Procs = maps:from_list([{T, I} || {_, {T, I, _}} <- maps:to_list(S#s.workers)]),
     Ws = maps:map(fun(_, {T, I, _}) -> {T, I, true} end, S#s.workers),
-    S#s{next_id = 1, defs = [reset], reset_round = S#s.round - 1,
-        procs = Procs, workers = Ws, next_proc = lists:max([0 | maps:values(Procs)]) + 1};
-maybe_reset(S) -> S.
+    %% late samples still pending name ids the C side is about to forget
+    S#s{next_id = 1, defs = [reset], reset_round = S#s.round - 1, pending = [],
+        procs = Procs, workers = Ws, next_proc = lists:max([0 | maps:values(Procs)]) + 1}.
 
 %% ---------------------------------------------------------------- sending
 

@@ -123,7 +123,13 @@ int sampler_start(sampler_t *s)
 		return r;
 	if (loaded && (r = unload_module(s)) < 0)
 		return r;
-	if ((r = rex_call_atom_is(s, "erlang", "check_old_code", FP_AGENT_MODULE, "true", &old)) < 0)
+	/* a purge of a few seconds (a busy node) is waited for */
+	long long until = mono_ms() + s->opts.connect_timeout_ms;
+	struct timespec pause = { 0, 200 * 1000 * 1000 };
+	while ((r = rex_call_atom_is(s, "erlang", "check_old_code", FP_AGENT_MODULE, "true", &old)) == 0 &&
+	       old && mono_ms() < until)
+		nanosleep(&pause, NULL);
+	if (r < 0)
 		return r;
 	if (old)
 		return serr(s, SAMPLER_ERR_BUSY,

@@ -342,8 +342,8 @@ proc_def({Initial, Name}, Target, Idx, W, S) ->
 %% ---------------------------------------------------------------- interning
 
 stack_id(Id, S) when is_integer(Id) -> {Id, S};
-stack_id({new, Stack}, S) ->
-    intern({s, Stack}, S, fun(Id, S1) ->
+stack_id({new, {Hash, Stack}}, S) ->
+    intern({s, Hash}, S, fun(Id, S1) ->
                                   {FrameIds, S2} = lists:mapfoldl(fun frame_id/2, S1, Stack),
                                   {{stack, Id, FrameIds}, S2}
                           end).
@@ -461,7 +461,7 @@ worker(Agent, P, Tab, DictKey, Last) ->
                 gone ->
                     Agent ! {gone, self(), R};
                 {T, St, StackKey, Tok, M} ->
-                    Agent ! {sampled, self(), R, T, status(St), lookup(Tab, s, StackKey),
+                    Agent ! {sampled, self(), R, T, status(St), stack_ref(Tab, StackKey),
                              label(Tab, Tok), M, info(Info, P, DictKey)},
                     worker(Agent, P, Tab, DictKey, {element(1, M), StackKey, M})
             end;
@@ -495,7 +495,22 @@ sample(P, none) ->
                  gc(recent_size, GCI), gc(bin_vheap_size, GCI),
                  gc(bin_vheap_block_size, GCI), gc(bin_old_vheap_size, GCI),
                  gc(bin_old_vheap_block_size, GCI), gc(minor_gcs, GC)},
-            {now_us(), St, stack(CF, ST), Tok, M}
+            Stack = stack(CF, ST),
+            {now_us(), St, {stack_hash(Stack), Stack}, Tok, M}
+    end.
+
+%% Stacks are interned under a 64-bit hash of the stack, not the stack
+%% itself: a stack of 25 frames with their locations is about 8 KB as an
+%% ETS key, and on a node whose stacks keep varying the table filled its
+%% 16 MiB bound within seconds (a reset each time, and the samples in
+%% flight lost). Two independent 32-bit hashes: a collision among even
+%% 100,000 distinct stacks has a chance of about 3e-10.
+stack_hash(Stack) ->
+    {erlang:phash2(Stack, 1 bsl 32), erlang:phash2({Stack}, 1 bsl 32)}.
+
+stack_ref(Tab, {Hash, _} = Key) ->
+    try ets:lookup_element(Tab, {s, Hash}, 2)
+    catch error:badarg -> {new, Key}
     end.
 
 lookup(Tab, Kind, Key) ->

@@ -13,7 +13,8 @@ static int check_node(sampler_t *s)
 {
 	struct args a;
 	ei_x_buff reply;
-	int at, r, holder;
+	char atom[MAXATOMLEN_UTF8];
+	int at, r;
 
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
@@ -26,10 +27,8 @@ static int check_node(sampler_t *s)
 		args_begin(&a, 1);
 		arg_atom(&a, "flameprof_agent");
 		r = rex_call_args(s, "erlang", "whereis", &a, &reply, &at, s->opts.connect_timeout_ms);
-		holder = r == 0 && type_at(&reply, at) != ERL_ATOM_EXT &&
-			 type_at(&reply, at) != ERL_SMALL_ATOM_UTF8_EXT && type_at(&reply, at) != ERL_SMALL_ATOM_EXT &&
-			 type_at(&reply, at) != ERL_ATOM_UTF8_EXT;
-		if (holder)
+		/* undefined, or the pid of an agent that holds the name */
+		if (r == 0 && ei_decode_atom(reply.buff, &at, atom) < 0)
 			r = serr(s, SAMPLER_ERR_BUSY,
 				 "'%s' is already being profiled by another flameprof; wait for it to finish, flameprof runs one at a time per node",
 				 s->node);
@@ -44,6 +43,8 @@ static int spawn_agent(sampler_t *s)
 	ei_x_buff reply;
 	int at, r;
 
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 4);
 	arg_atom(&a, FP_AGENT_MODULE);
 	arg_atom(&a, "init");
@@ -59,22 +60,15 @@ static int spawn_agent(sampler_t *s)
 	arg_atom(&a, "depth");
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, s->opts.depth) == 0;
 	arg_atom(&a, "pids");
-	for (size_t k = 0; k < s->opts.npids; k++)
-		a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 &&
-		       ei_x_encode_binary(&a.x, s->opts.pids[k], (int)strlen(s->opts.pids[k])) == 0;
-	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+	arg_binaries(&a, s->opts.pids, s->opts.npids);
 	arg_atom(&a, "names");
-	for (size_t k = 0; k < s->opts.nnames; k++)
-		a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 &&
-		       ei_x_encode_binary(&a.x, s->opts.names[k], (int)strlen(s->opts.names[k])) == 0;
-	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0 && ei_x_encode_empty_list(&a.x) == 0;
+	arg_binaries(&a, s->opts.names, s->opts.nnames);
+	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
 	/* spawn_opt options: [{priority, max}] */
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_tuple_header(&a.x, 2) == 0;
 	arg_atom(&a, "priority");
 	arg_atom(&a, "max");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	r = rex_call_args(s, "erlang", "spawn_opt", &a, &reply, &at, s->opts.connect_timeout_ms);
 	if (r == 0 && ei_decode_pid(reply.buff, &at, &s->agent) < 0)
 		r = serr(s, SAMPLER_ERR_AGENT, "cannot start the agent on '%s' (spawn_opt failed)", s->node);
@@ -188,7 +182,6 @@ int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 			return 1;
 		}
 		if (k == DEC_STOPPED) {
-			s->stopped = 1;
 			s->have_agent = 0;
 			return 2;
 		}

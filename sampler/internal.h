@@ -24,7 +24,6 @@ struct sampler_s {
 	char otp[16];                /* target's otp_release */
 	erlang_pid agent;
 	int have_agent;              /* agent started and not yet stopped */
-	int stopped;                 /* the agent said fp_stopped */
 	int old_depth;
 	long long last_rx_ms;        /* monotonic time of the last message or tick */
 	struct held_msg *held, *held_tail;
@@ -61,14 +60,14 @@ void args_begin(struct args *a, int n);
 int args_end(sampler_t *s, struct args *a);
 void arg_atom(struct args *a, const char *v);
 void arg_raw(struct args *a, const char *buf, int len);
+/* A list of n strings, each as a binary. */
+void arg_binaries(struct args *a, const char *const *v, size_t n);
 /* M:F(Args) through rex; frees the args. reply/at as rex_call(). */
 int rex_call_args(sampler_t *s, const char *mod, const char *fun, struct args *a,
 		  ei_x_buff *reply, int *at, int timeout_ms);
 /* M:F(Atom); *yes tells whether the answer is the atom `want`. */
 int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char *arg,
 		     const char *want, int *yes);
-/* The external-format type of the term at `at`, or -1. */
-int type_at(const ei_x_buff *x, int at);
 
 /* load.c: loads the agent module (or compiles it on the node). */
 int load_agent(sampler_t *s);

@@ -40,12 +40,12 @@ static int load_binary(sampler_t *s, const char *beam, long len, char *why, size
 	struct args a;
 	ei_x_buff reply;
 	int at, r;
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 3);
 	arg_atom(&a, FP_AGENT_MODULE);
 	a.ok = a.ok && ei_x_encode_string(&a.x, "flameprof_agent") == 0 &&
 	       ei_x_encode_binary(&a.x, beam, (int)len) == 0;
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	r = rex_call_args(s, "code", "load_binary", &a, &reply, &at, LOAD_TIMEOUT_MS);
 	if (r == 0)
 		*loaded = load_reply_ok(&reply, at, why, cap);
@@ -58,11 +58,15 @@ static int compile_on_node(sampler_t *s)
 {
 	struct args a;
 	ei_x_buff scan, one;
-	int at, n, r, arity, loaded = 0;
+	int at, n, r, arity, type, size, loaded = 0;
 	char tag[MAXATOMLEN_UTF8], why[MAXATOMLEN_UTF8];
 
-	if (ei_x_new(&scan) < 0 || ei_x_new(&one) < 0)
+	if (ei_x_new(&scan) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	if (ei_x_new(&one) < 0) {
+		ei_x_free(&scan);
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	}
 	args_begin(&a, 1);
 	a.ok = a.ok && ei_x_encode_string_len(&a.x, (const char *)fp_agent_source, (int)fp_agent_source_len) == 0;
 	r = rex_call_args(s, "erl_scan", "string", &a, &scan, &at, LOAD_TIMEOUT_MS);
@@ -87,25 +91,22 @@ static int compile_on_node(sampler_t *s)
 		ntok++;
 		if (!is_dot)
 			continue;
-		if (nforms == MAX_FORMS)
+		if (nforms == MAX_FORMS || ei_x_new(&parsed[nforms]) < 0)
 			goto free_parsed;
 		args_begin(&a, 1);
 		a.ok = a.ok && ei_x_encode_list_header(&a.x, ntok) == 0;
 		arg_raw(&a, scan.buff + form_start, at - form_start);
 		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-		if (ei_x_new(&parsed[nforms]) < 0)
-			goto free_parsed;
 		int pat;
 		r = rex_call_args(s, "erl_parse", "parse_form", &a, &parsed[nforms], &pat, LOAD_TIMEOUT_MS);
 		nforms++;
 		if (r < 0)
 			goto free_parsed;
 		r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (erl_parse failed)", s->node);
-		int end = pat;
 		if (ei_decode_tuple_header(parsed[nforms - 1].buff, &pat, &ta) < 0 || ta != 2 ||
 		    ei_decode_atom(parsed[nforms - 1].buff, &pat, tag) < 0 || strcmp(tag, "ok") != 0)
 			goto free_parsed;
-		end = pat;
+		int end = pat;
 		if (ei_skip_term(parsed[nforms - 1].buff, &end) < 0)
 			goto free_parsed;
 		/* keep only the form: shift it to the front of its buffer */
@@ -129,10 +130,9 @@ static int compile_on_node(sampler_t *s)
 	r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (compile:forms failed; is the compiler application there?)", s->node);
 	if (ei_decode_tuple_header(one.buff, &at, &arity) < 0 || arity < 3 ||
 	    ei_decode_atom(one.buff, &at, tag) < 0 || strcmp(tag, "ok") != 0 ||
-	    ei_skip_term(one.buff, &at) < 0 || type_at(&one, at) != ERL_BINARY_EXT)
+	    ei_skip_term(one.buff, &at) < 0 || ei_get_type(one.buff, &at, &type, &size) < 0 ||
+	    type != ERL_BINARY_EXT)
 		goto free_parsed;
-	int type, size;
-	ei_get_type(one.buff, &at, &type, &size);
 	char *beam = malloc((size_t)size + 1);
 	long blen;
 	if (!beam) {
@@ -160,6 +160,8 @@ int unload_module(sampler_t *s)
 	int yes, at, r;
 	if ((r = rex_call_atom_is(s, "code", "delete", FP_AGENT_MODULE, "true", &yes)) < 0)
 		return r;
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	/* As the agent does: purge through the code purger, in a process of
 	 * its own, so the code server is not held while every process of the
 	 * node is checked (minutes on a node with 100,000 processes). */
@@ -169,8 +171,6 @@ int unload_module(sampler_t *s)
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0;
 	arg_atom(&a, FP_AGENT_MODULE);
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	r = rex_call_args(s, "erlang", "spawn", &a, &reply, &at, s->opts.connect_timeout_ms);
 	ei_x_free(&reply);
 	return r;

@@ -137,6 +137,14 @@ int args_end(sampler_t *s, struct args *a)
 	return 0;
 }
 
+void arg_binaries(struct args *a, const char *const *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		a->ok = a->ok && ei_x_encode_list_header(&a->x, 1) == 0 &&
+			ei_x_encode_binary(&a->x, v[k], (int)strlen(v[k])) == 0;
+	a->ok = a->ok && ei_x_encode_empty_list(&a->x) == 0;
+}
+
 void arg_atom(struct args *a, const char *v)
 {
 	a->ok = a->ok && ei_x_encode_atom(&a->x, v) == 0;
@@ -167,19 +175,13 @@ int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char 
 	ei_x_buff reply;
 	char got[MAXATOMLEN_UTF8];
 	int at, r;
-	args_begin(&a, 1);
-	arg_atom(&a, arg);
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	args_begin(&a, 1);
+	arg_atom(&a, arg);
 	r = rex_call_args(s, mod, fun, &a, &reply, &at, s->opts.connect_timeout_ms);
 	if (r == 0)
 		*yes = ei_decode_atom(reply.buff, &at, got) == 0 && strcmp(got, want) == 0;
 	ei_x_free(&reply);
 	return r;
-}
-
-int type_at(const ei_x_buff *x, int at)
-{
-	int type, size;
-	return ei_get_type(x->buff, &at, &type, &size) < 0 ? -1 : type;
 }

@@ -236,6 +236,19 @@ static int read_cookie(const struct fp_config *cfg, char *cookie, size_t cap, co
 	return 0;
 }
 
+/* Closes and renames the current file, then prints the summary. A failed
+ * close is reported unless it repeats `said`, the error already printed
+ * (closing retries the same write on the same disk: one sentence per
+ * failure). @return 0 or the close's rot_err. */
+static int close_output(struct run *r, const char *said)
+{
+	int e = rot_close(r->rot);
+	if (e < 0 && (!said || strcmp(said, rot_error(r->rot)) != 0))
+		fp_error("%s", rot_error(r->rot));
+	fp_status_summary(&r->status, r->rot, r->cfg);
+	return e;
+}
+
 /* The capture loop proper. @return an exit status. */
 static int capture(struct run *r)
 {
@@ -255,10 +268,7 @@ static int capture(struct run *r)
 			fp_error("%s", sampler_error(r->sampler));
 			if (rc != SAMPLER_ERR_LOST)
 				stop_agent(r, 0);
-			int e = rot_close(r->rot);
-			if (e < 0)
-				fp_error("%s", rot_error(r->rot));
-			fp_status_summary(&r->status, r->rot, cfg);
+			close_output(r, NULL);
 			return exit_for_sampler(rc);
 		}
 		int e = rc == 1 ? write_batch(r, &b) : 0;
@@ -273,24 +283,15 @@ static int capture(struct run *r)
 				 "free some space or choose another directory with -o DIR" :
 				 "check the output directory, or choose another with -o DIR");
 			stop_agent(r, 0);
-			/* closing retries the same write on the same disk: say it
-			 * only if it failed differently (one sentence per failure) */
-			if (rot_close(r->rot) < 0 && strcmp(first, rot_error(r->rot)) != 0)
-				fp_error("%s", rot_error(r->rot));
-			fp_status_summary(&r->status, r->rot, cfg);
+			close_output(r, first);
 			return exit_for_rotate(e);
 		}
 		fp_status_tick(&r->status, r->rot);
 	}
 	fp_note("stopping");
 	stop_agent(r, 1);
-	int e = rot_close(r->rot);
-	fp_status_summary(&r->status, r->rot, cfg);
-	if (e < 0) {
-		fp_error("%s", rot_error(r->rot));
-		return exit_for_rotate(e);
-	}
-	return 0;
+	int e = close_output(r, NULL);
+	return e < 0 ? exit_for_rotate(e) : 0;
 }
 
 int fp_run(const struct fp_config *cfg)

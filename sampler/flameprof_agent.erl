@@ -49,7 +49,7 @@
                 garbage_collection, garbage_collection_info,
                 sequential_trace_token]).
 
--record(s, {sink, sink_node, proto, top, period_us, every_us, depth,
+-record(s, {sink, sink_node, top, period_us, every_us,
             old_depth, explicit_pids, explicit_names, tab,
             next_id = 1, procs = #{}, next_proc = 1,
             workers = #{},        % worker pid => {target pid, proc idx, info wanted}
@@ -96,7 +96,7 @@ init(Opts) ->
             Now = now_us(),
             S = #s{sink = Sink, sink_node = Node, top = Top, scanner = Scanner,
                    period_us = max(1, round(1000000 / Hz)),
-                   every_us = EveryMs * 1000, depth = Depth, old_depth = Old,
+                   every_us = EveryMs * 1000, old_depth = Old,
                    explicit_pids = Pids, explicit_names = Names, tab = Tab,
                    next_round = Now, next_select = Now,
                    dict_key = dict_key_supported()},

@@ -44,6 +44,8 @@ static const struct opt options[] = {
 	  "zstd (default), gzip (for stock Flamescope) or none" },
 	{ "level", 0, "N", K_UINT, F(level), 1, 22,
 	  "compression level (default: zstd 3, gzip 6)" },
+	{ "no-index", 0, NULL, K_SET, F(no_index), 1, 0,
+	  "leave the report index out of zstd files (smaller files; 'flameprof report' then reads the text)" },
 	{ "flush", 0, "DUR", K_DUR, F(flush_us), 0, 0,
 	  "end a compressed frame and write it every DUR (default 5s)" },
 	{ "rotate", 0, "DUR", K_DUR, F(rotate_us), 0, 0,

@@ -27,6 +27,7 @@ struct fp_config {
 	const char *outdir;            /* -o */
 	enum rot_codec codec;          /* --compress */
 	int level;                     /* --level; 0: codec default */
+	int no_index;                  /* --no-index: no report index in zstd files */
 	int64_t flush_us;              /* --flush */
 	int64_t rotate_us;             /* --rotate */
 	uint64_t rotate_bytes;         /* --rotate-size */

@@ -17,6 +17,7 @@
 #include "run.h"
 #include "status.h"
 #include "../formatter/formatter.h"
+#include "../report/rep_index.h"
 #include "../rotate/rotate.h"
 #include "../sampler/sampler.h"
 
@@ -55,6 +56,7 @@ struct run {
 	sampler_t *sampler;
 	fmt_ctx *fmt;
 	rot_t *rot;
+	rep_ixw *index;
 	char *buf;
 	size_t cap;
 	const struct fp_sample **order;
@@ -165,6 +167,22 @@ static void settings_text(const struct fp_config *cfg, char *out, size_t cap)
 		snprintf(out + n, cap - n, "none");
 }
 
+/* rotate/ calls these; the report index reads the text as it goes out. */
+static void index_new_file(void *ctx)
+{
+	rep_ixw_reset(ctx);
+}
+
+static void index_text(void *ctx, const void *p, size_t n)
+{
+	rep_ixw_text(ctx, p, n);
+}
+
+static void index_take(void *ctx, uint64_t offset, int last, const void **out, size_t *len)
+{
+	rep_ixw_take(ctx, offset, last, out, len);
+}
+
 static int open_output(struct run *r, const char *node)
 {
 	const struct fp_config *cfg = r->cfg;
@@ -177,6 +195,14 @@ static int open_output(struct run *r, const char *node)
 		.rotate_us = cfg->rotate_us, .rotate_bytes = cfg->rotate_bytes,
 		.keep = cfg->keep, .keep_bytes = cfg->keep_bytes, .header = header,
 	};
+	struct rot_index ix = { NULL, index_new_file, index_text, index_take };
+	if (cfg->codec == ROT_ZSTD && !cfg->no_index) {
+		/* Without memory for it the files are only slower to report on. */
+		if ((r->index = rep_ixw_create(cfg->level)) != NULL) {
+			ix.ctx = r->index;
+			ro.index = &ix;
+		}
+	}
 	int e = rot_open(&r->rot, &ro);
 	if (e < 0) {
 		fp_error("%s; choose another directory with -o DIR", rot_error(r->rot));
@@ -333,6 +359,7 @@ out:
 	fp_status_clear();
 	sampler_free(r.sampler);
 	rot_free(r.rot);
+	rep_ixw_free(r.index);
 	fmt_free(fmt);
 	free(r.buf);
 	free(r.order);

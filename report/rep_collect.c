@@ -125,10 +125,12 @@ static int names_match(const char *have, size_t hl, const char *want, size_t wl)
 	return hl == wl + 7 && memcmp(have, "erlang_", 7) == 0 && memcmp(have + 7, want, wl) == 0;
 }
 
-static int resolve_metric(rep_collect *c, const char *rest, size_t len)
+/* Picks the --weight metric among an event's metric names (the first event
+ * kept): the name itself, or its "_delta" form. */
+static int resolve_names(rep_collect *c, const char *const *names, const size_t *lens, size_t n)
 {
-	const char *want = c->cfg->weight, *nm;
-	size_t wl = strlen(want), pos = 0, nl;
+	const char *want = c->cfg->weight;
+	size_t wl = strlen(want), i;
 	char known[256] = "";
 	size_t kl = 0;
 	int pass;
@@ -139,8 +141,9 @@ static int resolve_metric(rep_collect *c, const char *rest, size_t len)
 				break;
 			ml = wl - 6;
 		}
-		pos = 0;
-		while (rep_next_metric(rest, len, &pos, &nm, &nl)) {
+		for (i = 0; i < n; i++) {
+			const char *nm = names[i];
+			size_t nl = lens[i];
 			if (names_match(nm, nl, want, ml) && nl < sizeof c->metric) {
 				memcpy(c->metric, nm, nl);
 				c->metric[nl] = '\0';
@@ -154,8 +157,9 @@ static int resolve_metric(rep_collect *c, const char *rest, size_t len)
 			}
 		}
 	}
-	pos = 0;
-	while (rep_next_metric(rest, len, &pos, &nm, &nl) && kl + nl + 3 < sizeof known) {
+	for (i = 0; i < n && kl + lens[i] + 3 < sizeof known; i++) {
+		const char *nm = names[i];
+		size_t nl = lens[i];
 		if (nl > 7 && memcmp(nm, "erlang_", 7) == 0) {
 			nm += 7;
 			nl -= 7;
@@ -173,16 +177,27 @@ static int resolve_metric(rep_collect *c, const char *rest, size_t len)
 	return REP_C_METRIC;
 }
 
+#define MAX_NAMES 64
+
+static int resolve_metric(rep_collect *c, const char *rest, size_t len)
+{
+	const char *names[MAX_NAMES];
+	size_t lens[MAX_NAMES], n = 0, pos = 0;
+	while (n < MAX_NAMES && rep_next_metric(rest, len, &pos, &names[n], &lens[n]))
+		n++;
+	return resolve_names(c, names, lens, n);
+}
+
 /* ==== Events ==== */
 
-static int pid_ok(const struct rep_config *cfg, const struct rep_event_line *ev)
+int rep_collect_pid_ok(const rep_collect *c, uint32_t pid, uint32_t tid)
 {
+	const struct rep_config *cfg = c->cfg;
 	size_t i;
 	if (cfg->npids == 0)
 		return 1;
 	for (i = 0; i < cfg->npids; i++)
-		if (cfg->pids[i].pid == ev->pid &&
-		    (cfg->pids[i].any_serial || cfg->pids[i].serial == ev->tid))
+		if (cfg->pids[i].pid == pid && (cfg->pids[i].any_serial || cfg->pids[i].serial == tid))
 			return 1;
 	return 0;
 }
@@ -199,6 +214,25 @@ static int status_selected(const char *list, const char *s, size_t len)
 			return 1;
 		p += l + (e ? 1 : 0);
 	}
+	return 0;
+}
+
+/* Room for at least n frame ids (and the path's two more). */
+static int grow_ids(rep_collect *c, size_t n)
+{
+	size_t nc = c->capids;
+	uint32_t *ni, *np;
+	while (nc < n)
+		nc *= 2;
+	if (nc == c->capids)
+		return 0;
+	if (!(ni = realloc(c->ids, nc * sizeof *ni)))
+		return -1;
+	c->ids = ni;
+	if (!(np = realloc(c->path, (nc + 2) * sizeof *np)))
+		return -1;
+	c->path = np;
+	c->capids = nc;
 	return 0;
 }
 
@@ -241,38 +275,60 @@ static int heat_add(rep_collect *c, int64_t t_us, int64_t w)
 	return 0;
 }
 
-static int commit(rep_collect *c)
+/* The part of an event after its filters by status and pid: the category
+ * filter, the heatmap, the time cut, the trie. ids are leaf first. leaf
+ * (may be NULL) caches the trie node of this stack under this status, for
+ * positive [0] and negative [1] weights. */
+static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status_id,
+		     const uint32_t *ids, size_t nids, uint32_t catmask, uint32_t *leaf)
 {
 	size_t n = 0, i;
-	int64_t w = c->w;
-	int rc;
+	int neg = w < 0, rc;
+	if ((catmask & c->need_mask) != c->need_mask) {
+		c->st.filtered++;
+		return 0;
+	}
+	if ((rc = heat_add(c, time_us, w)) < 0)
+		return rc;
+	if (time_us < c->from_us || time_us >= c->to_us) {
+		c->st.out_of_range++;
+		return 0;
+	}
+	if (neg) {
+		w = -w;
+		c->st.negative++;
+	}
+	c->st.used++;
+	if (leaf && leaf[neg]) {
+		rep_trie_add_at(c->trie, leaf[neg], w);
+		return 0;
+	}
+	if (nids + 2 > c->capids + 2 && grow_ids(c, nids) != 0)
+		return REP_C_NOMEM;
+	if (neg)
+		c->path[n++] = c->negative_id;
+	c->path[n++] = status_id;
+	for (i = nids; i > 0; i--)
+		c->path[n++] = ids[i - 1];
+	{
+		uint32_t node;
+		if (rep_trie_leaf(c->trie, c->path, n, &node) != 0)
+			return REP_C_NOMEM;
+		rep_trie_add_at(c->trie, node, w);
+		if (leaf)
+			leaf[neg] = node;
+	}
+	return 0;
+}
+
+static int commit(rep_collect *c)
+{
 	if (!c->in_event)
 		return 0;
 	c->in_event = 0;
 	if (!c->keep)
 		return 0;
-	if ((c->catmask & c->need_mask) != c->need_mask) {
-		c->st.filtered++;
-		return 0;
-	}
-	if ((rc = heat_add(c, c->time_us, w)) < 0)
-		return rc;
-	if (c->time_us < c->from_us || c->time_us >= c->to_us) {
-		c->st.out_of_range++;
-		return 0;
-	}
-	if (w < 0) {
-		c->path[n++] = c->negative_id;
-		w = -w;
-		c->st.negative++;
-	}
-	c->path[n++] = c->status_id;
-	for (i = c->nids; i > 0; i--)
-		c->path[n++] = c->ids[i - 1];
-	if (rep_trie_add(c->trie, c->path, n, w) != 0)
-		return REP_C_NOMEM;
-	c->st.used++;
-	return 0;
+	return add_event(c, c->time_us, c->w, c->status_id, c->ids, c->nids, c->catmask, NULL);
 }
 
 static int64_t cut_time(const struct rep_collect_s *c, int abs, int64_t v)
@@ -280,38 +336,54 @@ static int64_t cut_time(const struct rep_collect_s *c, int abs, int64_t v)
 	return abs ? v : c->st.t0_s * 1000000 + v;
 }
 
+/* Every event, kept or not: the count, the time origin, the last time. */
+static void event_seen(rep_collect *c, int64_t time_us)
+{
+	c->st.events++;
+	if (!c->have_t0) {
+		c->have_t0 = 1;
+		c->st.first_us = time_us;
+		c->st.t0_s = time_us / 1000000;
+		c->from_us = c->cfg->has_from ? cut_time(c, c->cfg->from_abs, c->cfg->from_us)
+					      : INT64_MIN;
+		c->to_us = c->cfg->has_to ? cut_time(c, c->cfg->to_abs, c->cfg->to_us) : INT64_MAX;
+	}
+	if (time_us > c->st.last_us || c->st.events == 1)
+		c->st.last_us = time_us;
+}
+
+uint32_t rep_collect_status(rep_collect *c, const char *comm, size_t len, int *ok)
+{
+	int is_new;
+	uint32_t id = rep_frames_intern(c->frames, REP_K_STATUS, comm, len, "", 0, &is_new);
+	if (id == REP_NO_FRAME)
+		return id;
+	if (is_new && status_selected(c->cfg->status, comm, len))
+		rep_frames_set_mark(c->frames, id, MARK_STATUS_OK);
+	*ok = (rep_frames_mark(c->frames, id) & MARK_STATUS_OK) != 0;
+	return id;
+}
+
 static int event_line(rep_collect *c, const char *s, size_t len)
 {
 	struct rep_event_line ev;
-	int is_new, rc;
+	int ok, rc;
 	uint32_t id;
 	if (rep_parse_event(s, len, &ev) != 0) {
 		c->st.bad_lines++;
 		return 0;
 	}
-	c->st.events++;
-	if (!c->have_t0) {
-		c->have_t0 = 1;
-		c->st.first_us = ev.time_us;
-		c->st.t0_s = ev.time_us / 1000000;
-		c->from_us = c->cfg->has_from ? cut_time(c, c->cfg->from_abs, c->cfg->from_us)
-					      : INT64_MIN;
-		c->to_us = c->cfg->has_to ? cut_time(c, c->cfg->to_abs, c->cfg->to_us) : INT64_MAX;
-	}
-	if (ev.time_us > c->st.last_us || c->st.events == 1)
-		c->st.last_us = ev.time_us;
+	event_seen(c, ev.time_us);
 	c->in_event = 1;
 	c->nids = 0;
 	c->catmask = 0;
 	c->time_us = ev.time_us;
 	c->w = 1;
-	id = rep_frames_intern(c->frames, REP_K_STATUS, ev.comm, ev.comm_len, "", 0, &is_new);
+	id = rep_collect_status(c, ev.comm, ev.comm_len, &ok);
 	if (id == REP_NO_FRAME)
 		return REP_C_NOMEM;
-	if (is_new && status_selected(c->cfg->status, ev.comm, ev.comm_len))
-		rep_frames_set_mark(c->frames, id, MARK_STATUS_OK);
 	c->status_id = id;
-	c->keep = (rep_frames_mark(c->frames, id) & MARK_STATUS_OK) && pid_ok(c->cfg, &ev);
+	c->keep = ok && rep_collect_pid_ok(c, ev.pid, ev.tid);
 	if (!c->keep) {
 		c->st.filtered++;
 		return 0;
@@ -330,22 +402,15 @@ static int event_line(rep_collect *c, const char *s, size_t len)
 	return 0;
 }
 
-static int frame_line(rep_collect *c, const char *s, size_t len)
+uint32_t rep_collect_frame(rep_collect *c, int is_category, const char *sym, size_t len,
+			   const char *dso, size_t dso_len, uint32_t *catmask)
 {
-	struct rep_frame_line fr;
-	uint32_t id;
 	int is_new;
-	if (!c->in_event || !c->keep)
-		return 0;
-	if (rep_parse_frame(s, len, &fr) != 0) {
-		c->st.bad_lines++;
-		return 0;
-	}
-	id = rep_frames_intern(c->frames, fr.is_category ? REP_K_CATEGORY : REP_K_CODE, fr.sym,
-			       fr.sym_len, fr.dso, fr.dso_len, &is_new);
+	uint32_t id = rep_frames_intern(c->frames, is_category ? REP_K_CATEGORY : REP_K_CODE, sym,
+					len, dso, dso_len, &is_new);
 	if (id == REP_NO_FRAME)
-		return REP_C_NOMEM;
-	if (is_new && fr.is_category && c->cfg->ncategories) {
+		return id;
+	if (is_new && is_category && c->cfg->ncategories) {
 		struct rep_frame_info fi;
 		uint32_t m = 0;
 		size_t k;
@@ -359,20 +424,27 @@ static int frame_line(rep_collect *c, const char *s, size_t len)
 		}
 		rep_frames_set_mark(c->frames, id, m);
 	}
-	if (fr.is_category)
-		c->catmask |= rep_frames_mark(c->frames, id);
-	if (c->nids == c->capids) {
-		size_t nc = c->capids * 2;
-		uint32_t *ni = realloc(c->ids, nc * sizeof *ni), *np;
-		if (!ni)
-			return REP_C_NOMEM;
-		c->ids = ni;
-		np = realloc(c->path, (nc + 2) * sizeof *np);
-		if (!np)
-			return REP_C_NOMEM;
-		c->path = np;
-		c->capids = nc;
+	if (is_category)
+		*catmask |= rep_frames_mark(c->frames, id);
+	return id;
+}
+
+static int frame_line(rep_collect *c, const char *s, size_t len)
+{
+	struct rep_frame_line fr;
+	uint32_t id;
+	if (!c->in_event || !c->keep)
+		return 0;
+	if (rep_parse_frame(s, len, &fr) != 0) {
+		c->st.bad_lines++;
+		return 0;
 	}
+	id = rep_collect_frame(c, fr.is_category, fr.sym, fr.sym_len, fr.dso, fr.dso_len,
+			       &c->catmask);
+	if (id == REP_NO_FRAME)
+		return REP_C_NOMEM;
+	if (c->nids == c->capids && grow_ids(c, c->nids + 1) != 0)
+		return REP_C_NOMEM;
 	c->ids[c->nids++] = id;
 	return 0;
 }
@@ -457,4 +529,55 @@ void rep_collect_range(const rep_collect *c, int64_t *from_us, int64_t *to_us)
 {
 	*from_us = c->have_t0 ? c->from_us : INT64_MIN;
 	*to_us = c->have_t0 ? c->to_us : INT64_MAX;
+}
+
+/* ==== Pre-parsed events (the report index) ==== */
+
+int rep_collect_weight_candidate(const rep_collect *c, const char *name, size_t len)
+{
+	const char *want = c->cfg->weight;
+	size_t wl;
+	if (!c->weighted)
+		return 0;
+	if (c->resolved)
+		return len == c->metric_len && memcmp(name, c->metric, len) == 0;
+	wl = strlen(want);
+	return names_match(name, len, want, wl) ||
+	       (wl > 6 && strcmp(want + wl - 6, "_delta") == 0 &&
+		names_match(name, len, want, wl - 6));
+}
+
+int rep_collect_resolve(rep_collect *c, const char *const *names, const size_t *lens, size_t n)
+{
+	if (!c->weighted || c->resolved)
+		return 0;
+	return resolve_names(c, names, lens, n);
+}
+
+int rep_collect_metric_is(const rep_collect *c, const char *name, size_t len, int *use_delta)
+{
+	*use_delta = c->use_delta;
+	return c->resolved && len == c->metric_len && memcmp(name, c->metric, len) == 0;
+}
+
+int rep_collect_pre_event(rep_collect *c, int64_t time_us, uint32_t status_id, int pass,
+			  const uint32_t *ids, size_t nids, uint32_t catmask, int has_w, int64_t w,
+			  uint32_t *leaf)
+{
+	int rc;
+	event_seen(c, time_us);
+	if (!pass) {
+		c->st.filtered++;
+		return 0;
+	}
+	if (!c->weighted) {
+		w = 1;
+	} else if (!has_w) {
+		w = 0;
+		c->st.no_metric++;
+	}
+	rc = add_event(c, time_us, w, status_id, ids, nids, catmask, leaf);
+	if (rc == REP_C_NOMEM)
+		snprintf(c->err, sizeof c->err, "out of memory");
+	return rc;
 }

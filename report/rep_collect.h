@@ -70,4 +70,33 @@ int rep_collect_weighted(const rep_collect *c); /* 0: samples */
 /* The time cut as absolute microseconds (INT64_MIN/INT64_MAX when open). */
 void rep_collect_range(const rep_collect *c, int64_t *from_us, int64_t *to_us);
 
+/*
+ * Pre-parsed events, for the report index (rep_index_read.c). The calls
+ * mirror what the text path does line by line, in the same order, so both
+ * paths build the same frame table, trie and heatmap.
+ */
+/* Interns a status (comm); *ok: it passes --status. REP_NO_FRAME: no memory. */
+uint32_t rep_collect_status(rep_collect *c, const char *comm, size_t len, int *ok);
+int rep_collect_pid_ok(const rep_collect *c, uint32_t pid, uint32_t tid);
+/* Interns a frame of a kept event; ORs a category frame's filter bits into
+ * *catmask. REP_NO_FRAME: no memory. */
+uint32_t rep_collect_frame(rep_collect *c, int is_category, const char *sym, size_t len,
+			   const char *dso, size_t dso_len, uint32_t *catmask);
+/* 1 when this metric name could be (or is) the --weight metric. */
+int rep_collect_weight_candidate(const rep_collect *c, const char *name, size_t len);
+/* Resolves --weight among the first kept event's metric names (no-op when
+ * unweighted or done). @return 0 or REP_C_METRIC. */
+int rep_collect_resolve(rep_collect *c, const char *const *names, const size_t *lens, size_t n);
+/* 1 when name is the resolved weight metric; *use_delta: weigh by its delta. */
+int rep_collect_metric_is(const rep_collect *c, const char *name, size_t len, int *use_delta);
+/*
+ * One event. pass: its status and pid passed the filters (ids, catmask and
+ * w are then needed; ids leaf first). has_w: it carries the weight metric
+ * (ignored when unweighted). leaf: 2 cached trie nodes for this stack under
+ * this status (0: unknown), filled in here. @return 0 or REP_C_NOMEM.
+ */
+int rep_collect_pre_event(rep_collect *c, int64_t time_us, uint32_t status_id, int pass,
+			  const uint32_t *ids, size_t nids, uint32_t catmask, int has_w, int64_t w,
+			  uint32_t *leaf);
+
 #endif

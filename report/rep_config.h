@@ -39,6 +39,7 @@ struct rep_config {
 	unsigned width;            /* SVG width in pixels */
 	double min_width;          /* omit frames narrower than this many pixels */
 	int quiet;                 /* no summary line */
+	int no_index;              /* --no-index: read the text even where an index is */
 };
 
 #endif

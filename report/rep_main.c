@@ -14,6 +14,7 @@
 #include <sysexits.h>
 
 #include "rep_collect.h"
+#include "rep_index.h"
 #include "rep_input.h"
 #include "rep_opts.h"
 #include "rep_order.h"
@@ -30,6 +31,34 @@ __attribute__((format(printf, 1, 2))) static void rep_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* Through the file's report index, if it has a sound one.
+ * @return 1 done, 0 read the text instead, or an exit status (negated). */
+static int read_index(rep_collect *c, const struct rep_config *cfg, const char *path)
+{
+	char detail[256];
+	uint64_t n;
+	int rc = rep_index_read(c, path, &n, detail, sizeof detail);
+	switch (rc) {
+	case 1:
+		return 1;
+	case REP_IX_NONE:
+		if (*detail)
+			rep_msg("warning: the report index in '%s' is not usable (%s); reading its "
+				"text", path, detail);
+		return 0;
+	case REP_C_METRIC:
+		rep_msg("cannot weight by '%s': %s", cfg->weight, rep_collect_error(c));
+		return -EX_USAGE;
+	case REP_IX_NOMEM:
+		rep_msg("cannot read '%s': out of memory (cut it with --from/--to?)", path);
+		return -EX_OSERR;
+	default:
+		rep_msg("cannot decode the report index in '%s': %s (read its text with --no-index)",
+			path, detail);
+		return -EX_DATAERR;
+	}
+}
+
 /* Reads one file into the collector. @return 0 or an exit status. */
 static int read_file(rep_collect *c, const struct rep_config *cfg, const char *path)
 {
@@ -38,7 +67,10 @@ static int read_file(rep_collect *c, const struct rep_config *cfg, const char *p
 	const char *line;
 	size_t len;
 	int rin, rc = 0, status = 0;
-	rep_input *in = rep_input_open(path, &e, detail, sizeof detail);
+	rep_input *in;
+	if (!cfg->no_index && (rc = read_index(c, cfg, path)) != 0)
+		return rc > 0 ? 0 : -rc;
+	in = rep_input_open(path, &e, detail, sizeof detail);
 	if (!in) {
 		rep_msg("cannot open '%s': %s (check the path and permissions)", path, detail);
 		return e == REP_IN_NOMEM ? EX_OSERR : EX_NOINPUT;

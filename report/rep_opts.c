@@ -9,7 +9,7 @@
 
 enum opt_id {
 	O_OUTPUT, O_FORMAT, O_HEATMAP, O_WEIGHT, O_FROM, O_TO, O_STATUS, O_PID, O_CATEGORY,
-	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_HELP
+	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP
 };
 
 struct opt {
@@ -36,6 +36,8 @@ static const struct opt OPTS[] = {
 	{ "title", 0, "TEXT", "title of the picture", O_TITLE },
 	{ "width", 0, "PX", "picture width in pixels (default 1200)", O_WIDTH },
 	{ "min-width", 0, "PX", "omit frames narrower than this (default 1)", O_MIN_WIDTH },
+	{ "no-index", 0, NULL, "read the text even where a file has a report index (slower; same "
+			       "picture)", O_NO_INDEX },
 	{ "quiet", 'q', NULL, "no summary line on standard error", O_QUIET },
 	{ "help", 'h', NULL, "print this help", O_HELP },
 };
@@ -149,6 +151,7 @@ static enum rep_opts_result apply(const struct opt *o, const char *val, struct r
 	case O_WEIGHT: cfg->weight = val; break;
 	case O_TITLE: cfg->title = val; break;
 	case O_QUIET: cfg->quiet = 1; break;
+	case O_NO_INDEX: cfg->no_index = 1; break;
 	case O_HELP: return REP_OPTS_HELP;
 	case O_FORMAT:
 		if (!strcmp(val, "svg") || !strcmp(val, "flamegraph"))

@@ -244,3 +244,27 @@ int rep_next_metric(const char *s, size_t len, size_t *pos, const char **name, s
 	*pos = len;
 	return 0;
 }
+
+int rep_next_metric_value(const char *s, size_t len, size_t *pos, const char **name,
+			  size_t *nlen, int64_t *value, int64_t *delta)
+{
+	size_t i;
+	if (!rep_next_metric(s, len, pos, name, nlen))
+		return 0;
+	i = *pos + 1; /* after the ':' */
+	while (i < len && is_space(s[i]))
+		i++;
+	if (parse_i64(s, len, &i, value) != 0)
+		return -1;
+	while (i < len && is_space(s[i]))
+		i++;
+	if (i >= len || s[i] != ',')
+		return -1;
+	i++;
+	while (i < len && is_space(s[i]))
+		i++;
+	if (parse_i64(s, len, &i, delta) != 0)
+		return -1;
+	*pos = i;
+	return 1;
+}

@@ -56,4 +56,12 @@ int rep_find_metric(const char *s, size_t len, const char *name, size_t nlen, in
  */
 int rep_next_metric(const char *s, size_t len, size_t *pos, const char **name, size_t *nlen);
 
+/*
+ * Like rep_next_metric, with the numbers: @return 1 with the next name and
+ * its value and delta (as rep_find_metric reads them), 0 when there are no
+ * more, -1 when the next one's numbers are malformed.
+ */
+int rep_next_metric_value(const char *s, size_t len, size_t *pos, const char **name,
+			  size_t *nlen, int64_t *value, int64_t *delta);
+
 #endif

@@ -167,23 +167,20 @@ static int grow_stacks(rep_trie *t)
 	return 0;
 }
 
-int rep_trie_add(rep_trie *t, const uint32_t *path, size_t n, int64_t weight)
+int rep_trie_leaf(rep_trie *t, const uint32_t *path, size_t n, uint32_t *leaf)
 {
 	uint64_t h;
 	size_t j, i;
 	uint32_t node = 0;
-	if (n == 0) {
-		t->v[0].self_w += weight;
-		t->v[0].self_n++;
+	*leaf = 0;
+	if (n == 0)
 		return 0;
-	}
 	h = path_hash(path, n);
 	j = h & (t->nstacks - 1);
 	while (t->stacks[j].leaf) {
 		struct stack_slot *s = &t->stacks[j];
 		if (s->hash == h && s->len == n && same_path(t, s->leaf, path, n)) {
-			t->v[s->leaf].self_w += weight;
-			t->v[s->leaf].self_n++;
+			*leaf = s->leaf;
 			return 0;
 		}
 		j = (j + 1) & (t->nstacks - 1);
@@ -191,13 +188,27 @@ int rep_trie_add(rep_trie *t, const uint32_t *path, size_t n, int64_t weight)
 	for (i = 0; i < n; i++)
 		if ((node = child(t, node, path[i])) == 0)
 			return -1;
-	t->v[node].self_w += weight;
-	t->v[node].self_n++;
 	t->stacks[j].hash = h;
 	t->stacks[j].leaf = node;
 	t->stacks[j].len = (uint32_t)n;
 	if (++t->used_stacks * 2 > t->nstacks && grow_stacks(t) != 0)
 		return -1;
+	*leaf = node;
+	return 0;
+}
+
+void rep_trie_add_at(rep_trie *t, uint32_t node, int64_t weight)
+{
+	t->v[node].self_w += weight;
+	t->v[node].self_n++;
+}
+
+int rep_trie_add(rep_trie *t, const uint32_t *path, size_t n, int64_t weight)
+{
+	uint32_t leaf;
+	if (rep_trie_leaf(t, path, n, &leaf) != 0)
+		return -1;
+	rep_trie_add_at(t, leaf, weight);
 	return 0;
 }
 

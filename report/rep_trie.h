@@ -32,6 +32,13 @@ void rep_trie_free(rep_trie *t);
 /* Adds one sample of the given weight. @return 0, or -1 when out of memory. */
 int rep_trie_add(rep_trie *t, const uint32_t *path, size_t n, int64_t weight);
 
+/* The node of a root->leaf path, created if needed (the root for n == 0),
+ * for callers that add to the same path again and again.
+ * @return 0, or -1 when out of memory. */
+int rep_trie_leaf(rep_trie *t, const uint32_t *path, size_t n, uint32_t *leaf);
+/* Adds one sample of the given weight at a node from rep_trie_leaf(). */
+void rep_trie_add_at(rep_trie *t, uint32_t node, int64_t weight);
+
 /* Sums the totals; call once, after the last add. */
 void rep_trie_finish(rep_trie *t);
 

@@ -60,6 +60,7 @@ struct rot_s {
 	unsigned keep;
 	uint64_t keep_bytes;
 	char fnode[ROT_NODE_MAX + 1];   /* node name as used in file names */
+	struct rot_index index;         /* .take NULL: none */
 
 	int dirfd;                      /* the output directory, -1 if not open */
 	rot_codec_t *codec;
@@ -149,10 +150,13 @@ static int feed(rot_t *r, const void *p, size_t n)
 		return fail(r, rc, "cannot compress for '%s': out of memory", r->path);
 	if (rc)
 		return fail(r, rc, "cannot compress for '%s': %s", r->path, why);
+	if (r->index.text)
+		r->index.text(r->index.ctx, p, n);
 	return 0;
 }
 
-static int flush_frame(rot_t *r)
+/* Ends the frame, adds what the index has for this boundary, writes. */
+static int flush_frame(rot_t *r, int last)
 {
 	char why[256];
 	int rc = rot_codec_end_frame(r->codec, &r->out, why, sizeof why);
@@ -161,6 +165,18 @@ static int flush_frame(rot_t *r)
 		return fail(r, rc, "cannot compress for '%s': out of memory", r->path);
 	if (rc)
 		return fail(r, rc, "cannot compress for '%s': %s", r->path, why);
+	if (r->index.take) {
+		const void *p;
+		size_t n;
+		r->index.take(r->index.ctx, r->file_bytes + (r->out.len - r->out.done), last, &p, &n);
+		if (n) {
+			if (rot_buf_reserve(&r->out, n) != 0)
+				return fail(r, ROT_ERR_NOMEM, "cannot index '%s': out of memory",
+					    r->path);
+			memcpy(r->out.data + r->out.len, p, n);
+			r->out.len += n;
+		}
+	}
 	return write_out(r);
 }
 
@@ -203,6 +219,8 @@ static int start_file(rot_t *r)
 	r->file_bytes = 0;
 	r->file_records = 0;
 	r->stats.files++;
+	if (r->index.new_file)
+		r->index.new_file(r->index.ctx);
 
 	/* From here the file exists: whatever fails, rot_free() leaves it. */
 	rc = feed(r, r->header, r->header_len);
@@ -265,7 +283,7 @@ static int publish(rot_t *r)
  * open and rot_free() leaves the dot-file as it is. */
 static int finish_file(rot_t *r)
 {
-	int rc = flush_frame(r);
+	int rc = flush_frame(r, 1);
 
 	if (rc)
 		return rc;
@@ -408,6 +426,8 @@ int rot_open(rot_t **out, const struct rot_options *opts)
 	r->rotate_bytes = opts->rotate_bytes;
 	r->keep = opts->keep;
 	r->keep_bytes = opts->keep_bytes;
+	if (opts->index && opts->codec == ROT_ZSTD)
+		r->index = *opts->index;
 	rot_name_node(r->fnode, opts->node);
 
 	rc = rot_codec_new(&r->codec, opts->codec, opts->level, why, sizeof why);
@@ -446,7 +466,7 @@ int rot_flush(rot_t *r)
 	rc = settle(r);         /* retries a file start that failed */
 	if (rc || r->fd < 0)
 		return rc;
-	return flush_frame(r);
+	return flush_frame(r, 0);
 }
 
 int rot_close(rot_t *r)

@@ -30,6 +30,20 @@ enum rot_err {
 	ROT_ERR_NOMEM = -5,
 };
 
+/*
+ * Something written beside the text inside each zstd file (the report
+ * index): it sees every byte of text that goes into a file, and at each
+ * frame boundary it may add bytes (zstd skippable frames) that start at the
+ * given file offset; `last` is the file's final boundary. rotate/ does not
+ * look inside either.
+ */
+struct rot_index {
+	void *ctx;
+	void (*new_file)(void *ctx);
+	void (*text)(void *ctx, const void *p, size_t n);
+	void (*take)(void *ctx, uint64_t offset, int last, const void **out, size_t *len);
+};
+
 struct rot_options {
 	const char *dir;        /* output directory; created (0750) if missing */
 	const char *node;       /* target node name, put in file names */
@@ -40,6 +54,7 @@ struct rot_options {
 	unsigned keep;          /* keep this many closed files of this node; 0: all */
 	uint64_t keep_bytes;    /* ... and at most this many bytes of them; 0: no limit */
 	const char *header;     /* written at the start of every file; may be NULL */
+	const struct rot_index *index; /* zstd only; NULL: none */
 };
 
 struct rot_stats {

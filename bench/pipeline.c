@@ -18,7 +18,8 @@
  *   decode        dec_message only
  *   format        dec_message + time sort + fmt_event (as cli/run.c's write_batch)
  *   <codec>       all of it + rot_append, rot_flush every 5 s of samples,
- *                 rot_close: zstd 1/3/19, gzip 6, none
+ *                 rot_close: zstd 1/3/19, gzip 6, none, and zstd 3 with the
+ *                 report index (what a capture writes by default)
  * One line per pass: "stage codec level samples cpu_s samples_per_s bytes_per_sample".
  */
 #include <ei.h>
@@ -29,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../formatter/formatter.h"
+#include "../report/rep_index.h"
 #include "../rotate/rotate.h"
 #include "../sampler/decode.h"
 
@@ -312,9 +314,26 @@ static int by_time(const void *a, const void *b)
 	return (x->time_us > y->time_us) - (x->time_us < y->time_us);
 }
 
-static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec codec, int level,
-		const char *dir, const char *label)
+static void ix_new_file(void *ctx)
 {
+	rep_ixw_reset(ctx);
+}
+
+static void ix_text(void *ctx, const void *p, size_t n)
+{
+	rep_ixw_text(ctx, p, n);
+}
+
+static void ix_take(void *ctx, uint64_t offset, int last, const void **out, size_t *len)
+{
+	rep_ixw_take(ctx, offset, last, out, len);
+}
+
+static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec codec, int level,
+		int index, const char *dir, const char *label)
+{
+	rep_ixw *ixw = index ? rep_ixw_create(level) : NULL;
+	struct rot_index ix = { ixw, ix_new_file, ix_text, ix_take };
 	static const enum fmt_category cats[] = { FMT_CAT_INITIAL_CALL, FMT_CAT_NAME, FMT_CAT_SEQ_TRACE };
 	struct fmt_options fo = { cats, 3 };
 	struct dec_tables t;
@@ -333,7 +352,8 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 		fmt_header("shop@127.0.0.1", "top=100 every=5.000s hz=97 depth=64 categories=initial_call,name,seq_trace",
 			   header, sizeof header);
 		struct rot_options ro = { .dir = dir, .node = "shop@127.0.0.1", .codec = codec, .level = level,
-					  .rotate_us = 0, .keep = 0, .header = header };
+					  .rotate_us = 0, .keep = 0, .header = header,
+					  .index = ixw ? &ix : NULL };
 		if (rot_open(&rot, &ro) < 0) {
 			fprintf(stderr, "pipeline: %s\n", rot_error(rot));
 			return -1;
@@ -388,6 +408,7 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 		       (unsigned long long)samples, secs, samples / secs);
 	fflush(stdout);
 	rot_free(rot);
+	rep_ixw_free(ixw);
 	dec_free(&t);
 	fmt_free(fmt);
 	free(buf);
@@ -421,19 +442,21 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "pipeline: %d batches, %d samples, %.1f bytes/sample on the wire\n",
 		nb, nb * NPROC, (double)total / (nb * NPROC));
-	struct { const char *stage; enum stage s; enum rot_codec c; int level; const char *label; } runs[] = {
-		{ "decode", DECODE, ROT_NONE, 0, "-" },
-		{ "format", FORMAT, ROT_NONE, 0, "-" },
-		{ "none", WRITE, ROT_NONE, 0, "none" },
-		{ "gzip", WRITE, ROT_GZIP, 6, "gzip" },
-		{ "zstd1", WRITE, ROT_ZSTD, 1, "zstd" },
-		{ "zstd3", WRITE, ROT_ZSTD, 3, "zstd" },
-		{ "zstd19", WRITE, ROT_ZSTD, 19, "zstd" },
+	struct { const char *stage; enum stage s; enum rot_codec c; int level, index; const char *label; } runs[] = {
+		{ "decode", DECODE, ROT_NONE, 0, 0, "-" },
+		{ "format", FORMAT, ROT_NONE, 0, 0, "-" },
+		{ "none", WRITE, ROT_NONE, 0, 0, "none" },
+		{ "gzip", WRITE, ROT_GZIP, 6, 0, "gzip" },
+		{ "zstd1", WRITE, ROT_ZSTD, 1, 0, "zstd" },
+		{ "zstd3", WRITE, ROT_ZSTD, 3, 0, "zstd" },
+		{ "zstdix3", WRITE, ROT_ZSTD, 3, 1, "zstdix" },
+		{ "zstd19", WRITE, ROT_ZSTD, 19, 0, "zstd" },
 	};
 	for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
 		if (only && !strstr(only, runs[r].stage))
 			continue;
-		if (pass(batches, nb, runs[r].s, runs[r].c, runs[r].level, dir, runs[r].label) < 0)
+		if (pass(batches, nb, runs[r].s, runs[r].c, runs[r].level, runs[r].index, dir,
+			 runs[r].label) < 0)
 			return 1;
 	}
 	for (int b = 0; b < nb; b++)

@@ -63,9 +63,9 @@ table() {
 	echo "| decode only | $(get pipe_decode) | - |"
 	echo "| decode + format | $(get pipe_format) | - |"
 	local k
-	for k in none gzip6 zstd1 zstd3 zstd19; do
+	for k in none gzip6 zstd1 zstd3 zstdix3 zstd19; do
 		local v; v=$(get pipe_$k)
-		echo "| + compress + write: $k | $(field "$v" 1) | $(field "$v" 2) |"
+		echo "| + compress + write: $([ $k = zstdix3 ] && echo "zstd3 + report index (the default)" || echo $k) | $(field "$v" 1) | $(field "$v" 2) |"
 	done
 	echo
 	echo "### 5. flameprof itself recording the saturated workload for ${SOAK_SECS} s (--top 100 --hz 97)"

@@ -41,6 +41,14 @@ struct stack_ent {
 	uint32_t hash;
 };
 
+/* A whole frames block (the lines between an event line and its blank
+ * line) already seen, by two independent 64-bit hashes of its bytes: the
+ * same bytes always parse to the same stack, so a repeat skips the parse. */
+struct block_ent {
+	uint64_t h1, h2;
+	uint32_t len, stack; /* stack + 1; 0: empty slot */
+};
+
 struct pid_ent {
 	uint32_t pid, tid;
 	uint32_t hash;
@@ -63,6 +71,8 @@ struct rep_ixw_s {
 	int64_t ev_v[IX_MAX_SLOTS], ev_d[IX_MAX_SLOTS];
 	uint32_t *ev_frames;
 	size_t ev_n, ev_cap;
+	int ev_has_stack;          /* ev_stack known from the block cache */
+	uint32_t ev_stack;
 	struct buf sig;            /* the event's metric names, for the layout */
 
 	/* the file's tables; *_done: how many went into earlier blocks */
@@ -77,6 +87,8 @@ struct rep_ixw_s {
 	size_t stack_nslots;
 	uint32_t *spool;           /* stacks' frame ids */
 	size_t splen, spcap;
+	struct block_ent *bcache;
+	size_t bc_slots, bc_used;
 	struct pid_ent *pids;
 	size_t npids, pids_cap, pids_done;
 	uint32_t *pid_slots;
@@ -209,6 +221,7 @@ static int rehash(uint32_t **slots, size_t *nslots, size_t count, const void *en
 static size_t table_bytes(const rep_ixw *w)
 {
 	return w->pool.len + w->splen * 4 + w->nframes * sizeof *w->frames +
+	       w->bc_slots * sizeof *w->bcache +
 	       w->nstacks * sizeof *w->stacks + w->npids * (sizeof *w->pids + 8 * IX_MAX_SLOTS);
 }
 
@@ -411,6 +424,7 @@ static int begin_event(rep_ixw *w, const char *s, size_t len)
 	w->ev_nslots = n;
 	w->ev_time = ev.time_us;
 	w->ev_n = 0;
+	w->ev_has_stack = 0;
 	w->in_event = 1;
 	return 0;
 }
@@ -443,7 +457,9 @@ static int commit(rep_ixw *w)
 	if (!w->in_event)
 		return 0;
 	w->in_event = 0;
-	if (stack_id(w, &st) != 0)
+	if (w->ev_has_stack)
+		st = w->ev_stack;
+	else if (stack_id(w, &st) != 0)
 		return -1;
 	prev = w->prev + (size_t)w->ev_pid * IX_MAX_SLOTS;
 	rc |= put_varint(&w->col[IX_S_TIME],
@@ -492,6 +508,114 @@ static void line(rep_ixw *w, const char *s, size_t len)
 		give_up(w, "out of memory");
 }
 
+static void hash2(const char *s, size_t len, uint64_t *h1, uint64_t *h2)
+{
+	uint64_t a = 0x243f6a8885a308d3ull ^ len, b = 0x13198a2e03707344ull;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, 8);
+		a = (a ^ x) * 0xff51afd7ed558ccdull;
+		a ^= a >> 31;
+		b = (b + x) * 0xc4ceb9fe1a85ec53ull;
+		b ^= b >> 29;
+	}
+	for (; i < len; i++) {
+		a = (a ^ (unsigned char)s[i]) * 0x100000001b3ull;
+		b = (b + (unsigned char)s[i]) * 0x9e3779b97f4a7c15ull;
+	}
+	a ^= a >> 33;
+	b ^= b >> 32;
+	*h1 = a * 0x9e3779b97f4a7c15ull;
+	*h2 = b * 0xff51afd7ed558ccdull;
+}
+
+static struct block_ent *block_slot(rep_ixw *w, uint64_t h1, uint64_t h2, size_t len)
+{
+	size_t j;
+	if ((w->bc_used + 1) * 2 > w->bc_slots) {
+		size_t ns = w->bc_slots ? w->bc_slots * 2 : 1024, i;
+		struct block_ent *b = calloc(ns, sizeof *b);
+		if (!b)
+			return NULL;
+		for (i = 0; i < w->bc_slots; i++) {
+			if (!w->bcache[i].stack)
+				continue;
+			j = (size_t)w->bcache[i].h1 & (ns - 1);
+			while (b[j].stack)
+				j = (j + 1) & (ns - 1);
+			b[j] = w->bcache[i];
+		}
+		free(w->bcache);
+		w->bcache = b;
+		w->bc_slots = ns;
+	}
+	for (j = (size_t)h1 & (w->bc_slots - 1); w->bcache[j].stack; j = (j + 1) & (w->bc_slots - 1))
+		if (w->bcache[j].h1 == h1 && w->bcache[j].h2 == h2 && w->bcache[j].len == len)
+			break;
+	return &w->bcache[j];
+}
+
+/*
+ * Right after an event line: if its frames block and the blank line that
+ * ends it are in [s, end), the whole block is one lookup (parsed the first
+ * time only). @return where the main loop goes on: the blank line, or s
+ * itself when the block is not whole here or holds other lines.
+ */
+static const char *frames_block(rep_ixw *w, const char *s, const char *end)
+{
+	const char *q = s, *nl;
+	uint64_t h1, h2;
+	struct block_ent *e;
+	uint32_t st;
+	/* the block ends where a line is empty */
+	while (q < end && *q != '\n') {
+		if (!(nl = memchr(q, '\n', (size_t)(end - q))))
+			return s;
+		q = nl + 1;
+	}
+	if (q >= end || q - s > UINT32_MAX)
+		return s;
+	hash2(s, (size_t)(q - s), &h1, &h2);
+	if (!(e = block_slot(w, h1, h2, (size_t)(q - s))))
+		return s;
+	if (e->stack) {
+		w->ev_stack = e->stack - 1;
+		w->ev_has_stack = 1;
+		return q;
+	}
+	for (const char *l = s; l < q; l = nl + 1) {
+		nl = memchr(l, '\n', (size_t)(q - l));
+		switch (rep_line_kind(l, (size_t)(nl - l))) {
+		case REP_L_FRAME:
+			if (frame(w, l, (size_t)(nl - l)) != 0) {
+				give_up(w, "out of memory");
+				return q;
+			}
+			break;
+		case REP_L_COMMENT:
+			break;
+		default:
+			/* a line that is not a frame: leave it to the line loop */
+			w->ev_n = 0;
+			return s;
+		}
+	}
+	if (stack_id(w, &st) != 0) {
+		give_up(w, "out of memory");
+		return q;
+	}
+	/* e is still the free slot: nothing since block_slot() touched the cache */
+	e->h1 = h1;
+	e->h2 = h2;
+	e->len = (uint32_t)(q - s);
+	e->stack = st + 1;
+	w->bc_used++;
+	w->ev_stack = st;
+	w->ev_has_stack = 1;
+	return q;
+}
+
 void rep_ixw_text(rep_ixw *w, const void *p, size_t n)
 {
 	const char *s = p, *end = s + n;
@@ -515,6 +639,8 @@ void rep_ixw_text(rep_ixw *w, const void *p, size_t n)
 			line(w, s, (size_t)(nl - s));
 		}
 		s = nl + 1;
+		if (w->in_event && w->ev_n == 0 && !w->ev_has_stack && !w->why)
+			s = frames_block(w, s, end);
 	}
 }
 
@@ -722,6 +848,9 @@ void rep_ixw_reset(rep_ixw *w)
 	w->nlayouts = w->layouts_done = 0;
 	w->nframes = w->frames_done = w->pool.len = 0;
 	w->nstacks = w->stacks_done = w->splen = 0;
+	if (w->bcache)
+		memset(w->bcache, 0, w->bc_slots * sizeof *w->bcache);
+	w->bc_used = 0;
 	w->npids = w->pids_done = 0;
 	if (w->frame_slots)
 		memset(w->frame_slots, 0, w->frame_nslots * sizeof *w->frame_slots);
@@ -758,6 +887,7 @@ void rep_ixw_free(rep_ixw *w)
 	free(w->pool.d);
 	free(w->stacks);
 	free(w->stack_slots);
+	free(w->bcache);
 	free(w->spool);
 	free(w->pids);
 	free(w->pid_slots);

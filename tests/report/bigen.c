@@ -2,7 +2,10 @@
  * bigen.c - a large synthetic capture for measuring `report`'s speed:
  * `bigen EVENTS [PROCS]` writes flameprof perf-script text to stdout, like
  * a top-100 capture at 97 Hz (100 processes, ~20 frames, 4 category frames,
- * 16 metrics). Compress it with zstd; never commit its output.
+ * 16 metrics that move like a real process's: reductions always grow,
+ * sizes change now and then, each delta is the change since that process's
+ * previous sample). Compress it with zstd, or write it the way a capture
+ * does with ixgen.c; never commit its output.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,7 +31,11 @@ static const char *const METRIC[] = {
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000, procs = argc > 2 ? atol(argv[2]) : 100;
+	if (procs < 1 || procs > 1000)
+		procs = 100;
 	static char buf[1 << 20];
+	static int64_t val[1000][16];
+	static int seen[1000];
 	long i;
 	int64_t t0 = 1700000000250000;
 	setvbuf(stdout, buf, _IOFBF, sizeof buf);
@@ -42,9 +49,21 @@ int main(int argc, char **argv)
 			t++;
 		printf("%s %ld/0 [000] %lld.%06lld: 1 cpu-clock:", STATUS[st], 100 + p,
 		       (long long)(t / 1000000), (long long)(t % 1000000));
-		for (k = 0; k < 16; k++)
-			printf("\tmetric_erlang_%s: %llu, %lld", METRIC[k],
-			       (unsigned long long)(rnd() % 1000000), (long long)(rnd() % 2001) - 1000);
+		for (k = 0; k < 16; k++) {
+			int64_t old = val[p][k], v = old;
+			if (!seen[p])
+				v = k == 1 ? 0 : (int64_t)(rnd() % 100000);
+			else if (k == 0)
+				v += (int64_t)(rnd() % 4000); /* reductions */
+			else if (k != 1 && rnd() % 8 == 0)
+				v += (int64_t)(rnd() % 2001) - 1000;
+			if (v < 0)
+				v = 0;
+			val[p][k] = v;
+			printf("\tmetric_erlang_%s: %lld, %lld", METRIC[k], (long long)v,
+			       seen[p] ? (long long)(v - old) : 0LL);
+		}
+		seen[p] = 1;
 		putchar('\n');
 		for (k = 0; k < depth; k++) {
 			unsigned m = (unsigned)((p * 7 + k * 13 + (k > depth - 4 ? variant : 0)) % 40);

@@ -58,14 +58,19 @@ $(B)/flameprof: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libflameprof.a
 $(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/asan/libflameprof.a
 	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -o $@ $< $(B)/asan/libflameprof.a $(LIBS)
 
+# Text through rotate/ with the report index, as a capture writes it (the
+# report tests and bench), built with the sanitizers like the unit tests.
+$(B)/ixgen: tests/report/ixgen.c $(B)/asan/libflameprof.a
+	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -o $@ $< $(B)/asan/libflameprof.a $(LIBS)
+
 # One prove run over everything, so its summary is the last line.
 TEST_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	FLAMEPROF=$(CURDIR)/$(B)/flameprof VALGRIND="$(VALGRIND)"
-check: $(B)/flameprof $(TESTS:%=$(B)/tests/%) check-fuzz
+	FLAMEPROF=$(CURDIR)/$(B)/flameprof IXGEN=$(CURDIR)/$(B)/ixgen VALGRIND="$(VALGRIND)"
+check: $(B)/flameprof $(B)/ixgen $(TESTS:%=$(B)/tests/%) check-fuzz
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t) $(wildcard tests/e2e/*.t)
 check-unit: $(B)/flameprof $(TESTS:%=$(B)/tests/%)
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t)
-check-e2e: $(B)/flameprof
+check-e2e: $(B)/flameprof $(B)/ixgen
 	$(TEST_ENV) $(PROVE) $(wildcard tests/e2e/*.t)
 check-long: $(B)/flameprof
 	$(TEST_ENV) $(PROVE) $(wildcard tests/long/*.t)

@@ -26,6 +26,7 @@
 
 #define RAW_MAX ((uint64_t)1 << 30) /* a section bigger than this is not ours */
 #define BAD (-13)                     /* the index is damaged; x->why says how */
+#define ABSENT 1                      /* the file has no index at all */
 
 struct str {
 	const char *p;
@@ -144,7 +145,7 @@ static int read_trailer(struct ix *x, uint64_t fsize)
 	if (fsize < 4 + IX_SKIP_HDR + 5 + IX_FOOT || pread_all(x->fd, head, 4, 0) != 0 ||
 	    ix_get_le32(head) != 0xFD2FB528u || pread_all(x->fd, foot, IX_FOOT, fsize - IX_FOOT) != 0 ||
 	    memcmp(foot + 4, IX_FOOT_MAGIC, 8) != 0)
-		return REP_IX_NONE; /* no index: not an error */
+		return ABSENT; /* not an error: most files but zstd captures have none */
 	tsize = ix_get_le32(foot);
 	if (tsize < IX_SKIP_HDR + 5 + IX_FOOT || tsize > fsize - 4)
 		return bad(x, "its trailer has a bad size");
@@ -569,7 +570,8 @@ int rep_index_read(rep_collect *c, const char *path, uint64_t *nevents, char *de
 		rc = REP_IX_NOMEM;
 	if (rc != 0) {
 		ix_free(&x);
-		return rc == BAD ? REP_IX_NONE : rc; /* nothing collected yet: the text will do */
+		/* nothing collected yet: the text will do */
+		return rc == BAD || rc == ABSENT ? REP_IX_NONE : rc;
 	}
 	memset(x.pid_ok, -1, x.npids);
 	/* The slots whose metric might be the weight: their history is needed

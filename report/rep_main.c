@@ -59,8 +59,10 @@ static int read_index(rep_collect *c, const struct rep_config *cfg, const char *
 	}
 }
 
-/* Reads one file into the collector. @return 0 or an exit status. */
-static int read_file(rep_collect *c, const struct rep_config *cfg, const char *path)
+/* Reads one file into the collector; *indexed counts the files read
+ * through their index. @return 0 or an exit status. */
+static int read_file(rep_collect *c, const struct rep_config *cfg, const char *path,
+		     size_t *indexed)
 {
 	enum rep_in_err e;
 	char detail[256];
@@ -68,8 +70,10 @@ static int read_file(rep_collect *c, const struct rep_config *cfg, const char *p
 	size_t len;
 	int rin, rc = 0, status = 0;
 	rep_input *in;
-	if (!cfg->no_index && (rc = read_index(c, cfg, path)) != 0)
+	if (!cfg->no_index && (rc = read_index(c, cfg, path)) != 0) {
+		*indexed += rc > 0;
 		return rc > 0 ? 0 : -rc;
+	}
 	in = rep_input_open(path, &e, detail, sizeof detail);
 	if (!in) {
 		rep_msg("cannot open '%s': %s (check the path and permissions)", path, detail);
@@ -100,10 +104,11 @@ static int read_file(rep_collect *c, const struct rep_config *cfg, const char *p
 	return status;
 }
 
-static int read_all(rep_collect *c, const struct rep_config *cfg, char **paths, size_t n)
+static int read_all(rep_collect *c, const struct rep_config *cfg, char **paths, size_t n,
+		    size_t *indexed)
 {
 	for (size_t i = 0; i < n; i++) {
-		int rc = read_file(c, cfg, paths[i]);
+		int rc = read_file(c, cfg, paths[i], indexed);
 		if (rc)
 			return rc;
 	}
@@ -159,7 +164,7 @@ int report_main(int argc, char **argv)
 	struct rep_config cfg;
 	char detail[512];
 	char **paths = NULL;
-	size_t npaths = 0, cap = 0, i;
+	size_t npaths = 0, cap = 0, i, indexed = 0;
 	rep_collect *c = NULL;
 	enum rep_c_err cerr;
 	struct rep_order order = { 0 };
@@ -195,9 +200,12 @@ int report_main(int argc, char **argv)
 		rc = cerr == REP_C_USAGE ? EX_USAGE : EX_OSERR;
 		goto out;
 	}
-	if ((rc = read_all(c, &cfg, paths, npaths)) != 0)
+	if ((rc = read_all(c, &cfg, paths, npaths, &indexed)) != 0)
 		goto out;
 	const struct rep_stats *st = rep_collect_stats(c);
+	if (!cfg.quiet && st->events)
+		rep_msg("read %llu events from %zu file%s (%zu through the report index)",
+			(unsigned long long)st->events, npaths, npaths == 1 ? "" : "s", indexed);
 	if (st->events == 0) {
 		rep_msg("cannot find any event in %s'%s' (is it perf script text?)",
 			npaths > 1 ? "the files from " : "", npaths > 1 ? cfg.inputs[0] : paths[0]);

@@ -70,9 +70,10 @@ ok "... a warning that the index is not usable" grep -q 'report index .* is not 
 ok "... and the picture of the text" cmp -s "$T/bad" "$T/good"
 
 head -c $((size - 5)) "$first" > "$T/cut.perf.zst"
-"$FLAMEPROF" report "$T/cut.perf.zst" -q -f folded -o "$T/cut"
+"$FLAMEPROF" report "$T/cut.perf.zst" -q -f folded -o "$T/cut" 2> "$T/cut.err"
 is "$?" 0 "a file cut inside its trailer: exit 0"
 ok "... the picture of its text" cmp -s "$T/cut" "$T/good"
+ok "... and the warning that the file was cut short" grep -q 'ends inside a zstd frame' "$T/cut.err"
 
 cat $files > "$T/cat.perf.zst"
 "$FLAMEPROF" report "$T/cat.perf.zst" -f folded -o "$T/cat" 2> "$T/cat.err"

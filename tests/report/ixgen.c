@@ -3,7 +3,8 @@
  * (rotate/ with the report index, as a capture writes it) into DIR:
  * `ixgen DIR NODE [EVENTS_PER_FLUSH [ROTATE_EVENTS]]`. For the report
  * index's tests and for bench.sh, which need big indexed files without a
- * node that can produce 35M samples. Prints the files' paths.
+ * node that can produce 35M samples. Prints the files' paths, and on
+ * stderr how many bytes the index took.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,12 @@ static void index_text(void *ctx, const void *p, size_t n)
 	rep_ixw_text(ctx, p, n);
 }
 
+static uint64_t index_bytes;
+
 static void index_take(void *ctx, uint64_t offset, int last, const void **out, size_t *len)
 {
 	rep_ixw_take(ctx, offset, last, out, len);
+	index_bytes += *len;
 }
 
 static int die(rot_t *r, const char *what)
@@ -101,6 +105,8 @@ int main(int argc, char **argv)
 		printf("%s\n", rot_current_path(r));
 	if (rep_ixw_given_up(w))
 		fprintf(stderr, "ixgen: the last file has no index: %s\n", rep_ixw_why(w));
+	fprintf(stderr, "ixgen: %ld events, %llu bytes of index\n", events,
+		(unsigned long long)index_bytes);
 	rot_free(r);
 	rep_ixw_free(w);
 	free(line);

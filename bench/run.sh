@@ -9,14 +9,14 @@
 # taken is reported as "n/a" with the reason.
 #
 #   BENCH_QUICK=1   ~3-minute smoke run (fewer, shorter repetitions)
-#   BENCH_ONLY=service,saturated,crowd,pipeline,soak   run only those parts
+#   BENCH_ONLY=service,saturated,crowd,pipeline,report,soak   run only those parts
 #   BENCH_DOC=0     do not rewrite doc/benchmarks.md
 #   KEEP=1          keep the scratch directory
 set -u
 FP=${1:?usage: bench/run.sh path/to/flameprof}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 QUICK=${BENCH_QUICK:-0}
-ONLY=${BENCH_ONLY:-service,saturated,crowd,pipeline,soak}
+ONLY=${BENCH_ONLY:-service,saturated,crowd,pipeline,report,soak}
 DOC=${BENCH_DOC:-1}
 
 # ---------------------------------------------------------------- sizes
@@ -24,9 +24,11 @@ DOC=${BENCH_DOC:-1}
 if [ "$QUICK" = 1 ]; then
 	SVC_REPS=1 SVC_SECS=8 SVC_WARM=3 OTP_SECS=5
 	SAT_REPS=1 SAT_SECS=8 CROWD_SECS=8 PIPE_BATCHES=200 SOAK_SECS=45 SOAK_EVERY=5
+	REPORT_EVENTS=1000000
 else
 	SVC_REPS=4 SVC_SECS=15 SVC_WARM=5 OTP_SECS=10
 	SAT_REPS=3 SAT_SECS=20 CROWD_SECS=30 PIPE_BATCHES=600 SOAK_SECS=600 SOAK_EVERY=30
+	REPORT_EVENTS=34920000 # a 1-hour capture of the top 100 at 97 Hz
 fi
 SVC_HZ="10 97 499"
 SAT_HZ="97 499"
@@ -356,6 +358,21 @@ bench_pipeline() {
 	rm -rf "$B_DIR/pipe"
 }
 part pipeline && bench_pipeline
+
+# ---------------------------------------------------------------- 4b. flameprof report
+# A generated capture of REPORT_EVENTS events written as a capture writes it
+# (with the report index), drawn through the index and through the text.
+bench_report() {
+	say "report: $REPORT_EVENTS events, through the index and through the text"
+	FLAMEPROF=$FP TMPDIR=$B_DIR sh "$ROOT/tests/report/bench.sh" "$REPORT_EVENTS" \
+		> "$B_DIR/report.out" 2> "$B_DIR/report.err" || { say "report bench failed: $(tail -3 "$B_DIR/report.err")"; return; }
+	cat "$B_DIR/report.out" >&2
+	put report_events "$REPORT_EVENTS"
+	put report_written "$(sed -n 's/^written: [0-9]* events in \([0-9]*\) files, [0-9]* bytes (\([0-9.]*\) bytes\/event, of which the index [0-9]* = \([0-9.]*\)), in \([0-9.]*\) s$/\1,\2,\3,\4/p' "$B_DIR/report.out")"
+	put report_index "$(sed -n 's/^report: index: [0-9]* events in \([0-9.]*\) s: \([0-9]*\) events\/s; flame graph \([0-9]*\) bytes, heatmap \([0-9]*\) bytes$/\1,\2,\3,\4/p' "$B_DIR/report.out")"
+	put report_text "$(sed -n 's/^report: text: [0-9]* events in \([0-9.]*\) s: \([0-9]*\) events\/s.*/\1,\2/p' "$B_DIR/report.out")"
+}
+part report && bench_report
 
 BUSY_AFTER=$(busy_pct)
 put busy_after "$BUSY_AFTER"

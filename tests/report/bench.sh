@@ -22,7 +22,7 @@ s=$(date +%s.%N)
 "$t/bigen" "$n" | "$t/ixgen" "$t/out" bench@host 48500 1164000 > "$t/files" 2> "$t/ixgen.err"
 e=$(date +%s.%N)
 files=$(wc -l < "$t/files")
-bytes=$(cat "$t/files" | xargs stat -c %s | awk '{ s += $1 } END { print s }')
+bytes=$(cat "$t/files" | xargs stat -c %s | awk '{ s += $1 } END { printf "%.0f\n", s }')
 ixbytes=$(sed -n 's/.* \([0-9]*\) bytes of index.*/\1/p' "$t/ixgen.err")
 echo "written: $n events in $files files, $bytes bytes ($(echo "scale=1; $bytes / $n" | bc) bytes/event," \
 	"of which the index $ixbytes = $(echo "scale=1; $ixbytes / $n" | bc)), in $(echo "$e - $s" | bc) s"

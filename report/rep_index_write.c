@@ -22,7 +22,9 @@
 #include "rep_parse.h"
 
 #define NCOLS (IX_S_METRICS + 2 * IX_MAX_SLOTS)
-#define BLOCK_EVENTS 8192          /* a block once this many events are pending */
+/* Events per block: their columns wait in memory (~45 bytes an event),
+ * the compressed block until the next frame boundary (~10 bytes). */
+#define BLOCK_EVENTS 8192
 #define TABLES_MAX ((size_t)64 << 20) /* give up a file whose tables outgrow this */
 
 struct buf {
@@ -108,7 +110,10 @@ struct rep_ixw_s {
 	struct blk *blocks;
 	size_t nblocks, blocks_cap;
 
-	struct buf out, raw;
+	struct buf out;            /* block frames not yet taken, then the trailer */
+	int out_taken;             /* out was handed out: empty it before reuse */
+	size_t placed;             /* blocks whose offset is known */
+	struct buf raw, data;      /* a block's tables, its compressed sections */
 };
 
 /* ==== small helpers ==== */
@@ -404,7 +409,10 @@ static int begin_event(rep_ixw *w, const char *s, size_t len)
 	}
 	w->sig.len = 0;
 	while ((r = rep_next_metric_value(ev.rest, ev.rest_len, &pos, &nm, &nl, &v, &d)) == 1) {
-		if (n == IX_MAX_SLOTS || memchr(nm, '\0', nl)) {
+		/* A blank in a name could hide a "metric_<name>:" that the
+		 * report's rep_find_metric finds and rep_next_metric does not. */
+		if (n == IX_MAX_SLOTS || memchr(nm, '\0', nl) || memchr(nm, ' ', nl) ||
+		    memchr(nm, '\t', nl) || memchr(nm, '\r', nl)) {
 			give_up(w, "an event with too many or odd metrics");
 			return -1;
 		}
@@ -448,6 +456,8 @@ static int frame(rep_ixw *w, const char *s, size_t len)
 	return 0;
 }
 
+static int block(rep_ixw *w);
+
 static int commit(rep_ixw *w)
 {
 	uint32_t st;
@@ -481,6 +491,8 @@ static int commit(rep_ixw *w)
 	w->prev_time = w->ev_time;
 	w->pending++;
 	w->file_events++;
+	if (w->pending >= BLOCK_EVENTS && block(w) != 0)
+		return -1;
 	if (table_bytes(w) > TABLES_MAX) {
 		give_up(w, "the tables grew past their cap");
 		return -1;
@@ -709,20 +721,27 @@ static int squeeze(rep_ixw *w, struct buf *dst, const struct buf *src, size_t *c
 	return 0;
 }
 
-/* Appends one block frame of the pending events to w->out. */
-static int block(rep_ixw *w, uint64_t offset)
+/* Makes the pending events one block frame at the end of w->out, which
+ * holds the frames not yet taken. Its offset is relative to w->out until
+ * rep_ixw_take() learns where w->out goes in the file. */
+static int block(rep_ixw *w)
 {
-	size_t nsec = IX_S_METRICS, i, start = w->out.len, hdr_at, clen[NCOLS];
-	struct buf data = { 0 };
+	size_t nsec = IX_S_METRICS, i, hdr_at, clen[NCOLS];
+	struct buf *data = &w->data;
 	unsigned char head[16 + 20 * NCOLS], *h = head;
 	int rc = 0;
+	if (w->out_taken) {
+		w->out.len = 0;
+		w->out_taken = 0;
+	}
+	data->len = 0;
 	for (i = 0; i < w->nlayouts; i++)
 		if (IX_S_METRICS + 2 * (size_t)w->layout_n[i] > nsec)
 			nsec = IX_S_METRICS + 2 * (size_t)w->layout_n[i];
-	if (tables(w) != 0 || squeeze(w, &data, &w->raw, &clen[0]) != 0)
+	if (tables(w) != 0 || squeeze(w, data, &w->raw, &clen[0]) != 0)
 		goto oom;
 	for (i = 1; i < nsec; i++)
-		if (squeeze(w, &data, &w->col[i], &clen[i]) != 0)
+		if (squeeze(w, data, &w->col[i], &clen[i]) != 0)
 			goto oom;
 	memcpy(h, IX_BLOCK_TAG, 4);
 	h += 4;
@@ -741,17 +760,16 @@ static int block(rep_ixw *w, uint64_t offset)
 		goto oom;
 	w->out.len += IX_SKIP_HDR;
 	rc |= put_bytes(&w->out, head, (size_t)(h - head));
-	rc |= put_bytes(&w->out, data.d, data.len);
+	rc |= put_bytes(&w->out, data->d, data->len);
 	if (rc || w->out.len - hdr_at - IX_SKIP_HDR > UINT32_MAX ||
 	    grow((void **)&w->blocks, &w->blocks_cap, w->nblocks + 1, sizeof *w->blocks) != 0)
 		goto oom;
 	ix_put_le32(w->out.d + hdr_at, IX_SKIP_MAGIC);
 	ix_put_le32(w->out.d + hdr_at + 4, (uint32_t)(w->out.len - hdr_at - IX_SKIP_HDR));
-	w->blocks[w->nblocks].offset = offset + (hdr_at - start);
+	w->blocks[w->nblocks].offset = hdr_at;
 	w->blocks[w->nblocks].size = w->out.len - hdr_at;
 	w->blocks[w->nblocks].events = w->pending;
 	w->nblocks++;
-	free(data.d);
 	for (i = 0; i < NCOLS; i++)
 		w->col[i].len = 0;
 	w->pending = 0;
@@ -762,7 +780,6 @@ static int block(rep_ixw *w, uint64_t offset)
 	w->pids_done = w->npids;
 	return 0;
 oom:
-	free(data.d);
 	give_up(w, "out of memory");
 	return -1;
 }
@@ -796,29 +813,38 @@ static int trailer(rep_ixw *w, uint64_t offset)
 
 void rep_ixw_take(rep_ixw *w, uint64_t offset, int last, const void **out, size_t *len)
 {
+	size_t i;
 	*out = NULL;
 	*len = 0;
-	w->out.len = 0;
-	if (w->why)
-		return;
-	if (last) {
+	if (w->out_taken) {
+		w->out.len = 0;
+		w->out_taken = 0;
+	}
+	if (!w->why && last) {
 		if (w->carry.len) { /* text that did not end with a newline */
 			line(w, (const char *)w->carry.d, w->carry.len);
 			w->carry.len = 0;
 		}
 		if (commit(w) != 0)
 			give_up(w, "out of memory");
+		if (!w->why && w->pending)
+			block(w);
 	}
-	if (w->why)
+	if (w->why) {
+		w->out.len = 0;
 		return;
-	if (w->pending && (last || w->pending >= BLOCK_EVENTS) && block(w, offset) != 0)
-		return;
+	}
+	for (i = w->placed; i < w->nblocks; i++)
+		w->blocks[i].offset += offset;
+	w->placed = w->nblocks;
 	if (last && trailer(w, offset + w->out.len) != 0) {
 		give_up(w, "out of memory");
+		w->out.len = 0;
 		return;
 	}
 	*out = w->out.d;
 	*len = w->out.len;
+	w->out_taken = 1;
 }
 
 /* ==== life ==== */
@@ -862,7 +888,9 @@ void rep_ixw_reset(rep_ixw *w)
 		w->col[i].len = 0;
 	w->pending = w->file_events = 0;
 	w->prev_time = 0;
-	w->nblocks = 0;
+	w->nblocks = w->placed = 0;
+	w->out.len = 0;
+	w->out_taken = 0;
 	w->carry.len = 0;
 	w->in_event = 0;
 	w->why = NULL;
@@ -895,6 +923,7 @@ void rep_ixw_free(rep_ixw *w)
 	free(w->blocks);
 	free(w->out.d);
 	free(w->raw.d);
+	free(w->data.d);
 	ZSTD_freeCCtx(w->cc);
 	free(w);
 }

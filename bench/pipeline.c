@@ -314,26 +314,11 @@ static int by_time(const void *a, const void *b)
 	return (x->time_us > y->time_us) - (x->time_us < y->time_us);
 }
 
-static void ix_new_file(void *ctx)
-{
-	rep_ixw_reset(ctx);
-}
-
-static void ix_text(void *ctx, const void *p, size_t n)
-{
-	rep_ixw_text(ctx, p, n);
-}
-
-static void ix_take(void *ctx, uint64_t offset, int last, const void **out, size_t *len)
-{
-	rep_ixw_take(ctx, offset, last, out, len);
-}
-
 static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec codec, int level,
 		int index, const char *dir, const char *label)
 {
 	rep_ixw *ixw = index ? rep_ixw_create(level) : NULL;
-	struct rot_index ix = { ixw, ix_new_file, ix_text, ix_take };
+	struct rot_index ix;
 	static const enum fmt_category cats[] = { FMT_CAT_INITIAL_CALL, FMT_CAT_NAME, FMT_CAT_SEQ_TRACE };
 	struct fmt_options fo = { cats, 3 };
 	struct dec_tables t;
@@ -346,8 +331,10 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 	rot_t *rot = NULL;
 	uint64_t samples = 0;
 
-	if (!buf || !fmt)
+	if (!buf || !fmt || (index && !ixw))
 		return -1;
+	if (ixw)
+		rep_ixw_hook(ixw, &ix);
 	if (stage == WRITE) {
 		fmt_header("shop@127.0.0.1", "top=100 every=5.000s hz=97 depth=64 categories=initial_call,name,seq_trace",
 			   header, sizeof header);

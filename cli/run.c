@@ -167,22 +167,6 @@ static void settings_text(const struct fp_config *cfg, char *out, size_t cap)
 		snprintf(out + n, cap - n, "none");
 }
 
-/* rotate/ calls these; the report index reads the text as it goes out. */
-static void index_new_file(void *ctx)
-{
-	rep_ixw_reset(ctx);
-}
-
-static void index_text(void *ctx, const void *p, size_t n)
-{
-	rep_ixw_text(ctx, p, n);
-}
-
-static void index_take(void *ctx, uint64_t offset, int last, const void **out, size_t *len)
-{
-	rep_ixw_take(ctx, offset, last, out, len);
-}
-
 static int open_output(struct run *r, const char *node)
 {
 	const struct fp_config *cfg = r->cfg;
@@ -195,13 +179,12 @@ static int open_output(struct run *r, const char *node)
 		.rotate_us = cfg->rotate_us, .rotate_bytes = cfg->rotate_bytes,
 		.keep = cfg->keep, .keep_bytes = cfg->keep_bytes, .header = header,
 	};
-	struct rot_index ix = { NULL, index_new_file, index_text, index_take };
-	if (cfg->codec == ROT_ZSTD && !cfg->no_index) {
-		/* Without memory for it the files are only slower to report on. */
-		if ((r->index = rep_ixw_create(cfg->level)) != NULL) {
-			ix.ctx = r->index;
-			ro.index = &ix;
-		}
+	struct rot_index ix;
+	/* The report index reads the text as it goes out. Without memory for
+	 * it the files are only slower to report on. */
+	if (cfg->codec == ROT_ZSTD && !cfg->no_index && (r->index = rep_ixw_create(cfg->level))) {
+		rep_ixw_hook(r->index, &ix);
+		ro.index = &ix;
 	}
 	int e = rot_open(&r->rot, &ro);
 	if (e < 0) {

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 typedef struct rep_ixw_s rep_ixw;
+struct rot_index;
 
 /* @return a writer (zstd level 0: default), or NULL when out of memory. */
 rep_ixw *rep_ixw_create(int level);
@@ -40,6 +41,8 @@ void rep_ixw_text(rep_ixw *w, const void *p, size_t n);
  * the next call.
  */
 void rep_ixw_take(rep_ixw *w, uint64_t offset, int last, const void **out, size_t *len);
+/* Fills a rotate/ index hook that feeds this writer (rotate/rotate.h). */
+void rep_ixw_hook(rep_ixw *w, struct rot_index *hook);
 /* 1 when this file's index was given up (why: rep_ixw_why). */
 int rep_ixw_given_up(const rep_ixw *w);
 const char *rep_ixw_why(const rep_ixw *w);

@@ -20,6 +20,7 @@
 
 #include "rep_index_fmt.h"
 #include "rep_parse.h"
+#include "../rotate/rotate.h"
 
 #define NCOLS (IX_S_METRICS + 2 * IX_MAX_SLOTS)
 /* Events per block: their columns wait in memory (~45 bytes an event),
@@ -926,6 +927,29 @@ void rep_ixw_free(rep_ixw *w)
 	free(w->data.d);
 	ZSTD_freeCCtx(w->cc);
 	free(w);
+}
+
+static void hook_new_file(void *ctx)
+{
+	rep_ixw_reset(ctx);
+}
+
+static void hook_text(void *ctx, const void *p, size_t n)
+{
+	rep_ixw_text(ctx, p, n);
+}
+
+static void hook_take(void *ctx, uint64_t offset, int last, const void **out, size_t *len)
+{
+	rep_ixw_take(ctx, offset, last, out, len);
+}
+
+void rep_ixw_hook(rep_ixw *w, struct rot_index *hook)
+{
+	hook->ctx = w;
+	hook->new_file = hook_new_file;
+	hook->text = hook_text;
+	hook->take = hook_take;
 }
 
 int rep_ixw_given_up(const rep_ixw *w)

@@ -14,21 +14,13 @@
 #include "../../report/rep_parse.h"
 #include "../../rotate/rotate.h"
 
-static void index_new_file(void *ctx)
-{
-	rep_ixw_reset(ctx);
-}
-
-static void index_text(void *ctx, const void *p, size_t n)
-{
-	rep_ixw_text(ctx, p, n);
-}
-
 static uint64_t index_bytes;
+static void (*writer_take)(void *, uint64_t, int, const void **, size_t *);
 
-static void index_take(void *ctx, uint64_t offset, int last, const void **out, size_t *len)
+/* The writer's own hook, counting what it adds. */
+static void count_take(void *ctx, uint64_t offset, int last, const void **out, size_t *len)
 {
-	rep_ixw_take(ctx, offset, last, out, len);
+	writer_take(ctx, offset, last, out, len);
 	index_bytes += *len;
 }
 
@@ -43,7 +35,7 @@ int main(int argc, char **argv)
 	long per_flush = argc > 3 ? atol(argv[3]) : 50000;
 	long per_file = argc > 4 ? atol(argv[4]) : 0;
 	rep_ixw *w = rep_ixw_create(3);
-	struct rot_index ix = { w, index_new_file, index_text, index_take };
+	struct rot_index ix;
 	struct rot_options ro = { .dir = argc > 1 ? argv[1] : ".", .node = argc > 2 ? argv[2] : "x@y",
 				  .codec = ROT_ZSTD, .index = &ix };
 	char *line = NULL, *rec = NULL, hdr[1 << 16] = "";
@@ -57,6 +49,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ixgen DIR NODE [EVENTS_PER_FLUSH [ROTATE_EVENTS]]\n");
 		return 64;
 	}
+	rep_ixw_hook(w, &ix);
+	writer_take = ix.take;
+	ix.take = count_take;
 	/* The leading '#' lines are the header of every file, as in a capture. */
 	while ((n = getline(&line, &cap, stdin)) > 0 && line[0] == '#' &&
 	       hlen + (size_t)n < sizeof hdr) {

@@ -271,7 +271,10 @@ static int heat_add(rep_collect *c, int64_t t_us, int64_t w)
 	if (col >= c->heat_cols)
 		c->heat_cols = col + 1;
 	c->heat_n[col * REP_HEAT_ROWS + row]++;
-	c->heat_w[col * REP_HEAT_ROWS + row] += w;
+	{
+		int64_t *cell = &c->heat_w[col * REP_HEAT_ROWS + row];
+		*cell = rep_add_sat(*cell, w);
+	}
 	return 0;
 }
 
@@ -295,7 +298,7 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 		return 0;
 	}
 	if (neg) {
-		w = -w;
+		w = w == INT64_MIN ? INT64_MAX : -w;
 		c->st.negative++;
 	}
 	c->st.used++;

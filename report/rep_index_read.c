@@ -401,10 +401,13 @@ static int layout_slot(struct ix *x, struct ix_layout *l, int *use_delta)
 	return l->slot;
 }
 
+/* Leaves through `out`, which frees prev. */
 #define NEXT(col, v)                                                       \
 	do {                                                               \
-		if (ix_get_varint(&p[col], e[col], &(v)) != 0)             \
-			return bad(x, "a column ends early");              \
+		if (ix_get_varint(&p[col], e[col], &(v)) != 0) {           \
+			rc = bad(x, "a column ends early");                \
+			goto out;                                          \
+		}                                                          \
 	} while (0)
 
 static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slots)
@@ -447,8 +450,10 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 			NEXT(IX_S_PID, pid);
 			NEXT(IX_S_STACK, st);
 			NEXT(IX_S_LAYOUT, lay);
+			/* A layout from a later block may have more metric slots than
+			 * this block has columns for (the writer never makes one). */
 			if (comm >= x->ncomms || pid >= x->npids || st >= x->nstacks ||
-			    lay >= x->nlayouts) {
+			    lay >= x->nlayouts || IX_S_METRICS + 2 * x->layouts[lay].n > b->nsec) {
 				rc = bad(x, "an event refers past a table");
 				break;
 			}
@@ -510,6 +515,7 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 				    p[k] != e[k])
 					rc = bad(x, "a column has bytes left over");
 	}
+out:
 	free(prev);
 	return rc;
 }

@@ -95,6 +95,8 @@ int rep_parse_event(const char *s, size_t len, struct rep_event_line *ev)
 		}
 	for (; scale < 6; scale++)
 		us *= 10;
+	if (sec > (INT64_MAX - 999999) / 1000000)
+		return -1; /* no clock says that: not a time */
 	ev->time_us = sec * 1000000 + us;
 	ev->rest = s + tend + 1;
 	ev->rest_len = len - tend - 1;

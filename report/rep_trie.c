@@ -199,7 +199,7 @@ int rep_trie_leaf(rep_trie *t, const uint32_t *path, size_t n, uint32_t *leaf)
 
 void rep_trie_add_at(rep_trie *t, uint32_t node, int64_t weight)
 {
-	t->v[node].self_w += weight;
+	t->v[node].self_w = rep_add_sat(t->v[node].self_w, weight);
 	t->v[node].self_n++;
 }
 
@@ -222,7 +222,7 @@ void rep_trie_finish(rep_trie *t)
 	/* Children always come after their parent: sum from the end. */
 	for (i = t->n - 1; i > 0; i--) {
 		struct rep_node *p = &t->v[t->v[i].parent];
-		p->total_w += t->v[i].total_w;
+		p->total_w = rep_add_sat(p->total_w, t->v[i].total_w);
 		p->total_n += t->v[i].total_n;
 	}
 }

@@ -26,6 +26,16 @@ struct rep_node {
 	uint64_t total_n;   /* samples through here (after finish) */
 };
 
+/* a + b, held at INT64_MIN/INT64_MAX instead of overflowing: weights are
+ * metric values, and a node's extreme ones must not wrap a sum. */
+static inline int64_t rep_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 rep_trie *rep_trie_create(void);
 void rep_trie_free(rep_trie *t);
 

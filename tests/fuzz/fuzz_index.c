@@ -1,0 +1,110 @@
+/*
+ * fuzz_index.c - libFuzzer target over the report index reader
+ * (rep_index_read, report/rep_index.h), and the collector behind it.
+ *
+ * Input: a whole capture file as it would lie on disk. It is written into
+ * one memfd per process and read back through /proc/self/fd/N, so the
+ * reader does its own open, fstat and preads on a file of exactly the
+ * input's size. Byte 4 (in the first text frame's header, which the reader
+ * never looks at, so mutating it leaves the index alone) picks the config:
+ * unweighted, or weighted by a value, a delta or a metric no file has, with
+ * or without a status filter. Every answer must be a documented one: 0 has
+ * collected nothing, a corrupt index says why, a read that succeeds
+ * counted every event it promised and is drawn as folded stacks, so that
+ * what it built is proved usable. The seed corpus (corpus/index) is real
+ * indexed files written through rotate/ (build/ixgen and
+ * tests/unit/test_report_index.c) and two hand-built ones from that test,
+ * without zstd checksums, so that mutations reach the columns.
+ * ASan/UBSan/LeakSanitizer report anything else.
+ */
+#define _GNU_SOURCE /* memfd_create */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../report/rep_collect.h"
+#include "../../report/rep_index.h"
+#include "../../report/rep_order.h"
+#include "../../report/rep_write.h"
+
+static char path[64];
+
+/* The input as a file. @return 0, or -1 (the input is then skipped). */
+static int put_file(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	size_t done = 0;
+	if (fd < 0) {
+		if ((fd = memfd_create("fuzz_index", MFD_CLOEXEC)) < 0)
+			return -1;
+		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) != 0)
+		return -1;
+	while (done < size) {
+		ssize_t w = pwrite(fd, data + done, size - done, (off_t)done);
+		if (w <= 0)
+			return -1;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+static void draw(rep_collect *c, const struct rep_config *cfg)
+{
+	static FILE *null;
+	struct rep_order o;
+	struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &o,
+			      rep_collect_stats(c), rep_collect_weight_name(c),
+			      rep_collect_weighted(c), 0, 0 };
+	if (!null && !(null = fopen("/dev/null", "w")))
+		return;
+	rep_collect_finish(c);
+	rep_collect_range(c, &v.from_us, &v.to_us);
+	if (rep_order_build(&o, rep_collect_trie(c), rep_collect_frames(c)) != 0)
+		return;
+	rep_write_folded(null, &v);
+	rep_order_free(&o);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const weights[] = { NULL, "reductions", "memory_delta",
+					       "erlang_heap_size", "nosuch" };
+	unsigned pick = size > 4 ? data[4] : 0;
+	struct rep_config cfg = { .weight = weights[(pick & 7) % 5],
+				  .status = pick & 8 ? "running,waiting" : NULL };
+	enum rep_c_err e;
+	char detail[256];
+	uint64_t n = 0;
+	rep_collect *c;
+	int rc;
+	if (put_file(data, size) != 0 || !(c = rep_collect_create(&cfg, &e, detail, sizeof detail)))
+		return 0;
+	rc = rep_index_read(c, path, &n, detail, sizeof detail);
+	switch (rc) {
+	case 1:
+		if (n != rep_collect_stats(c)->events)
+			abort(); /* every event the trailer promised went in */
+		draw(c, &cfg);
+		break;
+	case REP_IX_NONE:
+		if (rep_collect_stats(c)->events != 0)
+			abort(); /* the text could not be read instead */
+		break;
+	case REP_IX_CORRUPT:
+		if (!detail[0])
+			abort(); /* says why */
+		break;
+	case REP_IX_NOMEM:
+	case REP_C_METRIC:
+		break;
+	default:
+		abort(); /* not a documented answer */
+	}
+	rep_collect_free(c);
+	return 0;
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rep_hash.h"
 #include "../formatter/formatter.h"
 
 struct entry {
@@ -22,24 +23,6 @@ struct rep_frames_s {
 	char *pool;
 	size_t plen, pcap;
 };
-
-static uint32_t hash_bytes(unsigned kind, const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ kind;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	for (; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	h ^= h >> 29;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 32;
-	return (uint32_t)h;
-}
 
 rep_frames *rep_frames_create(void)
 {
@@ -107,7 +90,7 @@ static int grow_slots(rep_frames *t)
 uint32_t rep_frames_intern(rep_frames *t, enum rep_kind kind, const char *raw, size_t len,
 			   const char *dso, size_t dso_len, int *is_new)
 {
-	uint32_t h = hash_bytes(kind, raw, len);
+	uint32_t h = rep_hash32(kind, raw, len);
 	size_t j = h & (t->nslots - 1);
 	struct entry *e;
 	long roff, noff, doff;

@@ -97,21 +97,6 @@ struct ix {
 	size_t why_cap;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *np;
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	if (nc > SIZE_MAX / size || !(np = realloc(*p, nc * size)))
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 static int bad(struct ix *x, const char *why)
 {
 	snprintf(x->why, x->why_cap, "%s", why);
@@ -247,7 +232,7 @@ static int tables(struct ix *x, const struct ix_block *b)
 	unsigned char *raw;
 	const unsigned char *p, *end;
 	uint64_t n, i, k, v, w;
-	if (grow((void **)&x->tables, &x->tables_cap, x->ntables + 1, sizeof *x->tables) != 0 ||
+	if (ix_grow((void **)&x->tables, &x->tables_cap, x->ntables + 1, sizeof *x->tables) != 0 ||
 	    !(raw = malloc(b->raw[0] ? b->raw[0] : 1)))
 		return REP_IX_NOMEM;
 	x->tables[x->ntables++] = raw;
@@ -259,7 +244,7 @@ static int tables(struct ix *x, const struct ix_block *b)
 		return bad(x, "a block has no tables");
 	/* frames */
 	if (ix_get_varint(&p, end, &n) || n > b->raw[0] ||
-	    grow((void **)&x->frames, &x->frames_cap, x->nframes + n, sizeof *x->frames))
+	    ix_grow((void **)&x->frames, &x->frames_cap, x->nframes + n, sizeof *x->frames))
 		return bad(x, "a frame table is malformed");
 	for (i = 0; i < n; i++) {
 		struct ix_frame *f = &x->frames[x->nframes++];
@@ -280,7 +265,7 @@ static int tables(struct ix *x, const struct ix_block *b)
 	for (i = 0; i < n; i++) {
 		struct ix_layout *l = &x->layouts[x->nlayouts++];
 		if (ix_get_varint(&p, end, &v) || v > IX_MAX_SLOTS ||
-		    grow((void **)&x->lnames, &x->lnames_cap, x->nlnames + v, sizeof *x->lnames))
+		    ix_grow((void **)&x->lnames, &x->lnames_cap, x->nlnames + v, sizeof *x->lnames))
 			return bad(x, "a metric table is malformed");
 		l->first = x->nlnames;
 		l->n = v;
@@ -293,12 +278,12 @@ static int tables(struct ix *x, const struct ix_block *b)
 	}
 	/* stacks */
 	if (ix_get_varint(&p, end, &n) || n > b->raw[0] ||
-	    grow((void **)&x->stacks, &x->stacks_cap, x->nstacks + n, sizeof *x->stacks))
+	    ix_grow((void **)&x->stacks, &x->stacks_cap, x->nstacks + n, sizeof *x->stacks))
 		return bad(x, "a stack table is malformed");
 	for (i = 0; i < n; i++) {
 		struct ix_stack *s = &x->stacks[x->nstacks++];
 		if (ix_get_varint(&p, end, &v) || v > (uint64_t)(end - p) ||
-		    grow((void **)&x->fids, &x->fids_cap, x->nfids + v, sizeof *x->fids))
+		    ix_grow((void **)&x->fids, &x->fids_cap, x->nfids + v, sizeof *x->fids))
 			return bad(x, "a stack table is malformed");
 		s->off = x->nfids;
 		s->n = v;
@@ -312,7 +297,7 @@ static int tables(struct ix *x, const struct ix_block *b)
 	}
 	/* pids */
 	if (ix_get_varint(&p, end, &n) || n > b->raw[0] ||
-	    grow((void **)&x->pids, &x->pids_cap, x->npids + n, sizeof *x->pids))
+	    ix_grow((void **)&x->pids, &x->pids_cap, x->npids + n, sizeof *x->pids))
 		return bad(x, "a pid table is malformed");
 	for (i = 0; i < n; i++) {
 		if (ix_get_varint(&p, end, &v) || ix_get_varint(&p, end, &w) || v > UINT32_MAX ||
@@ -427,7 +412,7 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 				   (weighted && cand[(k - IX_S_METRICS) / 2]);
 			if (!need)
 				continue;
-			if (grow((void **)&x->col[k], &x->col_cap[k], b->raw[k] + 1, 1) != 0) {
+			if (ix_grow((void **)&x->col[k], &x->col_cap[k], b->raw[k] + 1, 1) != 0) {
 				rc = REP_IX_NOMEM;
 				break;
 			}

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "rep_hash.h"
 #include "rep_index_fmt.h"
 #include "rep_parse.h"
 #include "../rotate/rotate.h"
@@ -156,40 +157,6 @@ static int put_varint(struct buf *b, uint64_t v)
 	return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *np;
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	if (!(np = realloc(*p, nc * size)))
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
-static uint32_t hash_mem(uint64_t seed, const void *p, size_t len)
-{
-	const unsigned char *s = p;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ seed ^ len;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	for (; i < len; i++)
-		h = (h ^ s[i]) * 0x100000001b3ull;
-	h ^= h >> 29;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 32;
-	return (uint32_t)h;
-}
-
 static void give_up(rep_ixw *w, const char *why)
 {
 	if (!w->why)
@@ -236,7 +203,7 @@ static size_t table_bytes(const rep_ixw *w)
 static int frame_id(rep_ixw *w, const struct rep_frame_line *fr, uint32_t *id)
 {
 	unsigned kind = fr->is_category ? 1 : 0;
-	uint32_t h = hash_mem(kind, fr->sym, fr->sym_len) ^ hash_mem(7, fr->dso, fr->dso_len);
+	uint32_t h = rep_hash32(kind, fr->sym, fr->sym_len) ^ rep_hash32(7, fr->dso, fr->dso_len);
 	size_t j;
 	struct frame_ent *e;
 	if (w->frame_nslots) {
@@ -254,7 +221,7 @@ static int frame_id(rep_ixw *w, const struct rep_frame_line *fr, uint32_t *id)
 		}
 	}
 	if (w->pool.len + fr->sym_len + fr->dso_len > UINT32_MAX ||
-	    grow((void **)&w->frames, &w->frames_cap, w->nframes + 1, sizeof *w->frames) != 0 ||
+	    ix_grow((void **)&w->frames, &w->frames_cap, w->nframes + 1, sizeof *w->frames) != 0 ||
 	    rehash(&w->frame_slots, &w->frame_nslots, w->nframes, w->frames,
 		   sizeof *w->frames, offsetof(struct frame_ent, hash)) != 0)
 		return -1;
@@ -276,7 +243,7 @@ static int frame_id(rep_ixw *w, const struct rep_frame_line *fr, uint32_t *id)
 
 static int stack_id(rep_ixw *w, uint32_t *id)
 {
-	uint32_t h = hash_mem(3, w->ev_frames, w->ev_n * sizeof *w->ev_frames);
+	uint32_t h = rep_hash32(3, w->ev_frames, w->ev_n * sizeof *w->ev_frames);
 	size_t j, n = w->ev_n;
 	struct stack_ent *e;
 	if (w->stack_nslots) {
@@ -291,8 +258,8 @@ static int stack_id(rep_ixw *w, uint32_t *id)
 		}
 	}
 	if (w->splen + n > UINT32_MAX ||
-	    grow((void **)&w->spool, &w->spcap, w->splen + n + 1, sizeof *w->spool) != 0 ||
-	    grow((void **)&w->stacks, &w->stacks_cap, w->nstacks + 1, sizeof *w->stacks) != 0 ||
+	    ix_grow((void **)&w->spool, &w->spcap, w->splen + n + 1, sizeof *w->spool) != 0 ||
+	    ix_grow((void **)&w->stacks, &w->stacks_cap, w->nstacks + 1, sizeof *w->stacks) != 0 ||
 	    rehash(&w->stack_slots, &w->stack_nslots, w->nstacks, w->stacks,
 		   sizeof *w->stacks, offsetof(struct stack_ent, hash)) != 0)
 		return -1;
@@ -313,7 +280,7 @@ static int stack_id(rep_ixw *w, uint32_t *id)
 static int pid_id(rep_ixw *w, uint32_t pid, uint32_t tid, uint32_t *id)
 {
 	uint32_t key[2] = { pid, tid };
-	uint32_t h = hash_mem(5, key, sizeof key);
+	uint32_t h = rep_hash32(5, key, sizeof key);
 	size_t j;
 	if (w->pid_nslots) {
 		for (j = h & (w->pid_nslots - 1); w->pid_slots[j]; j = (j + 1) & (w->pid_nslots - 1)) {
@@ -324,8 +291,8 @@ static int pid_id(rep_ixw *w, uint32_t pid, uint32_t tid, uint32_t *id)
 			}
 		}
 	}
-	if (grow((void **)&w->pids, &w->pids_cap, w->npids + 1, sizeof *w->pids) != 0 ||
-	    grow((void **)&w->prev, &w->prev_cap, (w->npids + 1) * IX_MAX_SLOTS,
+	if (ix_grow((void **)&w->pids, &w->pids_cap, w->npids + 1, sizeof *w->pids) != 0 ||
+	    ix_grow((void **)&w->prev, &w->prev_cap, (w->npids + 1) * IX_MAX_SLOTS,
 		 sizeof *w->prev) != 0 ||
 	    rehash(&w->pid_slots, &w->pid_nslots, w->npids, w->pids, sizeof *w->pids,
 		   offsetof(struct pid_ent, hash)) != 0)
@@ -451,7 +418,7 @@ static int frame(rep_ixw *w, const char *s, size_t len)
 	if (!fr.dso)
 		fr.dso = "";
 	if (frame_id(w, &fr, &id) != 0 ||
-	    grow((void **)&w->ev_frames, &w->ev_cap, w->ev_n + 1, sizeof *w->ev_frames) != 0)
+	    ix_grow((void **)&w->ev_frames, &w->ev_cap, w->ev_n + 1, sizeof *w->ev_frames) != 0)
 		return -1;
 	w->ev_frames[w->ev_n++] = id;
 	return 0;
@@ -763,7 +730,7 @@ static int block(rep_ixw *w)
 	rc |= put_bytes(&w->out, head, (size_t)(h - head));
 	rc |= put_bytes(&w->out, data->d, data->len);
 	if (rc || w->out.len - hdr_at - IX_SKIP_HDR > UINT32_MAX ||
-	    grow((void **)&w->blocks, &w->blocks_cap, w->nblocks + 1, sizeof *w->blocks) != 0)
+	    ix_grow((void **)&w->blocks, &w->blocks_cap, w->nblocks + 1, sizeof *w->blocks) != 0)
 		goto oom;
 	ix_put_le32(w->out.d + hdr_at, IX_SKIP_MAGIC);
 	ix_put_le32(w->out.d + hdr_at + 4, (uint32_t)(w->out.len - hdr_at - IX_SKIP_HDR));

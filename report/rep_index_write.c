@@ -76,10 +76,23 @@ struct rep_ixw_s {
 	struct ix_buf raw, data;      /* a block's tables, its compressed sections */
 };
 
+/* Gives this file's index up. Its memory goes back at once (the tables of
+ * a file that outgrew their cap are large); the next file starts afresh. */
 static void give_up(rep_ixw *w, const char *why)
 {
-	if (!w->why)
-		w->why = why;
+	size_t i;
+	if (w->why)
+		return;
+	w->why = why;
+	ixw_tables_free(&w->tab);
+	free(w->bcache);
+	w->bcache = NULL;
+	w->bc_slots = w->bc_used = 0;
+	for (i = 0; i < NCOLS; i++) {
+		free(w->col[i].d);
+		w->col[i] = (struct ix_buf){ 0 };
+	}
+	w->pending = 0;
 }
 
 /* A table lookup failed: for its reason, or for memory. @return -1. */

@@ -169,10 +169,12 @@ static int flush_frame(rot_t *r, int last)
 		const void *p;
 		size_t n;
 		r->index.take(r->index.ctx, r->file_bytes + (r->out.len - r->out.done), last, &p, &n);
-		if (n) {
-			if (rot_buf_reserve(&r->out, n) != 0)
-				return fail(r, ROT_ERR_NOMEM, "cannot index '%s': out of memory",
-					    r->path);
+		if (n && rot_buf_reserve(&r->out, n) != 0) {
+			/* The text matters, the index only speeds reports up: this
+			 * file gets no trailer (readers then use the text), and the
+			 * files after it no index. */
+			memset(&r->index, 0, sizeof r->index);
+		} else if (n) {
 			memcpy(r->out.data + r->out.len, p, n);
 			r->out.len += n;
 		}

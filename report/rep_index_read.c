@@ -50,7 +50,8 @@ struct ix_layout {
 };
 
 struct ix_block {
-	unsigned char *frame;  /* the whole skippable frame */
+	unsigned char *frame;  /* the whole skippable frame, while it is being read */
+	uint64_t offset;       /* where it is in the file */
 	size_t size;
 	uint64_t events;
 	size_t nsec;
@@ -91,6 +92,8 @@ struct ix {
 	size_t npids, pids_cap;
 	struct leaf_slot *leaves;
 	size_t nleaves, leaves_used;
+	unsigned char *buf;     /* the block being read in pass 2 */
+	size_t buf_cap;
 	unsigned char *col[IX_S_METRICS + 2 * IX_MAX_SLOTS];
 	size_t col_cap[IX_S_METRICS + 2 * IX_MAX_SLOTS];
 	char *why;
@@ -161,11 +164,10 @@ static int read_trailer(struct ix *x, uint64_t fsize)
 		    v[1] > toff || v[0] > toff - v[1] || v[2] > UINT32_MAX)
 			break;
 		prev_end = v[0] + v[1];
+		b->offset = v[0];
 		b->size = v[1];
 		b->events = v[2];
 		sum += v[2];
-		if (!(b->frame = malloc(b->size)) || pread_all(x->fd, b->frame, b->size, v[0]) != 0)
-			break;
 	}
 	if (i < nb || ix_get_varint(&p, end, &v[0]) || v[0] != sum ||
 	    ix_get_varint(&p, end, &v[1]) || v[1] != toff || p != end) {
@@ -404,9 +406,19 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 	    !(prev = calloc(x->npids ? x->npids * ncand_slots : 1, sizeof *prev)))
 		return REP_IX_NOMEM;
 	for (bi = 0; bi < x->nblocks && rc == 0; bi++) {
-		const struct ix_block *b = &x->blocks[bi];
+		struct ix_block *b = &x->blocks[bi];
 		const unsigned char *p[IX_S_METRICS + 2 * IX_MAX_SLOTS], *e[IX_S_METRICS + 2 * IX_MAX_SLOTS];
 		uint64_t i;
+		if (ix_grow((void **)&x->buf, &x->buf_cap, b->size, 1) != 0) {
+			rc = REP_IX_NOMEM;
+			break;
+		}
+		if (pread_all(x->fd, x->buf, b->size, b->offset) != 0 ||
+		    ix_get_le32(x->buf + 4) != b->size - IX_SKIP_HDR) {
+			rc = bad(x, "a block cannot be read again");
+			break;
+		}
+		b->frame = x->buf;
 		for (k = IX_S_TIME; k < b->nsec; k++) {
 			int need = k < IX_S_METRICS ||
 				   (weighted && cand[(k - IX_S_METRICS) / 2]);
@@ -510,9 +522,8 @@ out:
 static void ix_free(struct ix *x)
 {
 	size_t i;
-	for (i = 0; i < x->nblocks; i++)
-		free(x->blocks[i].frame);
-	free(x->blocks);
+	free(x->blocks); /* their frames are freed in pass 1, or are x->buf */
+	free(x->buf);
 	for (i = 0; i < x->ntables; i++)
 		free(x->tables[i]);
 	free(x->tables);
@@ -553,9 +564,18 @@ int rep_index_read(rep_collect *c, const char *path, uint64_t *nevents, char *de
 		return REP_IX_NOMEM;
 	}
 	rc = read_trailer(&x, (uint64_t)st.st_size);
-	for (i = 0; rc == 0 && i < x.nblocks; i++)
-		if ((rc = block_header(&x, &x.blocks[i], i)) == 0)
-			rc = tables(&x, &x.blocks[i]);
+	/* Pass 1 keeps only the tables: a file's index can be hundreds of MB. */
+	for (i = 0; rc == 0 && i < x.nblocks; i++) {
+		struct ix_block *b = &x.blocks[i];
+		if (!(b->frame = malloc(b->size)))
+			rc = REP_IX_NOMEM;
+		else if (pread_all(x.fd, b->frame, b->size, b->offset) != 0)
+			rc = bad(&x, "a block cannot be read");
+		else if ((rc = block_header(&x, b, i)) == 0)
+			rc = tables(&x, b);
+		free(b->frame);
+		b->frame = NULL;
+	}
 	if (rc == 0 && (!(x.gids = malloc((x.nfids ? x.nfids : 1) * sizeof *x.gids)) ||
 			!(x.pid_ok = malloc(x.npids ? x.npids : 1))))
 		rc = REP_IX_NOMEM;

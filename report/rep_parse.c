@@ -195,6 +195,24 @@ static int parse_i64(const char *s, size_t len, size_t *i, int64_t *out)
 	return 0;
 }
 
+/* "<value>, <delta>" from s[*i] (just after a metric's ':'), blanks
+ * allowed around both. @return 0 with *i after the delta, or -1. */
+static int value_pair(const char *s, size_t len, size_t *i, int64_t *value, int64_t *delta)
+{
+	while (*i < len && is_space(s[*i]))
+		(*i)++;
+	if (parse_i64(s, len, i, value) != 0)
+		return -1;
+	while (*i < len && is_space(s[*i]))
+		(*i)++;
+	if (*i >= len || s[*i] != ',')
+		return -1;
+	(*i)++;
+	while (*i < len && is_space(s[*i]))
+		(*i)++;
+	return parse_i64(s, len, i, delta);
+}
+
 int rep_find_metric(const char *s, size_t len, const char *name, size_t nlen, int64_t *value,
 		    int64_t *delta)
 {
@@ -208,18 +226,7 @@ int rep_find_metric(const char *s, size_t len, const char *name, size_t nlen, in
 			continue;
 		}
 		i = (size_t)(p - s) + 8 + nlen;
-		while (i < len && is_space(s[i]))
-			i++;
-		if (parse_i64(s, len, &i, value) != 0)
-			return 0;
-		while (i < len && is_space(s[i]))
-			i++;
-		if (i >= len || s[i] != ',')
-			return 0;
-		i++;
-		while (i < len && is_space(s[i]))
-			i++;
-		return parse_i64(s, len, &i, delta) == 0;
+		return value_pair(s, len, &i, value, delta) == 0;
 	}
 	return 0;
 }
@@ -254,18 +261,7 @@ int rep_next_metric_value(const char *s, size_t len, size_t *pos, const char **n
 	if (!rep_next_metric(s, len, pos, name, nlen))
 		return 0;
 	i = *pos + 1; /* after the ':' */
-	while (i < len && is_space(s[i]))
-		i++;
-	if (parse_i64(s, len, &i, value) != 0)
-		return -1;
-	while (i < len && is_space(s[i]))
-		i++;
-	if (i >= len || s[i] != ',')
-		return -1;
-	i++;
-	while (i < len && is_space(s[i]))
-		i++;
-	if (parse_i64(s, len, &i, delta) != 0)
+	if (value_pair(s, len, &i, value, delta) != 0)
 		return -1;
 	*pos = i;
 	return 1;

@@ -125,6 +125,12 @@ static int names_match(const char *have, size_t hl, const char *want, size_t wl)
 	return hl == wl + 7 && memcmp(have, "erlang_", 7) == 0 && memcmp(have + 7, want, wl) == 0;
 }
 
+/* The length of the metric a "<metric>_delta" weight names, 0 for another weight. */
+static size_t delta_base(const char *want, size_t wl)
+{
+	return wl > 6 && strcmp(want + wl - 6, "_delta") == 0 ? wl - 6 : 0;
+}
+
 /* Picks the --weight metric among an event's metric names (the first event
  * kept): the name itself, or its "_delta" form. */
 static int resolve_names(rep_collect *c, const char *const *names, const size_t *lens, size_t n)
@@ -135,12 +141,9 @@ static int resolve_names(rep_collect *c, const char *const *names, const size_t 
 	size_t kl = 0;
 	int pass;
 	for (pass = 0; pass < 2; pass++) {
-		size_t ml = wl;
-		if (pass == 1) {
-			if (wl <= 6 || strcmp(want + wl - 6, "_delta") != 0)
-				break;
-			ml = wl - 6;
-		}
+		size_t ml = pass == 0 ? wl : delta_base(want, wl);
+		if (ml == 0 && pass == 1)
+			break;
 		for (i = 0; i < n; i++) {
 			const char *nm = names[i];
 			size_t nl = lens[i];
@@ -306,7 +309,7 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 		rep_trie_add_at(c->trie, leaf[neg], w);
 		return 0;
 	}
-	if (nids + 2 > c->capids + 2 && grow_ids(c, nids) != 0)
+	if (nids > c->capids && grow_ids(c, nids) != 0)
 		return REP_C_NOMEM;
 	if (neg)
 		c->path[n++] = c->negative_id;
@@ -546,8 +549,7 @@ int rep_collect_weight_candidate(const rep_collect *c, const char *name, size_t 
 		return len == c->metric_len && memcmp(name, c->metric, len) == 0;
 	wl = strlen(want);
 	return names_match(name, len, want, wl) ||
-	       (wl > 6 && strcmp(want + wl - 6, "_delta") == 0 &&
-		names_match(name, len, want, wl - 6));
+	       (delta_base(want, wl) && names_match(name, len, want, delta_base(want, wl)));
 }
 
 int rep_collect_resolve(rep_collect *c, const char *const *names, const size_t *lens, size_t n)
@@ -557,10 +559,14 @@ int rep_collect_resolve(rep_collect *c, const char *const *names, const size_t *
 	return resolve_names(c, names, lens, n);
 }
 
-int rep_collect_metric_is(const rep_collect *c, const char *name, size_t len, int *use_delta)
+int rep_collect_metric_is(const rep_collect *c, const char *name, size_t len)
 {
-	*use_delta = c->use_delta;
 	return c->resolved && len == c->metric_len && memcmp(name, c->metric, len) == 0;
+}
+
+int rep_collect_weighs_delta(const rep_collect *c)
+{
+	return c->use_delta;
 }
 
 int rep_collect_pre_event(rep_collect *c, int64_t time_us, uint32_t status_id, int pass,

@@ -87,8 +87,10 @@ int rep_collect_weight_candidate(const rep_collect *c, const char *name, size_t 
 /* Resolves --weight among the first kept event's metric names (no-op when
  * unweighted or done). @return 0 or REP_C_METRIC. */
 int rep_collect_resolve(rep_collect *c, const char *const *names, const size_t *lens, size_t n);
-/* 1 when name is the resolved weight metric; *use_delta: weigh by its delta. */
-int rep_collect_metric_is(const rep_collect *c, const char *name, size_t len, int *use_delta);
+/* 1 when name is the resolved weight metric. */
+int rep_collect_metric_is(const rep_collect *c, const char *name, size_t len);
+/* 1 when the resolved weight is the metric's delta, not its value. */
+int rep_collect_weighs_delta(const rep_collect *c);
 /*
  * One event. pass: its status and pid passed the filters (ids, catmask and
  * w are then needed; ids leaf first). has_w: it carries the weight metric

@@ -96,6 +96,7 @@ struct ix {
 	size_t buf_cap;
 	unsigned char *col[IX_S_METRICS + 2 * IX_MAX_SLOTS];
 	size_t col_cap[IX_S_METRICS + 2 * IX_MAX_SLOTS];
+	int resolved, use_delta; /* --weight resolved (by this file or one before) */
 	char *why;
 	size_t why_cap;
 };
@@ -131,7 +132,7 @@ static int read_trailer(struct ix *x, uint64_t fsize)
 	uint64_t tsize, nb, v[3], sum = 0, prev_end = 4, toff;
 	size_t i;
 	if (fsize < 4 + IX_SKIP_HDR + 5 + IX_FOOT || pread_all(x->fd, head, 4, 0) != 0 ||
-	    ix_get_le32(head) != 0xFD2FB528u || pread_all(x->fd, foot, IX_FOOT, fsize - IX_FOOT) != 0 ||
+	    ix_get_le32(head) != ZSTD_MAGICNUMBER || pread_all(x->fd, foot, IX_FOOT, fsize - IX_FOOT) != 0 ||
 	    memcmp(foot + 4, IX_FOOT_MAGIC, 8) != 0)
 		return ABSENT; /* not an error: most files but zstd captures have none */
 	tsize = ix_get_le32(foot);
@@ -372,19 +373,19 @@ static int resolve(struct ix *x, const struct ix_layout *l)
 	return rep_collect_resolve(x->c, names, lens, l->n);
 }
 
-static int layout_slot(struct ix *x, struct ix_layout *l, int *use_delta)
+/* Where the resolved weight metric is in a layout, -1 if absent. */
+static int layout_slot(struct ix *x, struct ix_layout *l)
 {
 	size_t k;
 	if (l->slot == -2) {
 		l->slot = -1;
 		for (k = 0; k < l->n; k++)
 			if (rep_collect_metric_is(x->c, x->lnames[l->first + k].p,
-						  x->lnames[l->first + k].len, use_delta)) {
+						  x->lnames[l->first + k].len)) {
 				l->slot = (int)k;
 				break;
 			}
 	}
-	rep_collect_metric_is(x->c, "", 0, use_delta);
 	return l->slot;
 }
 
@@ -396,6 +397,13 @@ static int layout_slot(struct ix *x, struct ix_layout *l, int *use_delta)
 			goto out;                                          \
 		}                                                          \
 	} while (0)
+
+/* The sections this report decompresses: the per-event columns, and the
+ * columns of the metric slots that may hold the weight. */
+static int wanted(size_t k, int weighted, const int *cand)
+{
+	return k < IX_S_METRICS || (weighted && cand[(k - IX_S_METRICS) / 2]);
+}
 
 static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slots)
 {
@@ -420,9 +428,7 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 		}
 		b->frame = x->buf;
 		for (k = IX_S_TIME; k < b->nsec; k++) {
-			int need = k < IX_S_METRICS ||
-				   (weighted && cand[(k - IX_S_METRICS) / 2]);
-			if (!need)
+			if (!wanted(k, weighted, cand))
 				continue;
 			if (ix_grow((void **)&x->col[k], &x->col_cap[k], b->raw[k] + 1, 1) != 0) {
 				rc = REP_IX_NOMEM;
@@ -440,7 +446,7 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 			int64_t vals[IX_MAX_SLOTS], dels[IX_MAX_SLOTS], w = 0;
 			struct ix_stack *s;
 			struct ix_layout *l;
-			int pass, has_w = 0, use_delta;
+			int pass, has_w = 0;
 			uint32_t *leaf;
 			NEXT(IX_S_TIME, dt);
 			NEXT(IX_S_COMM, comm);
@@ -486,12 +492,16 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 			if (pass) {
 				if (weighted) {
 					int slot;
-					if ((rc = resolve(x, l)) != 0)
-						break;
-					slot = layout_slot(x, l, &use_delta);
+					if (!x->resolved) { /* on the first kept event, as the text path */
+						if ((rc = resolve(x, l)) != 0)
+							break;
+						x->resolved = 1;
+						x->use_delta = rep_collect_weighs_delta(x->c);
+					}
+					slot = layout_slot(x, l);
 					if (slot >= 0) {
 						has_w = 1;
-						w = use_delta ? dels[slot] : vals[slot];
+						w = x->use_delta ? dels[slot] : vals[slot];
 					}
 				}
 				if (!s->ready && (rc = intern_stack(x, s)) != 0)
@@ -508,8 +518,7 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 		}
 		if (rc == 0)
 			for (k = IX_S_TIME; k < b->nsec; k++)
-				if ((k < IX_S_METRICS || (weighted && cand[(k - IX_S_METRICS) / 2])) &&
-				    p[k] != e[k])
+				if (wanted(k, weighted, cand) && p[k] != e[k])
 					rc = bad(x, "a column has bytes left over");
 	}
 out:

@@ -102,7 +102,6 @@ static int table_failed(rep_ixw *w)
 	return -1;
 }
 
-
 /* ==== events ==== */
 
 static int begin_event(rep_ixw *w, const char *s, size_t len)
@@ -162,8 +161,7 @@ static int frame(rep_ixw *w, const char *s, size_t len)
 		fr.dso = "";
 	if (ixw_frame_id(&w->tab, &fr, &id) != 0)
 		return table_failed(w);
-	if (
-	    ix_grow((void **)&w->ev_frames, &w->ev_cap, w->ev_n + 1, sizeof *w->ev_frames) != 0)
+	if (ix_grow((void **)&w->ev_frames, &w->ev_cap, w->ev_n + 1, sizeof *w->ev_frames) != 0)
 		return -1;
 	w->ev_frames[w->ev_n++] = id;
 	return 0;

@@ -31,32 +31,62 @@ __attribute__((format(printf, 1, 2))) static void rep_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Through the file's report index, if it has a sound one.
- * @return 1 done, 0 read the text instead, or an exit status (negated). */
-static int read_index(rep_collect *c, const struct rep_config *cfg, const char *path)
+/* Says what went wrong when the collector failed (rc a REP_C_* code, or
+ * any out-of-memory code given as REP_C_NOMEM), by either reading.
+ * @return the exit status, or 0 when rc is not a failure. */
+static int collect_failed(rep_collect *c, const struct rep_config *cfg, const char *path, int rc)
+{
+	if (rc == REP_C_METRIC || rc == REP_C_USAGE) {
+		rep_msg("cannot weight by '%s': %s", cfg->weight, rep_collect_error(c));
+		return EX_USAGE;
+	}
+	if (rc == REP_C_NOMEM) {
+		rep_msg("cannot read '%s': out of memory (cut it with --from/--to?)", path);
+		return EX_OSERR;
+	}
+	return 0;
+}
+
+/* Says what went wrong reading a file's text (rin from rep_input_line),
+ * or warns that it was cut short. @return the exit status, or 0. */
+static int input_failed(rep_input *in, const char *path, int rin)
+{
+	if (rin == REP_IN_OPEN) {
+		rep_msg("cannot read '%s': %s", path, rep_input_error(in));
+		return EX_NOINPUT;
+	}
+	if (rin == REP_IN_CORRUPT) {
+		rep_msg("cannot decode '%s': %s (is it a flameprof file?)", path, rep_input_error(in));
+		return EX_DATAERR;
+	}
+	if (rep_input_truncated(in))
+		rep_msg("warning: '%s' ends inside a %s frame (cut short by a crash?); using what "
+			"decoded", path, rep_input_codec(in));
+	return 0;
+}
+
+/* Through the file's report index, if it has a sound one: *done says
+ * whether it was. @return 0 or an exit status. */
+static int read_index(rep_collect *c, const struct rep_config *cfg, const char *path, int *done)
 {
 	char detail[256];
 	uint64_t n;
 	int rc = rep_index_read(c, path, &n, detail, sizeof detail);
-	switch (rc) {
-	case 1:
-		return 1;
-	case REP_IX_NONE:
+	*done = rc == 1;
+	if (rc == 1)
+		return 0;
+	if (rc == REP_IX_NONE) {
 		if (*detail)
 			rep_msg("warning: the report index in '%s' is not usable (%s); reading its "
 				"text", path, detail);
 		return 0;
-	case REP_C_METRIC:
-		rep_msg("cannot weight by '%s': %s", cfg->weight, rep_collect_error(c));
-		return -EX_USAGE;
-	case REP_IX_NOMEM:
-		rep_msg("cannot read '%s': out of memory (cut it with --from/--to?)", path);
-		return -EX_OSERR;
-	default:
+	}
+	if (rc == REP_IX_CORRUPT) {
 		rep_msg("cannot decode the report index in '%s': %s (read its text with --no-index)",
 			path, detail);
-		return -EX_DATAERR;
+		return EX_DATAERR;
 	}
+	return collect_failed(c, cfg, path, rc == REP_IX_NOMEM ? REP_C_NOMEM : rc);
 }
 
 /* Reads one file into the collector; *indexed counts the files read
@@ -68,11 +98,11 @@ static int read_file(rep_collect *c, const struct rep_config *cfg, const char *p
 	char detail[256];
 	const char *line;
 	size_t len;
-	int rin, rc = 0, status = 0;
+	int rin, rc = 0, status = 0, done = 0;
 	rep_input *in;
-	if (!cfg->no_index && (rc = read_index(c, cfg, path)) != 0) {
-		*indexed += rc > 0;
-		return rc > 0 ? 0 : -rc;
+	if (!cfg->no_index && ((status = read_index(c, cfg, path, &done)) != 0 || done)) {
+		*indexed += (size_t)done;
+		return status;
 	}
 	in = rep_input_open(path, &e, detail, sizeof detail);
 	if (!in) {
@@ -84,22 +114,9 @@ static int read_file(rep_collect *c, const struct rep_config *cfg, const char *p
 			break;
 	if (rin == 0 && rc == 0)
 		rc = rep_collect_end_file(c);
-	if (rc == REP_C_METRIC || rc == REP_C_USAGE) {
-		rep_msg("cannot weight by '%s': %s", cfg->weight, rep_collect_error(c));
-		status = EX_USAGE;
-	} else if (rc == REP_C_NOMEM || rin == REP_IN_NOMEM) {
-		rep_msg("cannot read '%s': out of memory (cut it with --from/--to?)", path);
-		status = EX_OSERR;
-	} else if (rin == REP_IN_OPEN) {
-		rep_msg("cannot read '%s': %s", path, rep_input_error(in));
-		status = EX_NOINPUT;
-	} else if (rin == REP_IN_CORRUPT) {
-		rep_msg("cannot decode '%s': %s (is it a flameprof file?)", path, rep_input_error(in));
-		status = EX_DATAERR;
-	} else if (rep_input_truncated(in)) {
-		rep_msg("warning: '%s' ends inside a %s frame (cut short by a crash?); using what "
-			"decoded", path, rep_input_codec(in));
-	}
+	status = collect_failed(c, cfg, path, rin == REP_IN_NOMEM ? REP_C_NOMEM : rc);
+	if (status == 0)
+		status = input_failed(in, path, rin);
 	rep_input_close(in);
 	return status;
 }

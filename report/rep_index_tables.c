@@ -52,6 +52,15 @@ int ixb_put_varint(struct ix_buf *b, uint64_t v)
 	return 0;
 }
 
+/* Puts id + 1 in the first free slot from its hash on. */
+static void slot_put(uint32_t *slots, size_t nslots, uint32_t h, size_t id)
+{
+	size_t j = h & (nslots - 1);
+	while (slots[j])
+		j = (j + 1) & (nslots - 1);
+	slots[j] = (uint32_t)id + 1;
+}
+
 /* Open addressing over ids + 1, kept under half full: makes room for one
  * more entry after the `count` there are (each with its hash at hash_at). */
 static int rehash(uint32_t **slots, size_t *nslots, size_t count, const void *ents, size_t stride,
@@ -67,12 +76,8 @@ static int rehash(uint32_t **slots, size_t *nslots, size_t count, const void *en
 		return -1;
 	for (i = 0; i < count; i++) {
 		uint32_t h;
-		size_t j;
 		memcpy(&h, (const char *)ents + i * stride + hash_at, sizeof h);
-		j = h & (ns - 1);
-		while (s[j])
-			j = (j + 1) & (ns - 1);
-		s[j] = (uint32_t)i + 1;
+		slot_put(s, ns, h, i);
 	}
 	free(*slots);
 	*slots = s;
@@ -114,10 +119,8 @@ int ixw_frame_id(struct ixw_tables *w, const struct rep_frame_line *fr, uint32_t
 	if (ixb_put_bytes(&w->pool, fr->sym, fr->sym_len) != 0 ||
 	    ixb_put_bytes(&w->pool, fr->dso, fr->dso_len) != 0)
 		return -1;
-	for (j = h & (w->frame_nslots - 1); w->frame_slots[j]; j = (j + 1) & (w->frame_nslots - 1))
-		;
-	w->frame_slots[j] = (uint32_t)++w->nframes;
-	*id = (uint32_t)w->nframes - 1;
+	slot_put(w->frame_slots, w->frame_nslots, h, w->nframes);
+	*id = (uint32_t)w->nframes++;
 	return 0;
 }
 
@@ -150,10 +153,8 @@ int ixw_stack_id(struct ixw_tables *w, const uint32_t *frames, size_t n, uint32_
 	if (n)
 		memcpy(w->spool + w->splen, frames, n * sizeof *w->spool);
 	w->splen += n;
-	for (j = h & (w->stack_nslots - 1); w->stack_slots[j]; j = (j + 1) & (w->stack_nslots - 1))
-		;
-	w->stack_slots[j] = (uint32_t)++w->nstacks;
-	*id = (uint32_t)w->nstacks - 1;
+	slot_put(w->stack_slots, w->stack_nslots, h, w->nstacks);
+	*id = (uint32_t)w->nstacks++;
 	return 0;
 }
 
@@ -181,10 +182,8 @@ int ixw_pid_id(struct ixw_tables *w, uint32_t pid, uint32_t tid, uint32_t *id)
 	w->pids[w->npids].tid = tid;
 	w->pids[w->npids].hash = h;
 	memset(w->prev + w->npids * IX_MAX_SLOTS, 0, IX_MAX_SLOTS * sizeof *w->prev);
-	for (j = h & (w->pid_nslots - 1); w->pid_slots[j]; j = (j + 1) & (w->pid_nslots - 1))
-		;
-	w->pid_slots[j] = (uint32_t)++w->npids;
-	*id = (uint32_t)w->npids - 1;
+	slot_put(w->pid_slots, w->pid_nslots, h, w->npids);
+	*id = (uint32_t)w->npids++;
 	return 0;
 }
 
@@ -293,7 +292,7 @@ int ixw_tables_encode(struct ixw_tables *w, struct ix_buf *b)
 size_t ixw_tables_bytes(const struct ixw_tables *w)
 {
 	return w->pool.len + w->splen * 4 + w->nframes * sizeof *w->frames +
-	       w->nstacks * sizeof *w->stacks + w->npids * (sizeof *w->pids + 8 * IX_MAX_SLOTS);
+	       w->nstacks * sizeof *w->stacks + w->npids * (sizeof *w->pids + IX_MAX_SLOTS * sizeof *w->prev);
 }
 
 uint32_t ixw_tables_max_slots(const struct ixw_tables *w)

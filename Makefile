@@ -25,7 +25,7 @@ FP_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_REENTRANT \
 ALL_CFLAGS = -std=c11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) $(FP_CPPFLAGS)
 LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 
-LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c report/*.c) $(B)/gen/agent_blob.c
+LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c index/*.c report/*.c) $(B)/gen/agent_blob.c
 CLI_SRC  = $(wildcard cli/*.c)
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # The fuzz targets' sources (tests/fuzz/run.sh runs what these build).
@@ -33,7 +33,7 @@ FMT_SRC  = $(wildcard formatter/*.c) sampler/sample.c
 FUZZ_SRC_decode = sampler/decode.c sampler/term_check.c $(FMT_SRC)
 FUZZ_SRC_format = $(FMT_SRC)
 FUZZ_SRC_index  = report/rep_index_read.c report/rep_collect.c report/rep_frames.c report/rep_trie.c \
-	report/rep_parse.c report/rep_order.c report/rep_folded.c formatter/escape.c formatter/out.c
+	index/ix_parse.c report/rep_order.c report/rep_folded.c formatter/escape.c formatter/out.c
 FUZZ_LIBS_index = -lzstd
 FUZZ     = decode format index
 
@@ -64,9 +64,9 @@ $(B)/asan/%.o: %.c $(B)/config.mk
 -include $(wildcard $(B)/obj/*/*.d $(B)/obj/*/*/*.d $(B)/asan/*/*.d $(B)/asan/*/*/*.d $(B)/tests/*.d $(B)/*.d)
 
 $(B)/libflameprof.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(B)/asan/libflameprof.a: $(LIB_SRC:%.c=$(B)/asan/%.o)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(B)/flameprof: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libflameprof.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(B)/tests/%: tests/unit/%.c $(B)/asan/libflameprof.a

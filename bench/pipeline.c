@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../formatter/formatter.h"
-#include "../report/rep_index.h"
+#include "../index/index.h"
 #include "../rotate/rotate.h"
 #include "../sampler/decode.h"
 

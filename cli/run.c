@@ -17,7 +17,7 @@
 #include "run.h"
 #include "status.h"
 #include "../formatter/formatter.h"
-#include "../report/rep_index.h"
+#include "../index/index.h"
 #include "../rotate/rotate.h"
 #include "../sampler/sampler.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rep_parse.h"
+#include "../index/ix_parse.h"
 
 #define MARK_STATUS_OK 1u
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rep_hash.h"
+#include "../index/ix_hash.h"
 #include "../formatter/formatter.h"
 
 struct entry {

@@ -10,7 +10,7 @@
  * first time a kept event uses a stack, which is when the text path
  * would first see them, so both paths build the same tables.
  */
-#include "rep_index.h"
+#include "../index/index.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +22,7 @@
 #include <zstd.h>
 
 #include "rep_collect.h"
-#include "rep_index_fmt.h"
+#include "../index/ix_fmt.h"
 
 #define RAW_MAX ((uint64_t)1 << 30) /* a section bigger than this is not ours */
 #define BAD (-13)                     /* the index is damaged; x->why says how */

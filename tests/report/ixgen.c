@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../report/rep_index.h"
-#include "../../report/rep_parse.h"
+#include "../../index/index.h"
+#include "../../index/ix_parse.h"
 #include "../../rotate/rotate.h"
 
 static uint64_t index_bytes;

@@ -25,8 +25,8 @@
 
 #include "tap.h"
 #include "../../report/rep_collect.h"
-#include "../../report/rep_index.h"
-#include "../../report/rep_index_fmt.h"
+#include "../../index/index.h"
+#include "../../index/ix_fmt.h"
 #include "../../report/rep_input.h"
 #include "../../report/rep_order.h"
 #include "../../report/rep_write.h"

@@ -7,7 +7,7 @@
 
 #include "tap.h"
 #include "../../report/rep_opts.h"
-#include "../../report/rep_parse.h"
+#include "../../index/ix_parse.h"
 #include "../../report/rep_text.h"
 
 /* Lines are copied to the heap with no NUL, so ASan catches any over-read. */

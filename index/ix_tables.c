@@ -5,14 +5,14 @@
  * Open addressing over ids, with every hit confirmed against the stored
  * key, so two keys never share an id.
  */
-#include "rep_index_tables.h"
+#include "ix_tables.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rep_hash.h"
-#include "rep_index_fmt.h"
+#include "ix_hash.h"
+#include "ix_fmt.h"
 
 /* Room for `more` bytes after len. @return 0, or -1 when out of memory. */
 int ixb_reserve(struct ix_buf *b, size_t more)

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rep_index_fmt.h"
-#include "rep_parse.h"
+#include "ix_fmt.h"
+#include "ix_parse.h"
 
 struct ix_buf {
 	unsigned char *d;

@@ -1,7 +1,7 @@
 /*
  * rep_parse.c - the perf-script line grammar, tolerant like Flamescope.
  */
-#include "rep_parse.h"
+#include "ix_parse.h"
 
 #include <string.h>
 

@@ -11,17 +11,17 @@
  * change, which is zero for almost every event and costs nothing after
  * compression.
  */
-#include "rep_index.h"
+#include "index.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
-#include "rep_hash.h"
-#include "rep_index_fmt.h"
-#include "rep_index_tables.h"
-#include "rep_parse.h"
+#include "ix_hash.h"
+#include "ix_fmt.h"
+#include "ix_tables.h"
+#include "ix_parse.h"
 #include "../rotate/rotate.h"
 
 #define NCOLS (IX_S_METRICS + 2 * IX_MAX_SLOTS)

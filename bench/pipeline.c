@@ -317,7 +317,7 @@ static int by_time(const void *a, const void *b)
 static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec codec, int level,
 		int index, const char *dir, const char *label)
 {
-	rep_ixw *ixw = index ? rep_ixw_create(level) : NULL;
+	ix_writer *ixw = index ? ix_writer_create(level) : NULL;
 	struct rot_index ix;
 	static const enum fmt_category cats[] = { FMT_CAT_INITIAL_CALL, FMT_CAT_NAME, FMT_CAT_SEQ_TRACE };
 	struct fmt_options fo = { cats, 3 };
@@ -334,7 +334,7 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 	if (!buf || !fmt || (index && !ixw))
 		return -1;
 	if (ixw)
-		rep_ixw_hook(ixw, &ix);
+		ix_writer_hook(ixw, &ix);
 	if (stage == WRITE) {
 		fmt_header("shop@127.0.0.1", "top=100 every=5.000s hz=97 depth=64 categories=initial_call,name,seq_trace",
 			   header, sizeof header);
@@ -395,7 +395,7 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 		       (unsigned long long)samples, secs, samples / secs);
 	fflush(stdout);
 	rot_free(rot);
-	rep_ixw_free(ixw);
+	ix_writer_free(ixw);
 	dec_free(&t);
 	fmt_free(fmt);
 	free(buf);

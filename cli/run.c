@@ -56,7 +56,7 @@ struct run {
 	sampler_t *sampler;
 	fmt_ctx *fmt;
 	rot_t *rot;
-	rep_ixw *index;
+	ix_writer *index;
 	char *buf;
 	size_t cap;
 	const struct fp_sample **order;
@@ -182,8 +182,8 @@ static int open_output(struct run *r, const char *node)
 	struct rot_index ix;
 	/* The report index reads the text as it goes out. Without memory for
 	 * it the files are only slower to report on. */
-	if (cfg->codec == ROT_ZSTD && !cfg->no_index && (r->index = rep_ixw_create(cfg->level))) {
-		rep_ixw_hook(r->index, &ix);
+	if (cfg->codec == ROT_ZSTD && !cfg->no_index && (r->index = ix_writer_create(cfg->level))) {
+		ix_writer_hook(r->index, &ix);
 		ro.index = &ix;
 	}
 	int e = rot_open(&r->rot, &ro);
@@ -342,7 +342,7 @@ out:
 	fp_status_clear();
 	sampler_free(r.sampler);
 	rot_free(r.rot);
-	rep_ixw_free(r.index);
+	ix_writer_free(r.index);
 	fmt_free(fmt);
 	free(r.buf);
 	free(r.order);

@@ -1,13 +1,14 @@
 /*
- * rep_index_fmt.h - the bytes of the report index (internal to report/).
+ * ix_fmt.h - the bytes of the report index (index/ writes them,
+ * report/rep_index_read.c reads them).
  *
  * The index rides inside a zstd output file as skippable frames, which
  * every zstd decoder passes over, so the file still decompresses to exactly
  * its perf-script text. The layout is documented in doc/output-format.md
  * ("The report index"); this header is its one definition in code.
  */
-#ifndef REP_INDEX_FMT_H
-#define REP_INDEX_FMT_H
+#ifndef IX_FMT_H
+#define IX_FMT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,16 +1,16 @@
 /*
- * rep_hash.h - the hash report/'s tables share: fast on short strings
+ * ix_hash.h - the hash the index writer's and report/'s tables share: fast on short strings
  * (8 bytes a step), good enough for open addressing; every hit is
  * confirmed by comparing the keys.
  */
-#ifndef REP_HASH_H
-#define REP_HASH_H
+#ifndef IX_HASH_H
+#define IX_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-static inline uint32_t rep_hash32(uint64_t seed, const void *p, size_t len)
+static inline uint32_t ix_hash32(uint64_t seed, const void *p, size_t len)
 {
 	const unsigned char *s = p;
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ seed ^ len;

@@ -1,5 +1,5 @@
 /*
- * rep_index_tables.c - the index writer's per-file tables: the first time
+ * ix_tables.c - the index writer's per-file tables: the first time
  * a frame line, a stack, a pid, a comm or a metric list is seen it gets
  * the next id, and it goes into the next block's table section once.
  * Open addressing over ids, with every hit confirmed against the stored
@@ -85,10 +85,10 @@ static int rehash(uint32_t **slots, size_t *nslots, size_t count, const void *en
 	return 0;
 }
 
-int ixw_frame_id(struct ixw_tables *w, const struct rep_frame_line *fr, uint32_t *id)
+int ixw_frame_id(struct ixw_tables *w, const struct ix_frame_line *fr, uint32_t *id)
 {
 	unsigned kind = fr->is_category ? 1 : 0;
-	uint32_t h = rep_hash32(kind, fr->sym, fr->sym_len) ^ rep_hash32(7, fr->dso, fr->dso_len);
+	uint32_t h = ix_hash32(kind, fr->sym, fr->sym_len) ^ ix_hash32(7, fr->dso, fr->dso_len);
 	size_t j;
 	struct frame_ent *e;
 	if (w->frame_nslots) {
@@ -126,7 +126,7 @@ int ixw_frame_id(struct ixw_tables *w, const struct rep_frame_line *fr, uint32_t
 
 int ixw_stack_id(struct ixw_tables *w, const uint32_t *frames, size_t n, uint32_t *id)
 {
-	uint32_t h = rep_hash32(3, frames, n * sizeof *frames);
+	uint32_t h = ix_hash32(3, frames, n * sizeof *frames);
 	size_t j;
 	struct stack_ent *e;
 	if (w->stack_nslots) {
@@ -161,7 +161,7 @@ int ixw_stack_id(struct ixw_tables *w, const uint32_t *frames, size_t n, uint32_
 int ixw_pid_id(struct ixw_tables *w, uint32_t pid, uint32_t tid, uint32_t *id)
 {
 	uint32_t key[2] = { pid, tid };
-	uint32_t h = rep_hash32(5, key, sizeof key);
+	uint32_t h = ix_hash32(5, key, sizeof key);
 	size_t j;
 	if (w->pid_nslots) {
 		for (j = h & (w->pid_nslots - 1); w->pid_slots[j]; j = (j + 1) & (w->pid_nslots - 1)) {

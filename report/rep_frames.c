@@ -90,7 +90,7 @@ static int grow_slots(rep_frames *t)
 uint32_t rep_frames_intern(rep_frames *t, enum rep_kind kind, const char *raw, size_t len,
 			   const char *dso, size_t dso_len, int *is_new)
 {
-	uint32_t h = rep_hash32(kind, raw, len);
+	uint32_t h = ix_hash32(kind, raw, len);
 	size_t j = h & (t->nslots - 1);
 	struct entry *e;
 	long roff, noff, doff;

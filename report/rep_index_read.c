@@ -10,7 +10,7 @@
  * first time a kept event uses a stack, which is when the text path
  * would first see them, so both paths build the same tables.
  */
-#include "../index/index.h"
+#include "rep_index_read.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,7 +14,7 @@
 #include <sysexits.h>
 
 #include "rep_collect.h"
-#include "../index/index.h"
+#include "rep_index_read.h"
 #include "rep_input.h"
 #include "rep_opts.h"
 #include "rep_order.h"

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "../../report/rep_collect.h"
-#include "../../index/index.h"
+#include "../../report/rep_index_read.h"
 #include "../../report/rep_order.h"
 #include "../../report/rep_write.h"
 

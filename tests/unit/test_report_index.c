@@ -26,6 +26,7 @@
 #include "tap.h"
 #include "../../report/rep_collect.h"
 #include "../../index/index.h"
+#include "../../report/rep_index_read.h"
 #include "../../index/ix_fmt.h"
 #include "../../report/rep_input.h"
 #include "../../report/rep_order.h"
@@ -469,7 +470,7 @@ static void free_capture(struct capture *c)
 
 /* ==== writing through rotate/ with the index hook ==== */
 
-static rep_ixw *ixw; /* one writer for the run, as a capture has one */
+static ix_writer *ixw; /* one writer for the run, as a capture has one */
 
 #define MAXF 8
 
@@ -498,7 +499,7 @@ static char *write_file(const struct capture *c, size_t lo, size_t hi, size_t pe
 	char *p = NULL;
 	rot_t *r;
 	int rc;
-	rep_ixw_hook(ixw, &ix);
+	ix_writer_hook(ixw, &ix);
 	rc = rot_open(&r, &ro);
 	for (size_t i = lo; rc == 0 && i < hi; i++) {
 		size_t at = i ? c->end[i - 1] : 0;
@@ -512,9 +513,9 @@ static char *write_file(const struct capture *c, size_t lo, size_t hi, size_t pe
 		p = strdup(rot_current_path(r));
 	else
 		fprintf(stderr, "# rotate: %s\n", rot_error(r));
-	if (codec == ROT_ZSTD && rep_ixw_given_up(ixw)) {
+	if (codec == ROT_ZSTD && ix_writer_given_up(ixw)) {
 		fs->given_up = 1;
-		snprintf(fs->why, sizeof fs->why, "%s", rep_ixw_why(ixw));
+		snprintf(fs->why, sizeof fs->why, "%s", ix_writer_why(ixw));
 	}
 	rot_free(r);
 	return p;
@@ -1489,7 +1490,7 @@ static void test_crafted(void)
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/fp_report_index.XXXXXX");
-	if (!mkdtemp(dir) || !(ixw = rep_ixw_create(3)))
+	if (!mkdtemp(dir) || !(ixw = ix_writer_create(3)))
 		return 1;
 	subtest("hand-built indexes", test_crafted);
 	subtest("index and text agree: small files", test_agree_small);
@@ -1500,7 +1501,7 @@ int main(void)
 	subtest("report_main with and without --no-index", test_report_main);
 	subtest("files without an index", test_no_index);
 	subtest("damage", test_damage);
-	rep_ixw_free(ixw);
+	ix_writer_free(ixw);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -43,15 +43,6 @@ int rot_buf_reserve(struct rot_buf *b, size_t more)
 	return 0;
 }
 
-void rot_buf_compact(struct rot_buf *b)
-{
-	if (b->done == 0)
-		return;
-	memmove(b->data, b->data + b->done, b->len - b->done);
-	b->len -= b->done;
-	b->done = 0;
-}
-
 void rot_buf_free(struct rot_buf *b)
 {
 	free(b->data);
@@ -323,11 +314,6 @@ int rot_codec_end_frame(rot_codec_t *c, struct rot_buf *out, char *err, size_t e
 	if (rc == 0)
 		c->pending = 0;
 	return rc;
-}
-
-size_t rot_codec_pending(const rot_codec_t *c)
-{
-	return c->pending;
 }
 
 const char *rot_codec_ext(enum rot_codec kind)

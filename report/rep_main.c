@@ -16,7 +16,7 @@
 #include "rep_collect.h"
 #include "rep_index_read.h"
 #include "rep_input.h"
-#include "rep_opts.h"
+#include "../cli/report_opts.h"
 #include "rep_order.h"
 #include "rep_text.h"
 #include "rep_write.h"

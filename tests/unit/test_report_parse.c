@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "../../report/rep_opts.h"
+#include "../../cli/report_opts.h"
 #include "../../index/ix_parse.h"
 #include "../../report/rep_text.h"
 

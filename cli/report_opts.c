@@ -1,7 +1,7 @@
 /*
  * rep_opts.c - the option table of `flameprof report`.
  */
-#include "rep_opts.h"
+#include "report_opts.h"
 
 #include <stdint.h>
 #include <stdlib.h>

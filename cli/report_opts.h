@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "rep_config.h"
+#include "../report/rep_config.h"
 
 enum rep_opts_result { REP_OPTS_OK, REP_OPTS_HELP, REP_OPTS_USAGE };
 

@@ -6,14 +6,14 @@
 #include "msg.h"
 #include "options.h"
 #include "run.h"
-#include "../report/report.h"
+#include "report_opts.h"
 
 int main(int argc, char **argv)
 {
 	struct fp_config cfg;
 
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
-		return report_main(argc - 1, argv + 1);
+		return fp_report_main(argc - 1, argv + 1);
 	int rc = fp_parse_options(argc, argv, &cfg);
 	if (rc)
 		return rc;

@@ -1,23 +1,28 @@
 /*
- * rep_opts.h - argv to struct rep_config through one option table, which
- * also prints --help (so the help cannot drift from the parser).
+ * report_opts.h - `flameprof report`'s front door: its option table (run
+ * by the one option engine, optparse.h), argv to struct rep_config, --help.
  */
-#ifndef REP_OPTS_H
-#define REP_OPTS_H
+#ifndef FP_REPORT_OPTS_H
+#define FP_REPORT_OPTS_H
 
 #include <stddef.h>
 #include <stdio.h>
 
 #include "../report/rep_config.h"
 
-enum rep_opts_result { REP_OPTS_OK, REP_OPTS_HELP, REP_OPTS_USAGE };
+/*
+ * argv[0] is "report"; the rest are its options and inputs. Parses them,
+ * prints --help or a usage error, else runs the report (report_run()).
+ * @return an exit status from <sysexits.h> (report/report.h lists them).
+ */
+int fp_report_main(int argc, char **argv);
 
 /*
- * Fills cfg (inputs point into argv). On REP_OPTS_USAGE, detail holds one
- * sentence naming the offending argument.
+ * Fills cfg (inputs point into argv, whose front is reordered to hold
+ * them). @return FP_OPT_OK, FP_OPT_STOP (--help) or FP_OPT_USAGE with one
+ * sentence in detail naming the offending argument (optparse.h).
  */
-enum rep_opts_result rep_opts_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
-				    size_t cap);
+int rep_opts_parse(int argc, char **argv, struct rep_config *cfg, char *detail, size_t cap);
 void rep_opts_help(FILE *f);
 
 /* "12.5" -> 12500000 relative; "@1700000000.25" -> absolute. @return 0 or -1. */

@@ -1,7 +1,7 @@
 /*
- * rep_main.c - the front door of `flameprof report`: argv to config, inputs
- * through the collector, then the writers. The only file here that prints
- * or picks exit statuses.
+ * rep_main.c - `flameprof report` once the front door (cli/report_opts.c)
+ * has its config: inputs through the collector, then the writers. The only
+ * file in report/ that prints or picks exit statuses.
  */
 #include "report.h"
 
@@ -16,7 +16,7 @@
 #include "rep_collect.h"
 #include "rep_index_read.h"
 #include "rep_input.h"
-#include "../cli/report_opts.h"
+#include "rep_config.h"
 #include "rep_order.h"
 #include "rep_text.h"
 #include "rep_write.h"
@@ -176,9 +176,8 @@ static const char *format_name(enum rep_format f)
 		: f == REP_F_FOLDED ? "folded stacks" : "speedscope profile";
 }
 
-int report_main(int argc, char **argv)
+int report_run(const struct rep_config *cfg)
 {
-	struct rep_config cfg;
 	char detail[512];
 	char **paths = NULL;
 	size_t npaths = 0, cap = 0, i, indexed = 0;
@@ -187,45 +186,35 @@ int report_main(int argc, char **argv)
 	struct rep_order order = { 0 };
 	int rc = 0;
 
-	switch (rep_opts_parse(argc, argv, &cfg, detail, sizeof detail)) {
-	case REP_OPTS_HELP:
-		rep_opts_help(stdout);
-		return 0;
-	case REP_OPTS_USAGE:
-		rep_msg("%s; see 'flameprof report --help'", detail);
-		return EX_USAGE;
-	case REP_OPTS_OK:
-		break;
-	}
-	for (i = 0; i < cfg.ninputs; i++) {
-		long k = rep_input_expand(cfg.inputs[i], &paths, &npaths, &cap, detail, sizeof detail);
+	for (i = 0; i < cfg->ninputs; i++) {
+		long k = rep_input_expand(cfg->inputs[i], &paths, &npaths, &cap, detail, sizeof detail);
 		if (k < 0) {
-			rep_msg("cannot open '%s': %s (check the path)", cfg.inputs[i], detail);
+			rep_msg("cannot open '%s': %s (check the path)", cfg->inputs[i], detail);
 			rc = EX_NOINPUT;
 			goto out;
 		}
 		if (k == 0) {
 			rep_msg("cannot find flameprof_*.perf* files in '%s' (is it flameprof's output "
-				"directory?)", cfg.inputs[i]);
+				"directory?)", cfg->inputs[i]);
 			rc = EX_NOINPUT;
 			goto out;
 		}
 	}
-	c = rep_collect_create(&cfg, &cerr, detail, sizeof detail);
+	c = rep_collect_create(cfg, &cerr, detail, sizeof detail);
 	if (!c) {
 		rep_msg("cannot start: %s", detail);
 		rc = cerr == REP_C_USAGE ? EX_USAGE : EX_OSERR;
 		goto out;
 	}
-	if ((rc = read_all(c, &cfg, paths, npaths, &indexed)) != 0)
+	if ((rc = read_all(c, cfg, paths, npaths, &indexed)) != 0)
 		goto out;
 	const struct rep_stats *st = rep_collect_stats(c);
-	if (!cfg.quiet && st->events)
+	if (!cfg->quiet && st->events)
 		rep_msg("read %llu events from %zu file%s (%zu through the report index)",
 			(unsigned long long)st->events, npaths, npaths == 1 ? "" : "s", indexed);
 	if (st->events == 0) {
 		rep_msg("cannot find any event in %s'%s' (is it perf script text?)",
-			npaths > 1 ? "the files from " : "", npaths > 1 ? cfg.inputs[0] : paths[0]);
+			npaths > 1 ? "the files from " : "", npaths > 1 ? cfg->inputs[0] : paths[0]);
 		rc = EX_DATAERR;
 		goto out;
 	}
@@ -245,14 +234,14 @@ int report_main(int argc, char **argv)
 		goto out;
 	}
 	{
-		struct rep_view v = { &cfg, rep_collect_frames(c), rep_collect_trie(c), &order, st,
+		struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &order, st,
 				      rep_collect_weight_name(c), rep_collect_weighted(c), 0, 0 };
 		struct rep_heat heat;
 		rep_collect_range(c, &v.from_us, &v.to_us);
 		rep_collect_heat(c, &heat);
-		rc = write_one(cfg.output, format_name(cfg.format), &v, &heat, cfg.format);
-		if (rc == 0 && cfg.heatmap)
-			rc = write_one(cfg.heatmap, "heatmap", &v, &heat, REP_F_HEATMAP);
+		rc = write_one(cfg->output, format_name(cfg->format), &v, &heat, cfg->format);
+		if (rc == 0 && cfg->heatmap)
+			rc = write_one(cfg->heatmap, "heatmap", &v, &heat, REP_F_HEATMAP);
 	}
 out:
 	rep_order_free(&order);

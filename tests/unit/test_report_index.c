@@ -31,6 +31,7 @@
 #include "../../report/rep_input.h"
 #include "../../report/rep_order.h"
 #include "../../report/rep_write.h"
+#include "../../cli/report_opts.h"
 #include "../../report/report.h"
 #include "../../rotate/rotate.h"
 
@@ -990,7 +991,7 @@ static int report(const char *arg, ...)
 		av[ac++] = (char *)(uintptr_t)arg;
 	va_end(ap);
 	av[ac] = NULL;
-	return report_main(ac, av);
+	return fp_report_main(ac, av);
 }
 
 static int same_file(const char *a, const char *b)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "../../cli/optparse.h"
 #include "../../cli/report_opts.h"
 #include "../../index/ix_parse.h"
 #include "../../report/rep_text.h"
@@ -150,7 +151,7 @@ static void test_opts(void)
 	{
 		char *av[] = { "report", "-o", "x.svg", "in1", "--weight=memory", "--pid", "1/0",
 			       "--from", "2", "--to", "@1700000000", "-fspeedscope", "in2", NULL };
-		is_int(rep_opts_parse(13, av, &cfg, d, sizeof d), REP_OPTS_OK, "options parse");
+		is_int(rep_opts_parse(13, av, &cfg, d, sizeof d), FP_OPT_OK, "options parse");
 		is_str(cfg.output, "x.svg", "-o");
 		is_str(cfg.weight, "memory", "--weight=");
 		is_int(cfg.format, REP_F_SPEEDSCOPE, "-fVALUE");
@@ -161,24 +162,24 @@ static void test_opts(void)
 	}
 	{
 		char *av[] = { "report", "--bogus", "in", NULL };
-		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), REP_OPTS_USAGE, "unknown option");
+		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "unknown option");
 		ok(strstr(d, "'--bogus'") != NULL, "message names it: %s", d);
 	}
 	{
 		char *av[] = { "report", "in", "--from", "5", "--to", "4", NULL };
-		is_int(rep_opts_parse(6, av, &cfg, d, sizeof d), REP_OPTS_USAGE, "--from after --to");
+		is_int(rep_opts_parse(6, av, &cfg, d, sizeof d), FP_OPT_USAGE, "--from after --to");
 	}
 	{
 		char *av[] = { "report", "in", "-o", NULL };
-		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), REP_OPTS_USAGE, "missing value");
+		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "missing value");
 	}
 	{
 		char *av[] = { "report", "-o", "x", NULL };
-		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), REP_OPTS_USAGE, "no input");
+		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "no input");
 	}
 	{
 		char *av[] = { "report", "--help", NULL };
-		is_int(rep_opts_parse(2, av, &cfg, d, sizeof d), REP_OPTS_HELP, "--help");
+		is_int(rep_opts_parse(2, av, &cfg, d, sizeof d), FP_OPT_STOP, "--help");
 	}
 }
 

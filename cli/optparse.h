@@ -20,7 +20,11 @@ struct fp_opt {
 	const char *name;  /* long name without "--" */
 	char short_name;   /* 0: none */
 	const char *value; /* value name in --help; NULL: a switch */
-	int id;            /* the command's own tag for this option */
+	int id;            /* the command's own tag for this option (record: its kind) */
+	/* For a command whose apply() is driven by the table (record): the
+	 * field in its config, and bounds or the value a switch sets. */
+	size_t field;
+	long long min, max;
 	const char *help;  /* one line for --help; NULL: hidden (test switches) */
 };
 

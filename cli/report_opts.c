@@ -19,25 +19,29 @@ enum opt_id {
 };
 
 static const struct fp_opt OPTS[] = {
-	{ "output", 'o', "FILE", O_OUTPUT, "write here (default: standard output)" },
-	{ "format", 'f', "FMT", O_FORMAT, "svg (flame graph, default), heatmap, folded or speedscope" },
-	{ "heatmap", 0, "FILE", O_HEATMAP, "also write the heatmap SVG to FILE, in the same pass" },
+	{ "output", 'o', "FILE", O_OUTPUT, .help = "write here (default: standard output)" },
+	{ "format", 'f', "FMT", O_FORMAT,
+	  .help = "svg (flame graph, default), heatmap, folded or speedscope" },
+	{ "heatmap", 0, "FILE", O_HEATMAP,
+	  .help = "also write the heatmap SVG to FILE, in the same pass" },
 	{ "weight", 'w', "W", O_WEIGHT,
-	  "samples (default), a metric (memory) or a delta (reductions_delta)" },
-	{ "from", 0, "SEC", O_FROM, "flame graph from this second: relative to the first event's whole "
-				    "second (the heatmap's x), or @UNIX_SECONDS" },
-	{ "to", 0, "SEC", O_TO, "... up to this second (exclusive), same forms" },
-	{ "status", 0, "LIST", O_STATUS, "keep these statuses only (running,runnable,...)" },
-	{ "pid", 0, "N/S", O_PID, "keep this process only, as N/S, N or <0.N.S> (repeatable)" },
-	{ "category", 0, "TEXT", O_CATEGORY, "keep events with a category frame containing TEXT "
-					     "(repeatable: all must match)" },
-	{ "title", 0, "TEXT", O_TITLE, "title of the picture" },
-	{ "width", 0, "PX", O_WIDTH, "picture width in pixels (default 1200)" },
-	{ "min-width", 0, "PX", O_MIN_WIDTH, "omit frames narrower than this (default 1)" },
-	{ "no-index", 0, NULL, O_NO_INDEX, "read the text even where a file has a report index "
-					   "(slower; same picture)" },
-	{ "quiet", 'q', NULL, O_QUIET, "no summary line on standard error" },
-	{ "help", 'h', NULL, O_HELP, "print this help" },
+	  .help = "samples (default), a metric (memory) or a delta (reductions_delta)" },
+	{ "from", 0, "SEC", O_FROM,
+	  .help = "flame graph from this second: relative to the first event's whole second (the "
+		  "heatmap's x), or @UNIX_SECONDS" },
+	{ "to", 0, "SEC", O_TO, .help = "... up to this second (exclusive), same forms" },
+	{ "status", 0, "LIST", O_STATUS, .help = "keep these statuses only (running,runnable,...)" },
+	{ "pid", 0, "N/S", O_PID,
+	  .help = "keep this process only, as N/S, N or <0.N.S> (repeatable)" },
+	{ "category", 0, "TEXT", O_CATEGORY,
+	  .help = "keep events with a category frame containing TEXT (repeatable: all must match)" },
+	{ "title", 0, "TEXT", O_TITLE, .help = "title of the picture" },
+	{ "width", 0, "PX", O_WIDTH, .help = "picture width in pixels (default 1200)" },
+	{ "min-width", 0, "PX", O_MIN_WIDTH, .help = "omit frames narrower than this (default 1)" },
+	{ "no-index", 0, NULL, O_NO_INDEX,
+	  .help = "read the text even where a file has a report index (slower; same picture)" },
+	{ "quiet", 'q', NULL, O_QUIET, .help = "no summary line on standard error" },
+	{ "help", 'h', NULL, O_HELP, .help = "print this help" },
 };
 
 /* What the engine's callbacks fill: the config, and argv, whose front

@@ -16,7 +16,8 @@
  * Each pass starts from fresh tables and times one stage set on one core
  * (CLOCK_PROCESS_CPUTIME_ID; the program is single-threaded):
  *   decode        dec_message only
- *   format        dec_message + time sort + fmt_event (as cli/run.c's write_batch)
+ *   format        dec_message + time sort + fmt_event (cli/batch_out.c, as a
+ *                 capture writes a batch)
  *   <codec>       all of it + rot_append, rot_flush every 5 s of samples,
  *                 rot_close: zstd 1/3/19, gzip 6, none, and zstd 3 with the
  *                 report index (what a capture writes by default)
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "../cli/batch_out.h"
 #include "../formatter/formatter.h"
 #include "../index/index.h"
 #include "../rotate/rotate.h"
@@ -307,13 +309,6 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int by_time(const void *a, const void *b)
-{
-	const struct fp_sample *x = *(const struct fp_sample *const *)a;
-	const struct fp_sample *y = *(const struct fp_sample *const *)b;
-	return (x->time_us > y->time_us) - (x->time_us < y->time_us);
-}
-
 static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec codec, int level,
 		int index, const char *dir, const char *label)
 {
@@ -324,14 +319,12 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 	struct dec_tables t;
 	struct dec_result res;
 	char err[256], header[4096];
-	size_t cap = 1 << 16;
-	char *buf = malloc(cap);
-	const struct fp_sample *order[NPROC * 2];
 	fmt_ctx *fmt = fmt_create(&fo);
+	struct fp_batch_out out;
 	rot_t *rot = NULL;
 	uint64_t samples = 0;
 
-	if (!buf || !fmt || (index && !ixw))
+	if (!fmt || fp_batch_out_init(&out, fmt, NULL) < 0 || (index && !ixw))
 		return -1;
 	if (ixw)
 		ix_writer_hook(ixw, &ix);
@@ -345,6 +338,7 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 			fprintf(stderr, "pipeline: %s\n", rot_error(rot));
 			return -1;
 		}
+		out.rot = rot;
 	}
 	dec_init(&t);
 	double c0 = cpu_now();
@@ -358,20 +352,9 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 		samples += n;
 		if (stage == DECODE)
 			continue;
-		for (size_t i = 0; i < n; i++)
-			order[i] = &res.batch.samples[i];
-		qsort(order, n, sizeof *order, by_time);
-		for (size_t i = 0; i < n; i++) {
-			int64_t tw;
-			size_t len = fmt_event(fmt, order[i], buf, cap, &tw);
-			if (len >= cap) {
-				fprintf(stderr, "pipeline: event of %zu bytes\n", len);
-				return -1;
-			}
-			if (stage == WRITE && rot_append(rot, buf, len, tw) < 0) {
-				fprintf(stderr, "pipeline: %s\n", rot_error(rot));
-				return -1;
-			}
+		if (fp_batch_write(&out, res.batch.samples, n) < 0) {
+			fprintf(stderr, "pipeline: %s\n", rot ? rot_error(rot) : "out of memory");
+			return -1;
 		}
 		if (stage == WRITE && (b + 1) % WINDOW_ROUNDS == 0 && rot_flush(rot) < 0) {
 			fprintf(stderr, "pipeline: %s\n", rot_error(rot));
@@ -398,7 +381,7 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 	ix_writer_free(ixw);
 	dec_free(&t);
 	fmt_free(fmt);
-	free(buf);
+	fp_batch_out_free(&out);
 	return 0;
 }
 

@@ -1,9 +1,10 @@
 /*
  * ix_parse.h - reading perf-script text one line at a time.
  *
- * Follows the readers' rules (DESIGN.md section 4): '#' lines are comments,
- * an event line is "<comm> <pid>[/<tid>] [cpu] <sec>.<frac>: ...", a frame
- * line is "<ws><hex> <symbol> (<dso>)", a blank line ends an event. Works on
+ * Follows the readers' rules (doc/output-format.md, "Reader rules and where
+ * they are met"): '#' lines are comments, an event line is "<comm>
+ * <pid>[/<tid>] [cpu] <sec>.<frac>: ...", a frame line is "<ws><hex>
+ * <symbol> (<dso>)", a blank line ends an event. Works on
  * flameprof's output and on plain Linux `perf script` output alike.
  * Nothing here allocates; results point into the line.
  */

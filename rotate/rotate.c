@@ -12,13 +12,10 @@
  *
  * Nothing is fsync'd per flush: a flush is a write(2) of whole frames,
  * which a crash of *this process* cannot lose (the page cache has it); only
- * the machine going down can, and then at most the last few flushes.
- * Measured on this machine (ext4 on virtio, 2-core VM, 200 rounds): write
- * of a 4 KiB frame ~2-3 us, fsync after it ~95 us; 64 KiB: ~20 us and
- * ~135 us. Cheap at one flush a second, but it is the writer blocking on
- * the disk, which on a busy disk (journal commit) can take far longer, and
- * the caller may flush often. So fsync only where it buys something: the
- * file before its rename, the directory after it.
+ * the machine going down can, and then at most the last few flushes. An
+ * fsync costs many times the write and blocks on a busy disk
+ * (doc/benchmarks.md, "Measurements behind the code"), so fsync only where
+ * it buys something: the file before its rename, the directory after it.
  *
  * Errors are not sticky: a failed write keeps the unwritten rest of its
  * frame in memory (struct rot_buf) and the next flush retries from where

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ix_hash.h"
+#include "../common/hash.h"
 #include "ix_fmt.h"
 
 /* Room for `more` bytes after len. @return 0, or -1 when out of memory. */

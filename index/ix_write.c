@@ -18,7 +18,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "ix_hash.h"
+#include "../common/hash.h"
 #include "ix_fmt.h"
 #include "ix_tables.h"
 #include "ix_parse.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../index/ix_hash.h"
+#include "../common/hash.h"
 #include "../formatter/formatter.h"
 
 struct entry {

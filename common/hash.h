@@ -1,16 +1,18 @@
 /*
- * ix_hash.h - the hash the index writer's and report/'s tables share: fast on short strings
- * (8 bytes a step), good enough for open addressing; every hit is
- * confirmed by comparing the keys.
+ * hash.h - the hashes of every open-addressing table (common/slots.h and
+ * the tables that keep records in their slots): fp_hash32 for strings and
+ * arrays, fast on short keys (8 bytes a step), fp_mix64 for one integer
+ * key. Good enough for open addressing: every hit is confirmed by
+ * comparing the keys.
  */
-#ifndef IX_HASH_H
-#define IX_HASH_H
+#ifndef FP_HASH_H
+#define FP_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-static inline uint32_t ix_hash32(uint64_t seed, const void *p, size_t len)
+static inline uint32_t fp_hash32(uint64_t seed, const void *p, size_t len)
 {
 	const unsigned char *s = p;
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ seed ^ len;
@@ -27,6 +29,18 @@ static inline uint32_t ix_hash32(uint64_t seed, const void *p, size_t len)
 	h *= 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 32;
 	return (uint32_t)h;
+}
+
+/* splitmix64's finaliser: spreads dense integers (pid numbers, node ids)
+ * over every bit. */
+static inline uint64_t fp_mix64(uint64_t k)
+{
+	k ^= k >> 30;
+	k *= UINT64_C(0xbf58476d1ce4e5b9);
+	k ^= k >> 27;
+	k *= UINT64_C(0x94d049bb133111eb);
+	k ^= k >> 31;
+	return k;
 }
 
 #endif

@@ -101,21 +101,4 @@ static inline uint32_t ix_get_le32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Grows an array of `size`-byte entries to hold at least `need` (doubling).
- * @return 0, or -1 when out of memory (the array is unchanged). */
-static inline int ix_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *np;
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	if (nc > SIZE_MAX / size || !(np = realloc(*p, nc * size)))
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 #endif

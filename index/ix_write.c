@@ -19,6 +19,7 @@
 #include <zstd.h>
 
 #include "../common/hash.h"
+#include "../common/grow.h"
 #include "ix_fmt.h"
 #include "ix_tables.h"
 #include "ix_parse.h"
@@ -161,7 +162,7 @@ static int frame(ix_writer *w, const char *s, size_t len)
 		fr.dso = "";
 	if (ixw_frame_id(&w->tab, &fr, &id) != 0)
 		return table_failed(w);
-	if (ix_grow((void **)&w->ev_frames, &w->ev_cap, w->ev_n + 1, sizeof *w->ev_frames) != 0)
+	if (fp_grow((void **)&w->ev_frames, &w->ev_cap, w->ev_n + 1, sizeof *w->ev_frames, 64) != 0)
 		return -1;
 	w->ev_frames[w->ev_n++] = id;
 	return 0;
@@ -427,7 +428,7 @@ static int block(ix_writer *w)
 	rc |= ixb_put_bytes(&w->out, head, (size_t)(h - head));
 	rc |= ixb_put_bytes(&w->out, data->d, data->len);
 	if (rc || w->out.len - hdr_at - IX_SKIP_HDR > UINT32_MAX ||
-	    ix_grow((void **)&w->blocks, &w->blocks_cap, w->nblocks + 1, sizeof *w->blocks) != 0)
+	    fp_grow((void **)&w->blocks, &w->blocks_cap, w->nblocks + 1, sizeof *w->blocks, 64) != 0)
 		goto oom;
 	ix_put_le32(w->out.d + hdr_at, IX_SKIP_MAGIC);
 	ix_put_le32(w->out.d + hdr_at + 4, (uint32_t)(w->out.len - hdr_at - IX_SKIP_HDR));

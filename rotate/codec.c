@@ -19,27 +19,15 @@
 #include <zstd.h>
 
 #include "codec.h"
+#include "../common/grow.h"
 
 /* ==== output buffer ==== */
 
 int rot_buf_reserve(struct rot_buf *b, size_t more)
 {
-	size_t want, cap;
-	unsigned char *p;
-
-	if (more > SIZE_MAX - b->len)
+	if (more > SIZE_MAX - b->len ||
+	    fp_grow((void **)&b->data, &b->cap, b->len + more, 1, 64 * 1024) != 0)
 		return ROT_ERR_NOMEM;
-	want = b->len + more;
-	if (want <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 64 * 1024;
-	while (cap < want)
-		cap = cap > SIZE_MAX / 2 ? want : cap * 2;
-	p = realloc(b->data, cap);
-	if (!p)
-		return ROT_ERR_NOMEM;
-	b->data = p;
-	b->cap = cap;
 	return 0;
 }
 

@@ -35,6 +35,7 @@
 #include "naming.h"
 #include "retention.h"
 #include "rotate.h"
+#include "../common/grow.h"
 
 /* Suffixes -1..-999 for names already taken in the same millisecond. */
 #define SEQ_MAX 1000
@@ -335,19 +336,8 @@ static int hold_add(rot_t *r, const void *rec, size_t len, int64_t t)
 {
 	struct hold *h = &r->hold;
 
-	if (len > h->cap - h->len) {
-		size_t cap = h->cap ? h->cap : 4096;
-		while (cap - h->len < len) {
-			if (cap > SIZE_MAX / 2)
-				return fail(r, ROT_ERR_NOMEM, "cannot hold a record: out of memory");
-			cap *= 2;
-		}
-		char *p = realloc(h->data, cap);
-		if (!p)
-			return fail(r, ROT_ERR_NOMEM, "cannot hold a record: out of memory");
-		h->data = p;
-		h->cap = cap;
-	}
+	if (len > SIZE_MAX - h->len || fp_grow((void **)&h->data, &h->cap, h->len + len, 1, 4096) != 0)
+		return fail(r, ROT_ERR_NOMEM, "cannot hold a record: out of memory");
 	if (len)
 		memcpy(h->data + h->len, rec, len);
 	h->len += len;

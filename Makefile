@@ -11,9 +11,6 @@ AGENT_MOD = flameprof_agent_$(subst .,_,$(VERSION))
 PREFIX   ?= /usr/local
 CC       ?= cc
 CFLAGS   ?= -O2 -g
-# -Werror is for the project's own builds: `make check` and CI turn it on
-# (WERROR=1, below); a plain `make` with a newer compiler warns and still
-# builds. WERROR=0 turns it off there too.
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 PROVE    ?= prove
 VALGRIND ?=
@@ -22,6 +19,10 @@ B         = build
 -include $(B)/config.mk
 FP_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_REENTRANT \
 	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS)
+# -Werror is for the project's own builds: `make check` and CI turn it on
+# (WERROR=1, below); a plain `make` with a newer compiler warns and still
+# builds. WERROR=0 turns it off there too. Objects are not rebuilt when
+# only a flag changes: `make clean` first.
 ALL_CFLAGS = -std=c11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) $(FP_CPPFLAGS)
 LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 

@@ -7,7 +7,7 @@
  * without one), written through rotate/ with the index hook exactly as a
  * capture writes it, and read both ways for many report configs: the
  * index must give the same stats, frame table, trie, heatmap, folded and
- * speedscope output as the text, byte for byte (and report_main with and
+ * speedscope output as the text, byte for byte (and fp_report_main with and
  * without --no-index the same files). Then the cases where the index must
  * step aside (the writer gave up, other codecs, damage), a loop that
  * damages every byte of an index (nothing may crash or leak, and what still
@@ -980,7 +980,7 @@ static void test_mixed(void)
 	free_capture(&bad);
 }
 
-/* report_main with "-q" and the arguments given, up to a NULL. */
+/* fp_report_main with "-q" and the arguments given, up to a NULL. */
 static int report(const char *arg, ...)
 {
 	char *av[16] = { "report", "-q" };

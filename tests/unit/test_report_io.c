@@ -1,6 +1,6 @@
 /*
  * test_report_io.c - reading inputs (zstd, gzip, plain; concatenated and
- * truncated), directories, and report_main's exit statuses end to end.
+ * truncated), directories, and fp_report_main's exit statuses end to end.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  */
 #include "rep_opts.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ static const struct opt OPTS[] = {
 			    "second (the heatmap's x), or @UNIX_SECONDS", O_FROM },
 	{ "to", 0, "SEC", "... up to this second (exclusive), same forms", O_TO },
 	{ "status", 0, "LIST", "keep these statuses only (running,runnable,...)", O_STATUS },
-	{ "pid", 0, "N/S", "keep this process only, as N/S, N or <0.N.S> (repeatable)", O_PID },
+	{ "pid", 0, "PID", "keep this process only: <0.N.S>, its tid as written, N/S or N (repeatable)", O_PID },
 	{ "category", 0, "TEXT", "keep events with a category frame containing TEXT (repeatable: "
 				 "all must match)", O_CATEGORY },
 	{ "title", 0, "TEXT", "title of the picture", O_TITLE },
@@ -120,9 +121,19 @@ int rep_parse_pid(const char *s, struct rep_pid_filter *out)
 			return -1;
 		return 0;
 	}
-	if (parse_u32(&s, &out->pid))
-		return -1;
-	if (*s == '\0') {
+	if (parse_u32(&s, &out->pid)) {
+		/* a tid past 2^32 - 1, as flameprof writes <0.N.S>: S * 2^32 + N */
+		char *end;
+		unsigned long long tid;
+		errno = 0;
+		tid = strtoull(s, &end, 10);
+		if (*s < '0' || *s > '9' || *end || errno || tid <= UINT32_MAX)
+			return -1;
+		out->pid = (uint32_t)(tid & UINT32_MAX);
+		out->serial = (uint32_t)(tid >> 32);
+		return 0;
+	}
+	if (*s == '\0') { /* N, or a tid below 2^32: N with any serial */
 		out->any_serial = 1;
 		return 0;
 	}
@@ -200,7 +211,7 @@ static enum rep_opts_result apply(const struct opt *o, const char *val, struct r
 			return REP_OPTS_USAGE;
 		}
 		if (rep_parse_pid(val, &cfg->pids[cfg->npids])) {
-			snprintf(detail, cap, "cannot read '%s' as a process (use N/S, N or <0.N.S>)", val);
+			snprintf(detail, cap, "cannot read '%s' as a process (use <0.N.S>, a tid, N/S or N)", val);
 			return REP_OPTS_USAGE;
 		}
 		cfg->npids++;

@@ -10,7 +10,7 @@
 
 enum opt_id {
 	O_OUTPUT, O_FORMAT, O_HEATMAP, O_WEIGHT, O_FROM, O_TO, O_STATUS, O_PID, O_CATEGORY,
-	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP
+	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE
 };
 
 struct opt {
@@ -23,7 +23,8 @@ struct opt {
 
 static const struct opt OPTS[] = {
 	{ "output", 'o', "FILE", "write here (default: standard output)", O_OUTPUT },
-	{ "format", 'f', "FMT", "svg (flame graph, default), heatmap, folded or speedscope", O_FORMAT },
+	{ "format", 'f', "FMT", "svg (flame graph, default), heatmap, folded, speedscope or pprof",
+	  O_FORMAT },
 	{ "heatmap", 0, "FILE", "also write the heatmap SVG to FILE, in the same pass", O_HEATMAP },
 	{ "weight", 'w', "W", "samples (default), a metric (memory) or a delta (reductions_delta)",
 	  O_WEIGHT },
@@ -32,6 +33,8 @@ static const struct opt OPTS[] = {
 	{ "to", 0, "SEC", "... up to this second (exclusive), same forms", O_TO },
 	{ "status", 0, "LIST", "keep these statuses only (running,runnable,...)", O_STATUS },
 	{ "pid", 0, "PID", "keep this process only: <0.N.S>, its tid as written, N/S or N (repeatable)", O_PID },
+	{ "node", 0, "NODE", "a directory with several nodes' files: draw this node's (default: the "
+			     "node whose capture is latest), or all", O_NODE },
 	{ "category", 0, "TEXT", "keep events with a category frame containing TEXT (repeatable: "
 				 "all must match)", O_CATEGORY },
 	{ "title", 0, "TEXT", "title of the picture", O_TITLE },
@@ -163,6 +166,7 @@ static enum rep_opts_result apply(const struct opt *o, const char *val, struct r
 	case O_TITLE: cfg->title = val; break;
 	case O_QUIET: cfg->quiet = 1; break;
 	case O_NO_INDEX: cfg->no_index = 1; break;
+	case O_NODE: cfg->node = val; break;
 	case O_HELP: return REP_OPTS_HELP;
 	case O_FORMAT:
 		if (!strcmp(val, "svg") || !strcmp(val, "flamegraph"))
@@ -173,8 +177,10 @@ static enum rep_opts_result apply(const struct opt *o, const char *val, struct r
 			cfg->format = REP_F_FOLDED;
 		else if (!strcmp(val, "speedscope"))
 			cfg->format = REP_F_SPEEDSCOPE;
+		else if (!strcmp(val, "pprof"))
+			cfg->format = REP_F_PPROF;
 		else {
-			snprintf(detail, cap, "unknown format '%s' (use svg, heatmap, folded or speedscope)", val);
+			snprintf(detail, cap, "unknown format '%s' (use svg, heatmap, folded, speedscope or pprof)", val);
 			return REP_OPTS_USAGE;
 		}
 		break;

@@ -1,0 +1,29 @@
+/*
+ * rep_pprof.h - the events of a report as pprof's profile.proto.
+ *
+ * pprof (`go tool pprof`, Pyroscope, Parca, Google Cloud Profiler,
+ * Datadog) wants a sample per stack *and* label set, so the trie alone is
+ * not enough: the collector calls rep_pprof_kept() for every event that
+ * enters the trie, and this sums the events per (trie leaf, process, node),
+ * with the sample count and every metric's delta. The writer is in
+ * rep_write.h; the format's rules are in doc/report.md.
+ */
+#ifndef REP_PPROF_H
+#define REP_PPROF_H
+
+#include "rep_collect.h"
+
+typedef struct rep_pprof_s rep_pprof;
+
+/* @return an empty aggregate, or NULL when out of memory. */
+rep_pprof *rep_pprof_create(void);
+void rep_pprof_free(rep_pprof *p);
+
+/* The node the next events come from (its name; "" or NULL: unknown).
+ * @return 0, or -1 when out of memory. */
+int rep_pprof_set_node(rep_pprof *p, const char *node);
+
+/* A rep_kept_fn: arg is the rep_pprof. */
+int rep_pprof_kept(void *arg, const struct rep_kept *ev);
+
+#endif

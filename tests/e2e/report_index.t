@@ -44,6 +44,8 @@ cat=$(grep -m1 'name:.*(\[category\])' "$T/in.perf" | sed 's/^\t0 \(name:[a-z_]*
 ok "flame graph SVG: same from the index as from the text" same
 ok "heatmap: same" same -f heatmap
 ok "speedscope: same" same -f speedscope
+ok "pprof: same" same -f pprof
+ok "pprof with --weight memory_delta and a time cut: same" same -f pprof -w memory_delta --from 1 --to 4
 ok "flame graph with --heatmap in the same pass: same" same --heatmap "$T/h.svg"
 for w in reductions memory_delta reductions_delta erlang_heap_size; do
 	ok "folded, --weight $w: same" same -f folded -w "$w"

@@ -57,9 +57,19 @@ for w in reductions_delta memory_delta; do
 	flat_folded "$T/f.$w" > "$T/f.flat.$w"
 	flat_pprof -sample_index="$w" > "$T/pp.flat.$w"
 	ok "$w per function: pprof -sample_index=$w equals folded -w $w" cmp -s "$T/pp.flat.$w" "$T/f.flat.$w"
-	# pprof's total is the sum of magnitudes, as folded's ('negative' holds them)
-	is "$(total_pprof -sample_index="$w")" "$(awk '{s += $NF} END {print s}' "$T/f.$w")" "$w: same total"
 done
+# the net sum of a column over pprof -raw's samples equals folded's
+# (positive stacks minus those under 'negative')
+raw_sum() { # raw_sum TYPE
+	go tool pprof -raw "$T/p.pb.gz" 2>/dev/null | awk -v want="$1/" '
+		/^Samples:/ { getline; for (i = 1; i <= NF; i++) if (index($i, want) == 1) col = i; next }
+		col && /^ +-?[0-9]+ .*:/ { s += $col } END { print s + 0 }'
+}
+for w in reductions_delta memory_delta; do
+	is "$(raw_sum "$w")" "$(awk '{ n = $NF; if ($0 ~ /^negative;/) n = -n; s += n } END { print s }' "$T/f.$w")" \
+		"$w: the net sum over pprof's samples equals folded's"
+done
+"$FLAMEPROF" report "$in" -f pprof -o "$T/p.pb.gz" -q
 "$FLAMEPROF" report "$in" -f pprof -w memory_delta -o "$T/w.pb.gz" -q
 ok "--weight memory_delta makes it pprof's default sample type" \
 	sh -c "go tool pprof -raw '$T/w.pb.gz' 2>/dev/null | grep -q 'memory_delta/bytes\[dflt\]'"

@@ -45,7 +45,7 @@ diag() { echo "# $*"; }
 # Private epmd on 127.0.0.1 only.
 start_epmd() {
 	epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
-	for _ in $(seq 50); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && return 0; sleep 0.1; done
+	for _ in $(seq 150); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && return 0; sleep 0.1; done
 	echo "# epmd did not start"; return 1
 }
 
@@ -68,8 +68,9 @@ start_node() {
 	disown "$NODE_PID" # no "Killed" notice from bash when cleanup stops it
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@127.0.0.1"
-	for _ in $(seq 100); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
-	echo "# node $NODE did not start:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
+	# 30 s: a node can take over 10 s to boot on a loaded 2-core machine
+	for _ in $(seq 300); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
+	echo "# node $NODE did not start in 30 s:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
 }
 ERL_BIN_ERL=erl
 
@@ -294,8 +295,9 @@ start_snode() {
 	disown "$NODE_PID"
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@$S_HOST"
-	for _ in $(seq 100); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
-	echo "# node $NODE did not start:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
+	# 30 s: a node can take over 10 s to boot on a loaded 2-core machine
+	for _ in $(seq 300); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
+	echo "# node $NODE did not start in 30 s:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
 }
 # pid_tid PID: the tid flameprof writes for the pid <X.N.S>: S * 2^32 + N.
 pid_tid() { sed -E 's/^<.*\.([0-9]+)\.([0-9]+)>$/\2 \1/' <<<"$1" | { read -r s n; echo $((s * 4294967296 + n)); }; }

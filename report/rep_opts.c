@@ -28,7 +28,7 @@ static const struct opt OPTS[] = {
 	{ "heatmap", 0, "FILE", "also write the heatmap SVG to FILE, in the same pass", O_HEATMAP },
 	{ "weight", 'w', "W", "samples (default), a metric (memory) or a delta (reductions_delta)",
 	  O_WEIGHT },
-	{ "from", 0, "SEC", "flame graph from this second: relative to the first event's whole "
+	{ "from", 0, "SEC", "flame graph from this second: relative to the earliest event's whole "
 			    "second (the heatmap's x), or @UNIX_SECONDS", O_FROM },
 	{ "to", 0, "SEC", "... up to this second (exclusive), same forms", O_TO },
 	{ "status", 0, "LIST", "keep these statuses only (running,runnable,...)", O_STATUS },
@@ -51,8 +51,9 @@ void rep_opts_help(FILE *f)
 {
 	size_t i;
 	fputs("usage: flameprof report [OPTIONS] FILE|DIR...\n\n"
-	      "Draws a flame graph (or heatmap, folded stacks, speedscope JSON) from flameprof's\n"
-	      "output files: zstd, gzip or plain; a directory means its flameprof_*.perf* files.\n\n",
+	      "Draws a flame graph (or heatmap, folded stacks, speedscope JSON, pprof) from\n"
+	      "flameprof's output files: zstd, gzip or plain; a directory means its\n"
+	      "flameprof_*.perf* files. Files are read in time order.\n\n",
 	      f);
 	for (i = 0; i < NOPTS; i++) {
 		char left[40];

@@ -22,7 +22,6 @@ struct rep_file {
 	int64_t name_us;     /* the time in its name, or REP_NO_TIME */
 	unsigned long seq;   /* k of "-k", 0 for the base name */
 	int64_t first_us;    /* its first event's time, or REP_NO_TIME */
-	size_t arg;          /* which command-line input it came from */
 };
 
 /* Fills node, name_us and seq from the file name of f->path. */

@@ -229,7 +229,6 @@ static int gather(const struct rep_config *cfg, struct rep_file **out, size_t *n
 			if (rc == 0) {
 				memset(&files[n], 0, sizeof files[n]);
 				files[n].path = paths[j];
-				files[n].arg = i;
 				rep_file_name(&files[n++]);
 			} else {
 				free(paths[j]);

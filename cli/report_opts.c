@@ -5,6 +5,7 @@
  */
 #include "report_opts.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,24 +16,28 @@
 
 enum opt_id {
 	O_OUTPUT, O_FORMAT, O_HEATMAP, O_WEIGHT, O_FROM, O_TO, O_STATUS, O_PID, O_CATEGORY,
-	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP
+	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE
 };
 
 static const struct fp_opt OPTS[] = {
 	{ "output", 'o', "FILE", O_OUTPUT, .help = "write here (default: standard output)" },
 	{ "format", 'f', "FMT", O_FORMAT,
-	  .help = "svg (flame graph, default), heatmap, folded or speedscope" },
+	  .help = "svg (flame graph, default), heatmap, folded, speedscope or pprof" },
 	{ "heatmap", 0, "FILE", O_HEATMAP,
 	  .help = "also write the heatmap SVG to FILE, in the same pass" },
 	{ "weight", 'w', "W", O_WEIGHT,
 	  .help = "samples (default), a metric (memory) or a delta (reductions_delta)" },
 	{ "from", 0, "SEC", O_FROM,
-	  .help = "flame graph from this second: relative to the first event's whole second (the "
+	  .help = "flame graph from this second: relative to the earliest event's whole second (the "
 		  "heatmap's x), or @UNIX_SECONDS" },
 	{ "to", 0, "SEC", O_TO, .help = "... up to this second (exclusive), same forms" },
-	{ "status", 0, "LIST", O_STATUS, .help = "keep these statuses only (running,runnable,...)" },
-	{ "pid", 0, "N/S", O_PID,
-	  .help = "keep this process only, as N/S, N or <0.N.S> (repeatable)" },
+	{ "status", 0, "LIST", O_STATUS,
+	  .help = "keep these statuses only (running,runnable,...)" },
+	{ "pid", 0, "PID", O_PID,
+	  .help = "keep this process only: <0.N.S>, its tid as written, N/S or N (repeatable)" },
+	{ "node", 0, "NODE", O_NODE,
+	  .help = "a directory with several nodes' files: draw this node's (default: the node whose "
+		  "capture is latest), or all" },
 	{ "category", 0, "TEXT", O_CATEGORY,
 	  .help = "keep events with a category frame containing TEXT (repeatable: all must match)" },
 	{ "title", 0, "TEXT", O_TITLE, .help = "title of the picture" },
@@ -58,8 +63,9 @@ static int operand(void *ctx, const char *arg, char *detail, size_t cap);
 static const struct fp_command REPORT = {
 	.name = "flameprof report",
 	.synopsis = "usage: flameprof report [OPTIONS] FILE|DIR...\n\n"
-		    "Draws a flame graph (or heatmap, folded stacks, speedscope JSON) from flameprof's\n"
-		    "output files: zstd, gzip or plain; a directory means its flameprof_*.perf* files.\n\n",
+		    "Draws a flame graph (or heatmap, folded stacks, speedscope JSON, pprof) from\n"
+		    "flameprof's output files: zstd, gzip or plain; a directory means its\n"
+		    "flameprof_*.perf* files. Files are read in time order.\n\n",
 	.epilog = "\nexample: flameprof report /var/lib/flameprof -o flame.svg --heatmap heat.svg\n"
 		  "See doc/report.md for the details.\n",
 	.help_column = 24,
@@ -134,9 +140,19 @@ int rep_parse_pid(const char *s, struct rep_pid_filter *out)
 			return -1;
 		return 0;
 	}
-	if (parse_u32(&s, &out->pid))
-		return -1;
-	if (*s == '\0') {
+	if (parse_u32(&s, &out->pid)) {
+		/* a tid past 2^32 - 1, as flameprof writes <0.N.S>: S * 2^32 + N */
+		char *end;
+		unsigned long long tid;
+		errno = 0;
+		tid = strtoull(s, &end, 10);
+		if (*s < '0' || *s > '9' || *end || errno || tid <= UINT32_MAX)
+			return -1;
+		out->pid = (uint32_t)(tid & UINT32_MAX);
+		out->serial = (uint32_t)(tid >> 32);
+		return 0;
+	}
+	if (*s == '\0') { /* N, or a tid below 2^32: N with any serial */
 		out->any_serial = 1;
 		return 0;
 	}
@@ -167,6 +183,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_TITLE: cfg->title = val; break;
 	case O_QUIET: cfg->quiet = 1; break;
 	case O_NO_INDEX: cfg->no_index = 1; break;
+	case O_NODE: cfg->node = val; break;
 	case O_HELP: return FP_OPT_STOP;
 	case O_FORMAT:
 		if (!strcmp(val, "svg") || !strcmp(val, "flamegraph"))
@@ -177,8 +194,10 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			cfg->format = REP_F_FOLDED;
 		else if (!strcmp(val, "speedscope"))
 			cfg->format = REP_F_SPEEDSCOPE;
+		else if (!strcmp(val, "pprof"))
+			cfg->format = REP_F_PPROF;
 		else {
-			snprintf(detail, cap, "unknown format '%s' (use svg, heatmap, folded or speedscope)", val);
+			snprintf(detail, cap, "unknown format '%s' (use svg, heatmap, folded, speedscope or pprof)", val);
 			return FP_OPT_USAGE;
 		}
 		break;
@@ -215,7 +234,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			return FP_OPT_USAGE;
 		}
 		if (rep_parse_pid(val, &cfg->pids[cfg->npids])) {
-			snprintf(detail, cap, "cannot read '%s' as a process (use N/S, N or <0.N.S>)", val);
+			snprintf(detail, cap, "cannot read '%s' as a process (use <0.N.S>, a tid, N/S or N)", val);
 			return FP_OPT_USAGE;
 		}
 		cfg->npids++;

@@ -19,7 +19,9 @@ enum ix_line_kind { IX_L_BLANK, IX_L_COMMENT, IX_L_EVENT, IX_L_FRAME, IX_L_OTHER
 struct ix_event_line {
 	const char *comm;    /* process name; flameprof writes the status here */
 	size_t comm_len;
-	uint32_t pid, tid;   /* pid/tid; flameprof: pid number / pid serial */
+	uint32_t pid, tid;   /* flameprof: the pid <0.N.S>'s N and S, from "N/S" (old
+			      * files) or the tid S * 2^32 + N; plain perf: "pid/tid",
+			      * or a lone tid as pid = tid, tid = 0 */
 	int has_pid;         /* 1 when a numeric pid was found */
 	int64_t time_us;     /* timestamp in microseconds */
 	const char *rest;    /* the text after "<time>:" (event name, metrics) */

@@ -86,7 +86,10 @@ $(B)/pipeline: bench/pipeline.c $(B)/libflameprof.a
 # libFuzzer targets (clang), each from its own source list above.
 CLANG ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/config.mk
+# Rebuilt when any of its sources or any header changes (one compiler run
+# over all its sources, so no per-object dependency files).
+.SECONDEXPANSION:
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $(wildcard */*.h) $(B)/config.mk
 	@mkdir -p $(@D) && $(CLANG) $(FUZZ_FLAGS) $(FP_CPPFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SRC_$*) $(EI_LIBS) $(FUZZ_LIBS_$*) -lpthread
 
 # One prove run over everything, so its summary is the last line.

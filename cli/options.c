@@ -66,6 +66,10 @@ static const struct opt options[] = {
 	  "give up connecting, and each setup request, after DUR (default 5s)" },
 	{ "silence-timeout", 0, "DUR", K_DUR, F(silence_timeout_us), 0, 0,
 	  "call the node lost after DUR without a message from it (default 15s)" },
+	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
+	  "our own node name on the target, the part before '@' (default flameprof_<user>; the same name each run, so no new atom)" },
+	{ "force", 0, NULL, K_SET, F(force), 1, 0,
+	  "sample more than the load bound allows (--top x --hz beyond " FP_LOAD_BOUND_TEXT " samples/s)" },
 	{ "quiet", 'q', NULL, K_SET, F(verbosity), 0, 0, "print errors only" },
 	{ "verbose", 'v', NULL, K_SET, F(verbosity), 2, 0, "also print each step" },
 	{ "progress", 0, NULL, K_SET, F(progress), 1, 0, "show the status line even when stderr is not a terminal" },
@@ -289,6 +293,12 @@ static int check(struct fp_config *cfg)
 	}
 	if (cfg->level > 9 && cfg->codec == ROT_GZIP) {
 		fp_usage("gzip levels go from 1 to 9");
+		return -1;
+	}
+	if ((double)(cfg->top + cfg->npids + cfg->nnames) * cfg->hz > FP_LOAD_BOUND && !cfg->force) {
+		fp_usage("--top %u at --hz %g asks for %.0f samples/s, beyond the %s the agent delivers on the node without harm; "
+			 "lower --top or --hz, or add --force", cfg->top, cfg->hz,
+			 (cfg->top + cfg->npids + cfg->nnames) * cfg->hz, FP_LOAD_BOUND_TEXT);
 		return -1;
 	}
 	if (cfg->cookie && cfg->cookie_file) {

@@ -28,11 +28,13 @@ enum sampler_err {
 	SAMPLER_ERR_LOST = -6,    /* the node went away or fell silent */
 	SAMPLER_ERR_PROTO = -7,   /* the node sent something we cannot read */
 	SAMPLER_ERR_NOMEM = -8,
+	SAMPLER_ERR_AGENT_DOWN = -9, /* the agent ended unasked (crashed or killed) */
 };
 
 struct sampler_options {
 	const char *node;          /* target, name@host (short or long name) */
 	const char *cookie;        /* the cookie text (never printed) */
+	const char *alive;         /* our node name before '@'; NULL: flameprof_<user> */
 	int connect_timeout_ms;    /* each connect step and each setup request */
 	int silence_timeout_ms;    /* no message for this long: the node is lost */
 	unsigned top;              /* processes picked by reductions per window */
@@ -68,6 +70,10 @@ struct sampler_batch {
 /* Checks that node is name@host with characters a node name can have.
  * @return 0, or SAMPLER_ERR_USAGE with one sentence in err. */
 int sampler_check_node(const char *node, char *err, size_t errlen);
+
+/* Checks a --node-name (our alive part). @return 0, or SAMPLER_ERR_USAGE
+ * with one sentence in err. */
+int sampler_check_node_name(const char *alive, char *err, size_t errlen);
 
 /* Connects to opts->node (epmd lookup, TCP, handshake). *out is set even on
  * failure so that sampler_error() works; free it with sampler_free(). */

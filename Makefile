@@ -14,6 +14,8 @@ CFLAGS   ?= -O2 -g
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 PROVE    ?= prove
 VALGRIND ?=
+# e.g. ERLC_FLAGS=-DPRIO=max B=build-max: an agent variant for bench/prio.sh
+ERLC_FLAGS ?=
 B         = build
 
 # Building needs build/config.mk (scripts/configure.sh finds erl_interface,
@@ -48,11 +50,11 @@ $(B)/config.mk: scripts/configure.sh scripts/install-deps.sh
 $(B)/gen/$(AGENT_MOD).erl: sampler/flameprof_agent.erl
 	@mkdir -p $(@D) && sed 's/^-module(flameprof_agent)\./-module($(AGENT_MOD))./' $< > $@
 $(B)/gen/$(AGENT_MOD).beam: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
-	erlc +deterministic -o $(@D) $<
+	erlc +deterministic $(ERLC_FLAGS) -o $(@D) $<
 # The source is embedded preprocessed (erlc -P): erl_parse on the node
 # cannot read -define or ?MACRO.
 $(B)/gen/$(AGENT_MOD).P: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
-	erlc -P -o $(@D) $<
+	erlc -P $(ERLC_FLAGS) -o $(@D) $<
 $(B)/gen/agent_blob.c: $(B)/gen/$(AGENT_MOD).beam $(B)/gen/$(AGENT_MOD).P scripts/embed.sh
 	(scripts/embed.sh fp_agent_beam $< && scripts/embed.sh fp_agent_source $(B)/gen/$(AGENT_MOD).P) > $@
 

@@ -382,7 +382,8 @@ void fp_print_help(void)
 		printf("  %-26s %s\n", left, o->help);
 	}
 	printf("\nexit status: 0 done, 64 usage, 69 cannot connect or start the agent,\n"
-	       "73 output directory not writable, 74 I/O error (disk full), 75 node lost\n"
-	       "during the capture, 76 protocol error, 77 cookie rejected.\n"
+	       "70 the agent ended unasked (node restored), 73 output directory not\n"
+	       "writable, 74 I/O error (disk full), 75 node lost during the capture,\n"
+	       "76 protocol error, 77 cookie rejected.\n"
 	       "See flameprof(1) and README.md.\n");
 }

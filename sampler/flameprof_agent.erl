@@ -3,9 +3,11 @@
 %% Loaded into the target by the flameprof C-node with code:load_binary/3
 %% under a versioned module name (the build renames the module). Before it
 %% touches any code, the C-node takes the node's one flameprof name: it
-%% registers a lock process of OTP's own (timer:sleep(infinity), killed by
-%% timer:kill_after/2 if no agent adopts it), so two runs started together
-%% cannot both load, and neither can purge the other's agent. The agent links
+%% registers a lock process that runs no code of ours
+%% (erlang:hibernate(erlang, exit, [normal]): it ends at its first message,
+%% which an erlang:send_after/3 timer sends if no agent adopts it), so two
+%% runs started together cannot both load, and neither can purge the other's
+%% agent. The agent links
 %% to the lock and kills it when it ends. One coordinator process runs at
 %% high priority (see ?PRIO). Every window it selects the
 %% busiest processes (reductions gained since the last window) and gives each
@@ -87,7 +89,7 @@
 
 %% flameprof loads this module, then starts the agent in a second request.
 %% If it dies in between, nothing would ever remove the module: a watchdog
-%% started at load time does, once the lock is gone (its timer kills it)
+%% started at load time does, once the lock is gone (its timer ends it)
 %% and no agent of this module has adopted it.
 watchdog() ->
     spawn(fun orphan_check/0),
@@ -109,7 +111,7 @@ orphan_check() ->
     end.
 
 %% Lock is the process the C-node registered as ?LOCK; LockTimer the
-%% timer:kill_after/2 that ends it if we never start.
+%% erlang:send_after/3 timer that ends it if we never start.
 init(Opts) ->
     #{sink := Sink, top := Top, hz := Hz, every_ms := EveryMs, depth := Depth,
       pids := Pids, names := Names, lock := Lock, lock_timer := LockTimer} = Opts,
@@ -120,7 +122,7 @@ init(Opts) ->
     link(Lock),
     case whereis(?LOCK) =:= Lock of
         true ->
-            _ = timer:cancel(LockTimer),
+            _ = erlang:cancel_timer(LockTimer),
             Old = erlang:system_flag(backtrace_depth, Depth),
             Guardian = spawn_opt(?MODULE, guardian, [self(), Sink, Lock, Old],
                                  [link, {priority, high}]),

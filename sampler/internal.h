@@ -26,7 +26,7 @@ struct sampler_s {
 	int have_agent;              /* agent started and not yet stopped */
 	erlang_pid lock;             /* our lock process on the node (lock.c) */
 	int have_lock;               /* spawned and not yet adopted or killed */
-	ei_x_buff lock_timer;        /* its timer:kill_after reference, encoded */
+	ei_x_buff lock_timer;        /* its erlang:send_after timer reference, encoded */
 	int local_lock_fd;           /* flock on our node name and the target; -1 */
 	int old_depth;
 	long long last_rx_ms;        /* monotonic time of the last message or tick */

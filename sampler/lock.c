@@ -2,12 +2,14 @@
  * lock.c - one flameprof per node, and one connection per node name.
  *
  * On the node: the name flameprof_agent is taken before any code is
- * touched, by a lock process of OTP's own code (timer:sleep(infinity))
- * that we spawn and register through rex. erlang:register/2 is atomic:
- * of two runs started together exactly one gets the name, and the other
- * has loaded, deleted or purged nothing. timer:kill_after/2 ends the lock
- * if we die before an agent adopts it (the agent cancels that timer, links
- * to the lock and kills it when it ends).
+ * touched, by a lock process that runs no code of ours: spawned through
+ * rex as erlang:hibernate(erlang, exit, [normal]), it sleeps in hibernation
+ * (a few hundred bytes) and ends quietly at the first message it gets.
+ * erlang:register/2 is atomic: of two runs started together exactly one
+ * gets the name, and the other has loaded, deleted or purged nothing. An
+ * erlang:send_after/3 timer (a BIF: no timer server is started on the node)
+ * wakes and so ends the lock if we die before an agent adopts it; the agent
+ * cancels it, links to the lock and kills it when it ends.
  *
  * On this host: our node name is the same every run (connect.c), and the
  * target refuses a second connection under a name that is connected, with
@@ -79,11 +81,14 @@ int lock_take(sampler_t *s)
 	int at, r, end;
 
 	args_begin(&a, 3);
-	arg_atom(&a, "timer");
-	arg_atom(&a, "sleep");
+	arg_atom(&a, "erlang");
+	arg_atom(&a, "hibernate");
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 3) == 0;
+	arg_atom(&a, "erlang");
+	arg_atom(&a, "exit");
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0;
-	arg_atom(&a, "infinity");
-	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+	arg_atom(&a, "normal");
+	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0 && ei_x_encode_empty_list(&a.x) == 0;
 	if ((r = call_for_pid(s, "erlang", "spawn", &a, &s->lock)) < 0)
 		return r;
 	s->have_lock = 1;
@@ -102,15 +107,14 @@ int lock_take(sampler_t *s)
 	if (r < 0)
 		goto out;
 
-	/* {ok, TRef}: kept, encoded, for the agent to cancel */
-	args_begin(&a, 2);
+	/* the timer's reference: kept, encoded, for the agent to cancel */
+	args_begin(&a, 3);
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, LOCK_TTL_MS) == 0 && ei_x_encode_pid(&a.x, &s->lock) == 0;
-	r = rex_call_args(s, "timer", "kill_after", &a, &reply, &at, s->opts.connect_timeout_ms);
-	int arity;
-	if (r == 0 && (ei_decode_tuple_header(reply.buff, &at, &arity) < 0 || arity != 2 ||
-		       ei_decode_atom(reply.buff, &at, atom) < 0 || strcmp(atom, "ok") != 0 ||
-		       (end = at, ei_skip_term(reply.buff, &end) < 0)))
-		r = serr(s, SAMPLER_ERR_AGENT, "cannot take the flameprof lock on '%s' (timer:kill_after failed)", s->node);
+	arg_atom(&a, "fp_lock_expired");
+	r = rex_call_args(s, "erlang", "send_after", &a, &reply, &at, s->opts.connect_timeout_ms);
+	erlang_ref ref;
+	if (r == 0 && (end = at, ei_decode_ref(reply.buff, &end, &ref) < 0))
+		r = serr(s, SAMPLER_ERR_AGENT, "cannot take the flameprof lock on '%s' (erlang:send_after failed)", s->node);
 	if (r == 0) {
 		s->lock_timer.index = 0;
 		if (ei_x_append_buf(&s->lock_timer, reply.buff + at, end - at) < 0)

@@ -40,4 +40,5 @@ race() {
 }
 race same_name same
 race distinct_names distinct
+is "$(rpc "$NODE" "erlang whereis [timer_server]")" undefined "no timer server was started on the node"
 finish

@@ -40,10 +40,11 @@ check) NEED=$CHECK ;;
 esac
 
 # The fuzzer runtime ships with the clang of the same major version:
-# libclang-rt-14-dev on bookworm, libclang-rt-19-dev on trixie.
+# libclang-rt-14-dev on bookworm, libclang-rt-19-dev on trixie. Without
+# clang yet there is no version to ask: clang is installed first.
 fuzzer_package() {
 	v=$(clang -dumpversion 2>/dev/null | cut -d. -f1)
-	echo "libclang-rt-${v:-14}-dev"
+	if [ -n "$v" ]; then echo "libclang-rt-$v-dev"; fi
 }
 
 present() {
@@ -67,7 +68,10 @@ scan() {
 		kind=${item%%:*} rest=${item#*:}
 		what=${rest%%:*} pkg=${rest#*:}
 		present "$kind" "$what" && continue
-		[ "$kind" = fuzzer ] && pkg=$(fuzzer_package)
+		if [ "$kind" = fuzzer ]; then
+			pkg=$(fuzzer_package)
+			[ -z "$pkg" ] && { MISSING="${MISSING:+$MISSING, }$what (libclang-rt-<clang's version>-dev)"; continue; }
+		fi
 		MISSING="${MISSING:+$MISSING, }$what ($pkg)"
 		case " $PKGS " in *" $pkg "*) ;; *) PKGS="${PKGS:+$PKGS }$pkg" ;; esac
 	done

@@ -123,9 +123,12 @@ init(Opts) ->
     case whereis(?LOCK) =:= Lock of
         true ->
             _ = erlang:cancel_timer(LockTimer),
-            Old = erlang:system_flag(backtrace_depth, Depth),
+            %% the guardian first: from the moment the depth is raised,
+            %% something restores it whatever happens to this process
+            Old = erlang:system_info(backtrace_depth),
             Guardian = spawn_opt(?MODULE, guardian, [self(), Sink, Lock, Old],
                                  [link, {priority, high}]),
+            erlang:system_flag(backtrace_depth, Depth),
             Tab = ets:new(?MODULE, [set, protected, {read_concurrency, true}]),
             Scanner = spawn_opt(?MODULE, scanner, [self(), 0], [link, {priority, high}]),
             Now = now_us(),
@@ -166,7 +169,7 @@ down_text(Who, Why) ->
     text(iolist_to_binary(io_lib:format("~s ended: ~0tP", [Who, Why, 6]))).
 
 %% OTP 26.2+ can read one key of another process's dictionary; older
-%% releases copy the whole dictionary, so we ask for it once per window only.
+%% releases copy the whole dictionary (see dict_items/2).
 dict_key_supported() ->
     try erlang:process_info(self(), {dictionary, '$initial_call'}) of
         _ -> true

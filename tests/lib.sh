@@ -47,7 +47,7 @@ skip() { T_COUNT=$((T_COUNT + 1)); echo "ok $T_COUNT # SKIP $1"; }
 # Private epmd on 127.0.0.1 only.
 start_epmd() {
 	epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
-	for _ in $(seq 50); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && return 0; sleep 0.1; done
+	for _ in $(seq 150); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && return 0; sleep 0.1; done
 	echo "# epmd did not start"; return 1
 }
 
@@ -70,8 +70,9 @@ start_node() {
 	disown "$NODE_PID" # no "Killed" notice from bash when cleanup stops it
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@127.0.0.1"
-	for _ in $(seq 100); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
-	echo "# node $NODE did not start:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
+	# 30 s: a node can take over 10 s to boot on a loaded 2-core machine
+	for _ in $(seq 300); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
+	echo "# node $NODE did not start in 30 s:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
 }
 ERL_BIN_ERL=erl
 
@@ -300,8 +301,9 @@ start_snode() {
 	disown "$NODE_PID"
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@$S_HOST"
-	for _ in $(seq 100); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
-	echo "# node $NODE did not start:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
+	# 30 s: a node can take over 10 s to boot on a loaded 2-core machine
+	for _ in $(seq 300); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
+	echo "# node $NODE did not start in 30 s:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
 }
 srpc() { "$ERL_CALL" -sname "$1" -c "$T_COOKIE" -timeout 10 -a "$2" 2>&1; }
 snode_clean() { node_clean "$1" srpc; }

@@ -123,12 +123,15 @@ init(Opts) ->
     case whereis(?LOCK) =:= Lock of
         true ->
             _ = erlang:cancel_timer(LockTimer),
-            %% the guardian first: from the moment the depth is raised,
-            %% something restores it whatever happens to this process
-            Old = erlang:system_info(backtrace_depth),
-            Guardian = spawn_opt(?MODULE, guardian, [self(), Sink, Lock, Old],
+            %% The guardian raises the depth itself (OTP 25 cannot read it
+            %% without setting it), so from that moment on something that
+            %% knows the old value outlives this process whatever happens.
+            Guardian = spawn_opt(?MODULE, guardian, [self(), Sink, Lock, Depth],
                                  [link, {priority, high}]),
-            erlang:system_flag(backtrace_depth, Depth),
+            Old = receive
+                      {depth_raised, Guardian, D} -> D;
+                      {'EXIT', Guardian, _} -> exit(Lock, kill), unload_self(), exit(normal)
+                  end,
             Tab = ets:new(?MODULE, [set, protected, {read_concurrency, true}]),
             Scanner = spawn_opt(?MODULE, scanner, [self(), 0], [link, {priority, high}]),
             Now = now_us(),
@@ -147,14 +150,17 @@ init(Opts) ->
             exit(normal)
     end.
 
-%% The guardian: whatever ends the coordinator, the node is restored. When
+%% The guardian: it raises backtrace_depth, and whatever ends the
+%% coordinator, the node is restored. When
 %% the coordinator ends on its own (finish/2) it has done all but the
 %% module; for any other end the guardian restores backtrace_depth (the
 %% workers and the scanner are linked to the coordinator and die with it),
 %% frees the name and tells the C-node. Either way it deletes the module
 %% last (the purge this starts kills whatever still runs our code).
-guardian(Coordinator, Sink, Lock, OldDepth) ->
+guardian(Coordinator, Sink, Lock, Depth) ->
     process_flag(trap_exit, true),
+    OldDepth = erlang:system_flag(backtrace_depth, Depth),
+    Coordinator ! {depth_raised, self(), OldDepth},
     receive
         {'EXIT', Coordinator, normal} -> ok;
         {'EXIT', Coordinator, Why} ->

@@ -218,8 +218,7 @@ void sampler_free(sampler_t *s)
 		ei_x_free(&h->x);
 		free(h);
 	}
-	if (s->local_lock_fd >= 0)
-		close(s->local_lock_fd);
+	lock_local_free(s);
 	ei_x_free(&s->rx);
 	ei_x_free(&s->lock_timer);
 	dec_free(&s->tables);

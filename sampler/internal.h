@@ -28,6 +28,7 @@ struct sampler_s {
 	int have_lock;               /* spawned and not yet adopted or killed */
 	ei_x_buff lock_timer;        /* its erlang:send_after timer reference, encoded */
 	int local_lock_fd;           /* flock on our node name and the target; -1 */
+	char local_lock_path[1024];
 	int old_depth;
 	long long last_rx_ms;        /* monotonic time of the last message or tick */
 	struct held_msg *held, *held_tail;
@@ -78,6 +79,7 @@ int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char 
  * name (SAMPLER_ERR_BUSY when another run holds it); lock_release() kills
  * our lock process if no agent has adopted it (best effort). */
 int lock_local(sampler_t *s, const char *alive);
+void lock_local_free(sampler_t *s);
 int lock_take(sampler_t *s);
 void lock_release(sampler_t *s);
 

@@ -14,7 +14,8 @@
  * On this host: our node name is the same every run (connect.c), and the
  * target refuses a second connection under a name that is connected, with
  * the same handshake failure as a wrong cookie. A lock file per node name
- * and target tells the two apart before we connect.
+ * and target (flock, so a killed run holds nothing) tells the two apart
+ * before we connect.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -35,26 +37,60 @@ static int busy(sampler_t *s)
 		    s->node);
 }
 
+/* /tmp/flameprof-<uid>, ours alone: the same for a run from cron and one
+ * from a terminal (XDG_RUNTIME_DIR is not, so it is not used). @return 0,
+ * or -1 when it cannot be made or is not a private directory of ours. */
+static int lock_dir(char *out, size_t cap)
+{
+	struct stat st;
+	snprintf(out, cap, "/tmp/flameprof-%u", (unsigned)geteuid());
+	if (mkdir(out, 0700) < 0 && errno != EEXIST)
+		return -1;
+	if (lstat(out, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+		return -1;
+	return 0;
+}
+
 int lock_local(sampler_t *s, const char *alive)
 {
-	const char *dir = getenv("XDG_RUNTIME_DIR");
-	char path[1024];
-	if (!dir || !*dir)
-		dir = "/tmp";
-	snprintf(path, sizeof path, "%s/flameprof-%s-%s.lock", dir, alive, s->node);
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	char dir[64];
+	if (lock_dir(dir, sizeof dir) < 0)
 		return 0; /* no lock file here: the target's refusal still protects it */
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		close(fd);
-		if (errno != EWOULDBLOCK)
+	snprintf(s->local_lock_path, sizeof s->local_lock_path, "%s/%s-%s.lock", dir, alive, s->node);
+	/* The file is removed when the run ends (lock_local_free), so a run
+	 * may lock a file that was just removed: it checks that the file it
+	 * holds is still the one of that name, or tries again. */
+	for (int tries = 0; tries < 5; tries++) {
+		struct stat held, named;
+		int fd = open(s->local_lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
 			return 0;
-		return serr(s, SAMPLER_ERR_BUSY,
-			    "another flameprof of yours is connected to '%s' under our node name '%s'; wait for it to finish, or give this one another name with --node-name NAME",
-			    s->node, alive);
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			int e = errno;
+			close(fd);
+			if (e != EWOULDBLOCK)
+				return 0;
+			return serr(s, SAMPLER_ERR_BUSY,
+				    "another flameprof of yours is connected to '%s' under our node name '%s'; wait for it to finish, or give this one another name with --node-name NAME",
+				    s->node, alive);
+		}
+		if (fstat(fd, &held) == 0 && stat(s->local_lock_path, &named) == 0 &&
+		    held.st_ino == named.st_ino && held.st_dev == named.st_dev) {
+			s->local_lock_fd = fd;
+			return 0;
+		}
+		close(fd);
 	}
-	s->local_lock_fd = fd;
 	return 0;
+}
+
+void lock_local_free(sampler_t *s)
+{
+	if (s->local_lock_fd < 0)
+		return;
+	unlink(s->local_lock_path);
+	close(s->local_lock_fd);
+	s->local_lock_fd = -1;
 }
 
 /* M:F(Args) where the caller has put the arguments in a; *pid from the reply. */

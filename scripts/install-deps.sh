@@ -77,12 +77,16 @@ scan() {
 	done
 }
 
+# how the user asked for it
+goal="make $target"
+[ "$target" = build ] && goal=make
+
 scan
 [ -z "$MISSING" ] && exit 0
-[ $check = 1 ] && { echo "install-deps: 'make $target' needs $MISSING" >&2; exit 1; }
+[ $check = 1 ] && { echo "install-deps: '$goal' needs $MISSING" >&2; exit 1; }
 
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "install-deps: 'make $target' needs $MISSING; install them (no apt-get here), then run make again" >&2
+	echo "install-deps: '$goal' needs $MISSING; install them (no apt-get here), then run make again" >&2
 	exit 1
 fi
 if [ "$(id -u)" -eq 0 ]; then
@@ -90,19 +94,19 @@ if [ "$(id -u)" -eq 0 ]; then
 elif command -v sudo >/dev/null 2>&1; then
 	SUDO=sudo
 else
-	echo "install-deps: 'make $target' needs $MISSING; not root and no sudo, so run as root: apt-get install $PKGS" >&2
+	echo "install-deps: '$goal' needs $MISSING; not root and no sudo, so run as root: apt-get install $PKGS" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-echo "install-deps: 'make $target' needs $MISSING; installing $PKGS" >&2
+echo "install-deps: '$goal' needs $MISSING; installing $PKGS" >&2
 $SUDO apt-get update -qq >&2
-$SUDO apt-get install -y -qq --no-install-recommends $PKGS >&2 ||
+$SUDO apt-get install -y -qq --no-install-recommends $PKGS >/dev/null ||
 	{ echo "install-deps: apt-get could not install $PKGS" >&2; exit 1; }
 # clang's version is known only once clang is there: its fuzzer runtime second
 scan
 if [ -n "$PKGS" ] && [ "$target" = check ]; then
 	echo "install-deps: installing $PKGS" >&2
-	$SUDO apt-get install -y -qq --no-install-recommends $PKGS >&2 ||
+	$SUDO apt-get install -y -qq --no-install-recommends $PKGS >/dev/null ||
 		{ echo "install-deps: apt-get could not install $PKGS" >&2; exit 1; }
 	scan
 fi

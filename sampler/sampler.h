@@ -79,13 +79,17 @@ int sampler_check_node_name(const char *alive, char *err, size_t errlen);
  * failure so that sampler_error() works; free it with sampler_free(). */
 int sampler_connect(sampler_t **out, const struct sampler_options *opts);
 
-/* Loads the agent (or compiles it on the target if the .beam does not load
- * there), raises backtrace_depth and starts sampling. */
+/* Takes the node's one flameprof name (SAMPLER_ERR_BUSY if another run
+ * holds it; nothing else is touched before), loads the agent (or compiles
+ * it on the target if the .beam does not load there), raises
+ * backtrace_depth and starts sampling. */
 int sampler_start(sampler_t *s);
 
 /* Waits up to timeout_ms for the next batch.
  * @return 1 a batch is in *out, 0 nothing arrived in time, 2 the agent has
- * stopped (after sampler_request_stop), or a negative enum sampler_err. */
+ * stopped (after sampler_request_stop), or a negative enum sampler_err
+ * (SAMPLER_ERR_AGENT_DOWN: the agent ended unasked and has restored the
+ * node; sampler_unload() then checks its module is gone). */
 int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out);
 
 /* Asks the agent to stop; keep calling sampler_next() until it returns 2. */

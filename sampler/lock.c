@@ -11,6 +11,15 @@
  * wakes and so ends the lock if we die before an agent adopts it; the agent
  * cancels it, links to the lock and kills it when it ends.
  *
+ * A run killed between taking the lock and starting its agent would block
+ * the node for the timer's 150 s. So the lock's group leader is set to our
+ * C-node's pid: it names the run that owns it. A run that finds the name
+ * taken by a lock that is still bare (initial call erlang:hibernate/3, no
+ * link: no agent adopted it) and whose owner is gone (not connected, or our
+ * own node name, which this host's lock file says no live run of ours
+ * holds) kills that lock and takes the name. A lock an agent adopted is
+ * never taken over: that agent restores the node and ends it.
+ *
  * On this host: our node name is the same every run (connect.c), and the
  * target refuses a second connection under a name that is connected, with
  * the same handshake failure as a wrong cookie. A lock file per node name
@@ -109,11 +118,134 @@ static int call_for_pid(sampler_t *s, const char *mod, const char *fun, struct a
 	return r;
 }
 
-int lock_take(sampler_t *s)
+/* Decodes {Key, _} at *at and says whether Key is key; leaves *at on the value. */
+static int pair_is(const char *buf, int *at, const char *key)
+{
+	char atom[MAXATOMLEN_UTF8];
+	int n;
+	return ei_decode_tuple_header(buf, at, &n) == 0 && n == 2 &&
+	       ei_decode_atom(buf, at, atom) == 0 && strcmp(atom, key) == 0;
+}
+
+/* Reads the holder's process_info reply: a bare lock (erlang:hibernate/3,
+ * no link) with a remote group leader, put in *owner. @return 1 or 0. */
+static int bare_lock(const char *buf, int at, erlang_pid *owner)
+{
+	char m[MAXATOMLEN_UTF8], f[MAXATOMLEN_UTF8];
+	long arity;
+	int n;
+	if (ei_decode_list_header(buf, &at, &n) < 0 || n != 3)
+		return 0;
+	if (!pair_is(buf, &at, "initial_call") || ei_decode_tuple_header(buf, &at, &n) < 0 || n != 3 ||
+	    ei_decode_atom(buf, &at, m) < 0 || ei_decode_atom(buf, &at, f) < 0 ||
+	    ei_decode_long(buf, &at, &arity) < 0 ||
+	    strcmp(m, "erlang") != 0 || strcmp(f, "hibernate") != 0 || arity != 3)
+		return 0;
+	if (!pair_is(buf, &at, "links") || ei_decode_list_header(buf, &at, &n) < 0 || n != 0)
+		return 0;
+	return pair_is(buf, &at, "group_leader") && ei_decode_pid(buf, &at, owner) == 0;
+}
+
+/* Whether node is among the target's connected nodes. @return 1, 0, or <0. */
+static int connected(sampler_t *s, const char *node)
 {
 	struct args a;
 	ei_x_buff reply;
 	char atom[MAXATOMLEN_UTF8];
+	int at, n, r, found = 0;
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	args_begin(&a, 1);
+	arg_atom(&a, "connected");
+	r = rex_call_args(s, "erlang", "nodes", &a, &reply, &at, s->opts.connect_timeout_ms);
+	if (r == 0 && ei_decode_list_header(reply.buff, &at, &n) == 0) {
+		for (int i = 0; i < n && !found; i++)
+			if (ei_decode_atom(reply.buff, &at, atom) == 0)
+				found = strcmp(atom, node) == 0;
+			else
+				found = 1; /* unreadable: count it as there, take nothing over */
+	} else if (r == 0)
+		found = 1;
+	ei_x_free(&reply);
+	return r < 0 ? r : found;
+}
+
+/* Whether the name is held by a lock whose run is gone (see the top of the
+ * file); *holder is that lock. @return 1, 0, or <0 (s->err set). */
+static int stale_lock(sampler_t *s, erlang_pid *holder)
+{
+	struct args a;
+	ei_x_buff reply;
+	erlang_pid owner;
+	int at, r, stale = 0;
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	args_begin(&a, 1);
+	arg_atom(&a, "flameprof_agent");
+	r = rex_call_args(s, "erlang", "whereis", &a, &reply, &at, s->opts.connect_timeout_ms);
+	if (r < 0 || ei_decode_pid(reply.buff, &at, holder) < 0)
+		goto out; /* gone meanwhile, or not a pid: not ours to judge */
+	args_begin(&a, 2);
+	a.ok = a.ok && ei_x_encode_pid(&a.x, holder) == 0 && ei_x_encode_list_header(&a.x, 3) == 0;
+	arg_atom(&a, "initial_call");
+	arg_atom(&a, "links");
+	arg_atom(&a, "group_leader");
+	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+	r = rex_call_args(s, "erlang", "process_info", &a, &reply, &at, s->opts.connect_timeout_ms);
+	if (r < 0 || !bare_lock(reply.buff, at, &owner) || strcmp(owner.node, s->node) == 0)
+		goto out;
+	if (strcmp(owner.node, ei_thisnodename(&s->ec)) == 0)
+		stale = 1; /* a run of ours under this name: we hold its lock file, so it is dead */
+	else if ((r = connected(s, owner.node)) >= 0)
+		stale = !r;
+out:
+	ei_x_free(&reply);
+	return r < 0 ? r : stale;
+}
+
+/* Registers our lock under the name. @return 1 registered, 0 taken, <0 error. */
+static int register_lock(sampler_t *s)
+{
+	struct args a;
+	ei_x_buff reply;
+	char atom[MAXATOMLEN_UTF8];
+	int at, r;
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	args_begin(&a, 2);
+	arg_atom(&a, "flameprof_agent");
+	a.ok = a.ok && ei_x_encode_pid(&a.x, &s->lock) == 0;
+	r = rex_call_args(s, "erlang", "register", &a, &reply, &at, s->opts.connect_timeout_ms);
+	/* true, or {badrpc, {'EXIT', {badarg, _}}} when the name is taken */
+	if (r == 0)
+		r = ei_decode_atom(reply.buff, &at, atom) == 0 && strcmp(atom, "true") == 0;
+	ei_x_free(&reply);
+	return r;
+}
+
+/* erlang:F(Pid, Arg) for its effect; @return 0 or <0. */
+static int call_on_pid(sampler_t *s, const char *fun, const erlang_pid *first, const erlang_pid *pid_arg, const char *atom_arg)
+{
+	struct args a;
+	ei_x_buff reply;
+	int at, r;
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	args_begin(&a, 2);
+	a.ok = a.ok && ei_x_encode_pid(&a.x, first) == 0;
+	if (pid_arg)
+		a.ok = a.ok && ei_x_encode_pid(&a.x, pid_arg) == 0;
+	else
+		arg_atom(&a, atom_arg);
+	r = rex_call_args(s, "erlang", fun, &a, &reply, &at, s->opts.connect_timeout_ms);
+	ei_x_free(&reply);
+	return r;
+}
+
+int lock_take(sampler_t *s)
+{
+	struct args a;
+	ei_x_buff reply;
 	int at, r, end;
 
 	args_begin(&a, 3);
@@ -131,15 +263,23 @@ int lock_take(sampler_t *s)
 
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 2);
-	arg_atom(&a, "flameprof_agent");
-	a.ok = a.ok && ei_x_encode_pid(&a.x, &s->lock) == 0;
-	r = rex_call_args(s, "erlang", "register", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && (ei_decode_atom(reply.buff, &at, atom) < 0 || strcmp(atom, "true") != 0)) {
-		/* {badrpc, {'EXIT', {badarg, _}}}: the name is taken */
+	r = register_lock(s);
+	if (r == 0) {
+		erlang_pid holder;
+		int stale = stale_lock(s, &holder);
+		if (stale == 1 && (r = call_on_pid(s, "exit", &holder, NULL, "kill")) == 0)
+			r = register_lock(s); /* atomic again: of two takers, one wins */
+		else if (stale < 0)
+			r = stale;
+	}
+	if (r == 0) {
 		lock_release(s);
 		r = busy(s);
 	}
+	/* the owner's mark: our pid as the lock's group leader */
+	if (r == 1 && (r = call_on_pid(s, "group_leader", ei_self(&s->ec), &s->lock, NULL)) < 0 &&
+	    r != SAMPLER_ERR_LOST)
+		lock_release(s);
 	if (r < 0)
 		goto out;
 

@@ -8,6 +8,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 VERSION   = 0.1.0
 AGENT_MOD = flameprof_agent_$(subst .,_,$(VERSION))
+TRACER_MOD = flameprof_tracer_$(subst .,_,$(VERSION))
 PREFIX   ?= /usr/local
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -18,10 +19,11 @@ B         = build
 
 -include $(B)/config.mk
 ALL_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_REENTRANT \
-	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS)
+	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' -DFP_TRACER_MODULE='"$(TRACER_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS)
 LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 
-LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c report/*.c) $(B)/gen/agent_blob.c
+LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c report/*.c calls/*.c) $(B)/gen/agent_blob.c \
+	$(B)/gen/tracer_blob.c
 CLI_SRC  = $(wildcard cli/*.c)
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 HDRS     = $(wildcard */*.h) $(B)/config.mk
@@ -43,6 +45,16 @@ $(B)/gen/$(AGENT_MOD).P: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
 	erlc -P -o $(@D) $<
 $(B)/gen/agent_blob.c: $(B)/gen/$(AGENT_MOD).beam $(B)/gen/$(AGENT_MOD).P scripts/embed.sh
 	(scripts/embed.sh fp_agent_beam $< && scripts/embed.sh fp_agent_source $(B)/gen/$(AGENT_MOD).P) > $@
+
+# The tracer of `flameprof calls` (sampler/flameprof_tracer.erl): the same steps.
+$(B)/gen/$(TRACER_MOD).erl: sampler/flameprof_tracer.erl
+	@mkdir -p $(@D) && sed 's/^-module(flameprof_tracer)\./-module($(TRACER_MOD))./' $< > $@
+$(B)/gen/$(TRACER_MOD).beam: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk
+	erlc +deterministic -o $(@D) $<
+$(B)/gen/$(TRACER_MOD).P: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk
+	erlc -P -o $(@D) $<
+$(B)/gen/tracer_blob.c: $(B)/gen/$(TRACER_MOD).beam $(B)/gen/$(TRACER_MOD).P scripts/embed.sh
+	(scripts/embed.sh fp_tracer_beam $< && scripts/embed.sh fp_tracer_source $(B)/gen/$(TRACER_MOD).P) > $@
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(CFLAGS) -c -o $@ $<

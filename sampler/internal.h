@@ -69,6 +69,25 @@ int rex_call_args(sampler_t *s, const char *mod, const char *fun, struct args *a
 int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char *arg,
 		     const char *want, int *yes);
 
+/* load.c: a module embedded at build time, its beam and its preprocessed
+ * source (for nodes that cannot load our beam). */
+struct embedded_module {
+	const char *name;            /* the versioned module name */
+	const unsigned char *beam;
+	const size_t *beam_len;
+	const unsigned char *source;
+	const size_t *source_len;
+};
+extern const struct embedded_module fp_agent_module, fp_tracer_module;
+/* Loads m (or compiles it on the node when our beam does not load). */
+int load_embedded(sampler_t *s, const struct embedded_module *m);
+/* Deletes module name on the node and starts purging it there. */
+int unload_embedded(sampler_t *s, const char *name);
+
+/* agent.c: waits (bounded) until module name is deleted and purged on the
+ * node; @return as sampler_unload(). */
+int unload_wait(sampler_t *s, const char *name);
+
 /* load.c: loads the agent module (or compiles it on the node). */
 int load_agent(sampler_t *s);
 /* Deletes our module on the node and starts purging it there (a stale

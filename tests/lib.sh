@@ -301,3 +301,31 @@ start_snode() {
 }
 srpc() { "$ERL_CALL" -sname "$1" -c "$T_COOKIE" -timeout 10 -a "$2" 2>&1; }
 snode_clean() { node_clean "$1" srpc; }
+
+# ==== flameprof calls (issue 12) ====
+
+# fpc / fpc_bg ARGS...: as fp and fp_bg, for `flameprof calls` (the
+# subcommand comes first, then the test cookie).
+fpc() {
+	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" "$@" \
+		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+	FP_RC=$?
+	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
+	return 0
+}
+fpc_bg() {
+	$FP_WRAP "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
+	FP_PID=$!
+	T_PIDS="$T_PIDS $FP_PID"
+}
+# tracer_gone NODE: no tracer of ours (name, module, old code) on the node.
+tracer_gone() {
+	local mod
+	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/; s/agent/tracer/')
+	[ "$(rpc "$1" "erlang whereis [flameprof_tracer]")" = undefined ] &&
+	[ "$(rpc "$1" "erlang module_loaded [$mod]")" = false ] &&
+	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ]
+}
+# breakpoint NODE MFA TYPE: what erlang:trace_info(MFA, TYPE) says, e.g.
+# "{call_count, false}" when nothing is set.
+breakpoint() { rpc "$1" "erlang trace_info [$2, $3]"; }

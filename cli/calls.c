@@ -1,0 +1,225 @@
+/*
+ * calls.c - `flameprof calls`: exact call counts, call time and call memory
+ * per function, from outside the node.
+ *
+ * Connect, start the tracer (sampler/calls.h), wait for --duration or a
+ * signal while watching the connection, stop, print. Signal handlers only
+ * set a flag; the results collected so far are printed either way. If
+ * flameprof dies instead, the tracer sees the node go and cleans up.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+#include "calls.h"
+#include "calls_options.h"
+#include "msg.h"
+#include "../calls/calls_out.h"
+#include "../sampler/calls.h"
+#include "../sampler/sampler.h"
+
+static volatile sig_atomic_t stop_signals;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_signals++;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int exit_for(int err)
+{
+	switch (err) {
+	case SAMPLER_ERR_USAGE: return EX_USAGE;
+	case SAMPLER_ERR_COOKIE: return EX_NOPERM;
+	case SAMPLER_ERR_LOST: return EX_TEMPFAIL;
+	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
+	case SAMPLER_ERR_NOMEM: return EX_OSERR;
+	default: return EX_UNAVAILABLE;
+	}
+}
+
+static int get_cookie(const struct calls_config *cfg, char *buf, size_t cap, const char **out)
+{
+	char err[512];
+	int loose;
+	if (cfg->cookie) {
+		fp_warn("--cookie shows the cookie to every user in 'ps'; use --cookie-file FILE");
+		*out = cfg->cookie;
+		return 0;
+	}
+	if (sampler_read_cookie(cfg->cookie_file, buf, cap, &loose, err, sizeof err) < 0) {
+		fp_error("%s", err);
+		return EX_NOPERM;
+	}
+	if (loose)
+		fp_warn("cookie file '%s' can be read by other users; chmod 400 it",
+			cfg->cookie_file ? cfg->cookie_file : "~/.erlang.cookie");
+	*out = buf;
+	return 0;
+}
+
+/* Waits for --duration or a signal; the connection is read all along, so
+ * a node that goes away is noticed. @return 0 or a sampler error. */
+static int trace_for(sampler_t *s, const struct calls_config *cfg)
+{
+	long long end = now_ms() + cfg->duration_us / 1000;
+	while (!stop_signals) {
+		long long left = end - now_ms();
+		if (left <= 0)
+			return 0;
+		int r = sampler_calls_wait(s, left > 200 ? 200 : (int)left);
+		if (r < 0)
+			return r;
+	}
+	fp_note("stopping on a signal; printing what was counted so far");
+	return 0;
+}
+
+static int print_results(const struct calls_config *cfg, struct calls_result *res, FILE *json)
+{
+	calls_sort(res);
+	for (size_t k = 0; k < res->nreloaded; k++)
+		fp_warn("module '%s' was loaded again during the run; its breakpoints were set again on the new code, but calls before that are not counted",
+			res->reloaded[k]);
+	if (res->rows_left_out)
+		fp_warn("%llu rows left out by the tracer's bound; trace fewer functions or processes",
+			(unsigned long long)res->rows_left_out);
+	int bad = 0;
+	if (json) {
+		bad |= calls_write_json(json, res, cfg->node) < 0;
+		bad |= json != stdout && fclose(json) != 0;
+		if (bad)
+			fp_error("cannot write '%s'; check the disk", cfg->json);
+	}
+	if (!(json == stdout)) {
+		int w = cfg->format == CALLS_FORMAT_FOLDED ? calls_write_folded(stdout, res)
+							   : calls_write_table(stdout, res, cfg->top);
+		if (w < 0 || fflush(stdout) != 0) {
+			fp_error("cannot write the results to standard output");
+			bad = 1;
+		}
+	}
+	fp_note("%s of %zu rows over %.3f s", calls_type_name(res->type), res->nrows, res->elapsed_us / 1e6);
+	return bad ? EX_IOERR : 0;
+}
+
+static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
+{
+	struct calls_options co = {
+		.type = cfg->type, .patterns = cfg->patterns, .npatterns = cfg->npatterns,
+		.procs = cfg->npids || cfg->nnames ? CALLS_PROCS_LIST : cfg->new_procs ? CALLS_PROCS_NEW : CALLS_PROCS_ALL,
+		.pids = cfg->pids, .npids = cfg->npids, .names = cfg->names, .nnames = cfg->nnames,
+		.limit = cfg->limit, .force = cfg->force, .per_process = cfg->per_process,
+	};
+	struct sampler_options so = {
+		.node = cfg->node, .cookie = cookie,
+		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
+		.silence_timeout_ms = 15000,
+	};
+	struct calls_result res;
+	unsigned nf = 0, np = 0;
+	sampler_t *s = NULL;
+	int rc;
+
+	fp_note("connecting to '%s'", cfg->node);
+	int e = sampler_connect(&s, &so);
+	if (e == 0)
+		e = sampler_calls_start(s, &co, &nf, &np);
+	if (e < 0) {
+		fp_error("%s", sampler_error(s));
+		rc = exit_for(e);
+		goto out;
+	}
+	if (cfg->type == CALLS_COUNT)
+		fp_note("counting calls of %u functions on '%s' (OTP %s) for %.3g s", nf, cfg->node,
+			sampler_otp_release(s), cfg->duration_us / 1e6);
+	else
+		fp_note("measuring %s of %u functions in %u processes%s on '%s' (OTP %s) for %.3g s",
+			calls_type_name(cfg->type), nf, np, co.procs == CALLS_PROCS_LIST ? "" : " and those spawned",
+			cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);
+	if ((e = trace_for(s, cfg)) == 0)
+		e = sampler_calls_stop(s, &res);
+	if (e < 0) {
+		fp_error("%s", sampler_error(s));
+		rc = exit_for(e);
+		goto out;
+	}
+	rc = print_results(cfg, &res, json);
+	json = NULL;
+	calls_result_free(&res);
+	e = sampler_calls_unload(s);
+	if (e < 0)
+		fp_warn("%s", sampler_error(s));
+	else if (e == SAMPLER_PURGING)
+		fp_note("tracer module deleted; '%s' is still purging its old code and finishes by itself", cfg->node);
+	else
+		fp_note("breakpoints and trace flags removed, tracer unloaded");
+out:
+	if (json && json != stdout)
+		fclose(json);
+	sampler_free(s);
+	return rc;
+}
+
+int calls_main(int argc, char **argv)
+{
+	struct calls_config cfg;
+	char cookie[1024], err[512];
+	const char *ck = NULL;
+	int rc = calls_parse_options(argc, argv, &cfg);
+	if (rc)
+		goto done;
+	if (cfg.help) {
+		calls_print_help();
+		goto done;
+	}
+	fp_verbosity = cfg.verbosity;
+	if (sampler_check_node(cfg.node, err, sizeof err) < 0) {
+		fp_usage("%s", err);
+		rc = EX_USAGE;
+		goto done;
+	}
+	/* the output first: fail before touching the node */
+	FILE *json = NULL;
+	if (cfg.json) {
+		json = strcmp(cfg.json, "-") == 0 ? stdout : fopen(cfg.json, "w");
+		if (!json) {
+			fp_error("cannot create '%s': %s; choose another file for --json", cfg.json, strerror(errno));
+			rc = EX_CANTCREAT;
+			goto done;
+		}
+	}
+	install_signals();
+	if ((rc = get_cookie(&cfg, cookie, sizeof cookie, &ck)) != 0) {
+		if (json && json != stdout)
+			fclose(json);
+		goto done;
+	}
+	rc = run(&cfg, ck, json);
+	explicit_bzero(cookie, sizeof cookie);
+done:
+	calls_config_free(&cfg);
+	return rc;
+}

@@ -329,3 +329,8 @@ tracer_gone() {
 # breakpoint NODE MFA TYPE: what erlang:trace_info(MFA, TYPE) says, e.g.
 # "{call_count, false}" when nothing is set.
 breakpoint() { rpc "$1" "erlang trace_info [$2, $3]"; }
+# rpc_eval NODE 'EXPRS': evaluates Erlang expressions on the node (erl_call
+# -e), prints the value of the last one.
+rpc_eval() { printf '%s.\n' "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -e 2>&1 | sed -E 's/^\{ok, ?(.*)\}$/\1/'; }
+# traced_procs NODE: how many processes of the node carry any trace flag.
+traced_procs() { rpc_eval "$1" "length([P || P <- erlang:processes(), erlang:trace_info(P, flags) =/= {flags, []}])"; }

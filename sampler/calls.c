@@ -236,8 +236,26 @@ int sampler_calls_start(sampler_t *s, const struct calls_options *o, unsigned *n
 int sampler_calls_wait(sampler_t *s, int timeout_ms)
 {
 	erlang_msg msg;
+	char why[160];
 	int r = recv_one(s, &s->rx, &msg, mono_ms() + timeout_ms);
-	return r < 0 ? r : 0;
+	if (r <= 0)
+		return r;
+	/* The session says nothing while it runs, unless it died. */
+	struct calls_msg *m = malloc(sizeof *m);
+	if (!m)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	int k = calls_decode(s->rx.buff, (size_t)s->rx.index, m, why, sizeof why);
+	r = 0;
+	if (k == CALLS_MSG_ERROR) {
+		s->have_agent = 0;
+		r = serr(s, SAMPLER_ERR_LOST,
+			 "the tracer session on '%s' died (%s); its guardian removed the breakpoints and flags, nothing was collected",
+			 s->node, m->detail);
+	} else if (k == CALLS_MSG_RESULT) {
+		calls_result_free(&m->result);
+	}
+	free(m);
+	return r;
 }
 
 int sampler_calls_stop(sampler_t *s, struct calls_result *out)
@@ -275,6 +293,13 @@ int sampler_calls_stop(sampler_t *s, struct calls_result *out)
 		if (k == -2 || k == -1) {
 			r = k == -2 ? serr(s, SAMPLER_ERR_NOMEM, "out of memory") :
 				serr(s, SAMPLER_ERR_PROTO, "cannot read the results from the tracer on '%s': %s", s->node, why);
+			break;
+		}
+		if (k == CALLS_MSG_ERROR) {
+			s->have_agent = 0;
+			r = serr(s, SAMPLER_ERR_LOST,
+				 "the tracer session on '%s' died (%s); its guardian removed the breakpoints and flags, nothing was collected",
+				 s->node, m->detail);
 			break;
 		}
 		if (k == CALLS_MSG_RESULT) {

@@ -20,7 +20,8 @@
 %% Messages to the sink (the C-node's pid); sampler/calls_decode.c reads them:
 %%   {fp_calls_started, Proto, Session, NFunctions, NProcs}
 %%   {fp_calls_error, Proto, Reason, Detail}          (Detail: a binary)
-%%     Reason: busy | unsupported | nomatch | too_many | in_use | noproc
+%%     Reason: busy | unsupported | nomatch | too_many | in_use | noproc,
+%%     or died (the session process died; the guardian cleaned up)
 %%   {fp_calls_result, Proto, Type, Rows, Reloaded, {ElapsedUs, RowsLeftOut}}
 %%     Rows = [{Module, Function, Arity, Pid, Calls, Measure}]
 %%       Module, Function, Pid: binaries (Pid <<>> for totals);
@@ -61,7 +62,7 @@ init(#{sink := Sink} = Opts) ->
         true ->
             process_flag(trap_exit, true),
             Session = spawn_link(?MODULE, session, [self(), Opts]),
-            guard(Session, #{type => maps:get(type, Opts), mfas => [], procs => none});
+            guard(Sink, Session, #{type => maps:get(type, Opts), mfas => [], procs => none});
         _ ->
             Holder = whereis(?LOCK),
             Sink ! {fp_calls_error, ?PROTO, busy, list_to_binary(pid_text(Holder))},
@@ -69,20 +70,22 @@ init(#{sink := Sink} = Opts) ->
             exit(normal)
     end.
 
-guard(Session, Set) ->
+guard(Sink, Session, Set) ->
     receive
         {setting, mfas, MFAs} ->
-            guard(Session, Set#{mfas := MFAs ++ maps:get(mfas, Set)});
+            guard(Sink, Session, Set#{mfas := MFAs ++ maps:get(mfas, Set)});
         {setting, procs, Procs} ->
-            guard(Session, Set#{procs := Procs});
+            guard(Sink, Session, Set#{procs := Procs});
         {'EXIT', Session, normal} ->
             %% the session removed everything itself
             finish();
-        {'EXIT', Session, _} ->
+        {'EXIT', Session, Why} ->
             cleanup(Set, Session),
+            Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
+            _ = erlang:send(Sink, {fp_calls_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
             finish();
         _ ->
-            guard(Session, Set)
+            guard(Sink, Session, Set)
     end.
 
 finish() ->

@@ -151,7 +151,7 @@ static int error_sentence(sampler_t *s, const struct calls_msg *m, const struct 
 			    "'%s' runs OTP %s and call memory tracing needs OTP 26 or later; use --type count or time there",
 			    s->node, d);
 	if (strcmp(r, "nomatch") == 0)
-		return serr(s, SAMPLER_ERR_USAGE, "pattern %s on '%s'; load the module first or correct the pattern",
+		return serr(s, SAMPLER_ERR_USAGE, "%s on '%s'; load the module first or correct the pattern",
 			    d, s->node);
 	if (strcmp(r, "too_many") == 0)
 		return serr(s, SAMPLER_ERR_USAGE,

@@ -159,7 +159,7 @@ expand1({ModText, F, A} = P) ->
                             F =:= '_' orelse Fn =:= Fun,
                             A =:= '_' orelse Ar =:= A],
     Found =:= [] andalso
-        throw({nomatch, <<(pattern_text(P))/binary, " matches no function">>}),
+        throw({nomatch, <<"pattern ", (pattern_text(P))/binary, " matches no function">>}),
     Found.
 
 ours(M) ->

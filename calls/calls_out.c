@@ -92,7 +92,7 @@ static void table(FILE *f, const struct calls_result *r, size_t from, size_t to,
 				100.0 * ratio(row->calls, total_calls));
 		}
 		if (shown < to - from)
-			fprintf(f, "%-*s\n", wf, "...");
+			fprintf(f, "... %zu more\n", to - from - shown);
 		fprintf(f, "%-*s  %*" PRIu64 "  [%6s]\n", wf, "", wc, total_calls, "100.0");
 		return;
 	}
@@ -103,7 +103,7 @@ static void table(FILE *f, const struct calls_result *r, size_t from, size_t to,
 			wv, row->measure, wp, ratio(row->measure, row->calls), 100.0 * ratio(row->measure, total));
 	}
 	if (shown < to - from)
-		fprintf(f, "%-*s\n", wf, "...");
+		fprintf(f, "... %zu more\n", to - from - shown);
 	fprintf(f, "%-*s  %*" PRIu64 "  %*" PRIu64 "  %*s  [%6s]\n", wf, "", wc, total_calls, wv, total, wp, "",
 		"100.0");
 }

@@ -2,7 +2,8 @@
 %% a function called exactly K times, one that stays on a scheduler for a
 %% known time, one that allocates a known number of heap words.
 -module(fp_calls_wl).
--export([hit/1, target/1, spin/2, spin_ms/1, alloc/2, alloc_list/1, hot/0, hot_loop/1]).
+-export([hit/1, target/1, spin/2, spin_ms/1, alloc/2, alloc_list/1,
+         timed_hit/1, hot_rate/2, hot_loop/1]).
 
 %% Calls target/1 exactly K times (in the calling process), then returns K.
 hit(K) -> hit(K, 0).
@@ -27,21 +28,29 @@ busy(Until) ->
 
 %% Calls alloc_list(Len) N times: each builds a list of Len small integers,
 %% Len cons cells of 2 words each, on the caller's heap.
-alloc(N, Len) -> [length(alloc_list(Len)) || _ <- lists:seq(1, N)], ok.
+alloc(N, Len) -> _ = [length(alloc_list(Len)) || _ <- lists:seq(1, N)], ok.
 
 alloc_list(Len) -> cons(Len, []).
 
 cons(0, Acc) -> Acc;
 cons(N, Acc) -> cons(N - 1, [N | Acc]).
 
-%% For the benchmark: a process calling target/1 as fast as it can,
-%% counting its calls in a counter the bench reads.
-hot() ->
+%% For the benchmark: microseconds that hit(N) takes in this process.
+timed_hit(N) ->
+    {Us, ok} = timer:tc(?MODULE, hit, [N]),
+    Us.
+
+%% For the benchmark: Procs processes call target/1 as fast as they can for
+%% Ms milliseconds; returns the calls per second they made together.
+hot_rate(Procs, Ms) ->
     Ref = counters:new(1, [write_concurrency]),
-    persistent_term:put(fp_calls_hot, Ref),
-    spawn(?MODULE, hot_loop, [Ref]).
+    Pids = [spawn(?MODULE, hot_loop, [Ref]) || _ <- lists:seq(1, Procs)],
+    timer:sleep(Ms),
+    N = counters:get(Ref, 1),
+    [exit(P, kill) || P <- Pids],
+    round(N * 1000 / Ms).
 
 hot_loop(Ref) ->
-    [target(I) || I <- lists:seq(1, 1000)],
+    hit(1000),
     counters:add(Ref, 1, 1000),
     hot_loop(Ref).

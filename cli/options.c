@@ -356,7 +356,8 @@ int fp_parse_options(int argc, char **argv, struct fp_config *cfg)
 void fp_print_help(void)
 {
 	printf("usage: flameprof [options] NODE\n"
-	       "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n\n"
+	       "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
+	       "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n\n"
 	       "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
 	       "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
 	       "options:\n");

@@ -87,8 +87,8 @@ check-e2e: $(B)/flameprof $(B)/ixgen
 check-long: $(B)/flameprof
 	$(TEST_ENV) $(PROVE) $(wildcard tests/long/*.t)
 
-# libFuzzer targets over the decoder, the formatter and the report index
-# reader (tests/fuzz/run.sh):
+# libFuzzer targets over the decoder, the formatter, the report index and the
+# calls decoder and writers (tests/fuzz/run.sh):
 # a few seconds each in check, FUZZ_SECONDS each in fuzz.
 FUZZ_SECONDS ?= 300
 check-fuzz: $(B)/config.mk

@@ -7,7 +7,7 @@
 # seconds a target, `make fuzz` for longer (FUZZ_SECONDS).
 set -eu
 secs=${1:-5}; shift || true
-targets=${*:-"decode format index"}
+targets=${*:-"decode format index calls"}
 CLANG=${CLANG:-clang}
 B=build/fuzz
 mkdir -p "$B"
@@ -22,6 +22,7 @@ for t in $targets; do
 	decode) src="tests/fuzz/fuzz_decode.c sampler/decode.c sampler/term_check.c $FMT_SRC" libs="" ;;
 	format) src="tests/fuzz/fuzz_format.c $FMT_SRC" libs="" ;;
 	index) src="tests/fuzz/fuzz_index.c $REP_SRC" libs="-lzstd" ;;
+	calls) src="tests/fuzz/fuzz_calls.c sampler/calls_decode.c sampler/term_check.c calls/calls_out.c" libs="" ;;
 	*) echo "run.sh: unknown target '$t'" >&2; exit 64 ;;
 	esac
 	$CLANG $FLAGS $EI_CFLAGS -o "$B/fuzz_$t" $src $EI_LIBS $libs -lpthread

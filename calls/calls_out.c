@@ -23,28 +23,58 @@ static uint64_t value(const struct calls_result *r, const struct calls_row *row)
 	return r->type == CALLS_COUNT ? row->calls : row->measure;
 }
 
+/* A row and the total of its process's table, while sorting. */
+struct ranked {
+	struct calls_row row;
+	uint64_t group;
+};
+
 static enum calls_type sort_type;
 
-static int by_rank(const void *a, const void *b)
+static int by_pid(const void *a, const void *b)
 {
-	const struct calls_row *x = a, *y = b;
-	int c = strcmp(x->pid, y->pid);
-	if (c)
-		return c;
-	uint64_t vx = sort_type == CALLS_COUNT ? x->calls : x->measure;
-	uint64_t vy = sort_type == CALLS_COUNT ? y->calls : y->measure;
-	if (vx != vy)
-		return vx > vy ? -1 : 1;
-	if (x->calls != y->calls)
-		return x->calls > y->calls ? -1 : 1;
-	return strcmp(x->mfa, y->mfa);
+	return strcmp(((const struct calls_row *)a)->pid, ((const struct calls_row *)b)->pid);
 }
 
-void calls_sort(struct calls_result *r)
+/* The largest process first, then its rows from the largest. */
+static int by_rank(const void *a, const void *b)
 {
+	const struct ranked *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group > y->group ? -1 : 1;
+	int c = strcmp(x->row.pid, y->row.pid);
+	if (c)
+		return c;
+	uint64_t vx = sort_type == CALLS_COUNT ? x->row.calls : x->row.measure;
+	uint64_t vy = sort_type == CALLS_COUNT ? y->row.calls : y->row.measure;
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	if (x->row.calls != y->row.calls)
+		return x->row.calls > y->row.calls ? -1 : 1;
+	return strcmp(x->row.mfa, y->row.mfa);
+}
+
+int calls_sort(struct calls_result *r)
+{
+	if (r->nrows < 2)
+		return 0;
+	struct ranked *t = malloc(r->nrows * sizeof *t);
+	if (!t)
+		return -1;
+	qsort(r->rows, r->nrows, sizeof *r->rows, by_pid);
+	for (size_t from = 0, to; from < r->nrows; from = to) {
+		uint64_t sum = 0;
+		for (to = from; to < r->nrows && strcmp(r->rows[to].pid, r->rows[from].pid) == 0; to++)
+			sum += value(r, &r->rows[to]);
+		for (size_t k = from; k < to; k++)
+			t[k] = (struct ranked){ r->rows[k], sum };
+	}
 	sort_type = r->type;
-	if (r->nrows)
-		qsort(r->rows, r->nrows, sizeof *r->rows, by_rank);
+	qsort(t, r->nrows, sizeof *t, by_rank);
+	for (size_t k = 0; k < r->nrows; k++)
+		r->rows[k] = t[k].row;
+	free(t);
+	return 0;
 }
 
 static double ratio(uint64_t a, uint64_t b)

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include "../sampler/calls.h"
 
-/* Orders the rows for printing: by process (per process), then by the
- * measure (calls for count) from the largest, then by name. */
-void calls_sort(struct calls_result *r);
+/* Orders the rows for printing: per process, the process with the largest
+ * total first; in each, by the measure (calls for count) from the largest,
+ * then by name. @return 0, or -1 out of memory (the order is then by
+ * process only). */
+int calls_sort(struct calls_result *r);
 
 /* tprof's table: FUNCTION  CALLS  [TIME (us) | WORDS]  PER CALL  [%], a
  * total line, one table per process when rows carry pids (each under

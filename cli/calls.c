@@ -99,7 +99,8 @@ static int trace_for(sampler_t *s, const struct calls_config *cfg)
 
 static int print_results(const struct calls_config *cfg, struct calls_result *res, FILE *json)
 {
-	calls_sort(res);
+	if (calls_sort(res) < 0)
+		fp_warn("out of memory while sorting; the rows are printed by process only");
 	for (size_t k = 0; k < res->nreloaded; k++)
 		fp_warn("module '%s' was loaded again during the run; its breakpoints were set again on the new code, but calls before that are not counted",
 			res->reloaded[k]);

@@ -116,29 +116,35 @@ static void test_per_process_and_count(void)
 		{ "m", "f", 1, "<0.10.0>", 2, 30 },
 		{ "m", "g", 0, "<0.11.0>", 1, 10 },
 		{ "m", "g", 0, "<0.10.0>", 4, 60 },
+		{ "m", "h", 2, "<0.9.0>", 1, 5 },
 	};
 	ei_x_buff x;
 	struct calls_msg m;
 	char err[160];
-	result_msg(&x, "call_memory", rows, 3, NULL);
+	result_msg(&x, "call_memory", rows, 4, NULL);
 	is_int(calls_decode(x.buff, (size_t)x.index, &m, err, sizeof err), CALLS_MSG_RESULT, "per-process rows decode");
 	calls_sort(&m.result);
 	char *t = written(table_w, &m.result, 0);
 	is_str(t,
-	       "****** Process <0.10.0>  --  90.00 % of total ***\n"
+	       "****** Process <0.10.0>  --  85.71 % of total ***\n"
 	       "FUNCTION  CALLS  WORDS  PER CALL  [     %]\n"
 	       "m:g/0         4     60     15.00  [ 66.67]\n"
 	       "m:f/1         2     30     15.00  [ 33.33]\n"
 	       "              6     90            [ 100.0]\n"
 	       "\n"
-	       "****** Process <0.11.0>  --  10.00 % of total ***\n"
+	       "****** Process <0.11.0>  --  9.52 % of total ***\n"
 	       "FUNCTION  CALLS  WORDS  PER CALL  [     %]\n"
 	       "m:g/0         1     10     10.00  [100.00]\n"
-	       "              1     10            [ 100.0]\n",
-	       "one table per process, each with its share of the total");
+	       "              1     10            [ 100.0]\n"
+	       "\n"
+	       "****** Process <0.9.0>  --  4.76 % of total ***\n"
+	       "FUNCTION  CALLS  WORDS  PER CALL  [     %]\n"
+	       "m:h/2         1      5      5.00  [100.00]\n"
+	       "              1      5            [ 100.0]\n",
+	       "one table per process, the largest first, each with its share of the total");
 	free(t);
 	t = written(folded_w, &m.result, 0);
-	is_str(t, "<0.10.0>;m:g/0 60\n<0.10.0>;m:f/1 30\n<0.11.0>;m:g/0 10\n", "folded lines start with the pid");
+	is_str(t, "<0.10.0>;m:g/0 60\n<0.10.0>;m:f/1 30\n<0.11.0>;m:g/0 10\n<0.9.0>;m:h/2 5\n", "folded lines start with the pid");
 	free(t);
 	t = written(json_w, &m.result, 0);
 	ok(strstr(t, "\"words\": 60") && strstr(t, "\"pid\": \"<0.10.0>\""), "JSON: words and pid per process");

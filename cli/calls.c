@@ -189,6 +189,7 @@ int calls_main(int argc, char **argv)
 	struct calls_config cfg;
 	char cookie[1024], err[512];
 	const char *ck = NULL;
+	fp_help_command = "flameprof calls --help";
 	int rc = calls_parse_options(argc, argv, &cfg);
 	if (rc)
 		goto done;

@@ -174,7 +174,7 @@ fp_wait() {
 
 # fp_errors: the "flameprof: " lines of fp.err that are not notes or the summary.
 fp_errors() {
-	grep '^flameprof: ' "$T_DIR/fp.err" | grep -v -e ' samples in ' -e "open them with" -e "try 'flameprof --help'" \
+	grep '^flameprof: ' "$T_DIR/fp.err" | grep -v -e ' samples in ' -e "open them with" -e "try 'flameprof --help'" -e "try 'flameprof calls --help'" \
 		-e '^flameprof: warning:' -e '^flameprof: note:' || true
 }
 

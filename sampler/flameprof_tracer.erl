@@ -39,6 +39,7 @@
 -define(WATCHDOG_MS, 60000).
 -define(TICK_MS, 500).
 -define(MAX_ROWS, 200000).
+-define(SWEEP_DELAY_MS, 100).
 
 %% The session's state while the breakpoints count.
 -record(run, {guardian, sink, opts, set, stamps, reloaded = [], start,
@@ -84,12 +85,19 @@ guard(Sink, Session, Set) ->
         {setting, procs, Procs} ->
             guard(Sink, Session, Set#{procs := Procs});
         {'EXIT', Session, normal} ->
-            %% the session removed everything itself
+            %% The session removed everything itself. A process spawned
+            %% while it cleared the flags can still have taken them (seen
+            %% with 100 processes spawned on a saturated 2-core node): a
+            %% second sweep, once the spawns in flight have landed.
+            timer:sleep(?SWEEP_DELAY_MS),
+            clear_flags(maps:get(procs, Set), Session),
             finish();
         {'EXIT', Session, Why} ->
             cleanup(Set, Session),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
             _ = erlang:send(Sink, {fp_calls_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
+            timer:sleep(?SWEEP_DELAY_MS),
+            clear_flags(maps:get(procs, Set), Session),
             finish();
         _ ->
             guard(Sink, Session, Set)

@@ -144,10 +144,12 @@ static int session_pid(const ei_x_buff *x, erlang_pid *pid)
 static int error_sentence(sampler_t *s, const struct calls_msg *m, const struct calls_options *o)
 {
 	const char *r = m->reason, *d = m->detail;
-	if (strcmp(r, "busy") == 0)
+	if (strcmp(r, "busy") == 0) {
+		s->tracer_lock_busy = 1;
 		return serr(s, SAMPLER_ERR_BUSY,
 			    "'%s' already has a flameprof tracing session (%s); wait for it to finish, one runs at a time per node",
 			    s->node, d);
+	}
 	if (strcmp(r, "unsupported") == 0)
 		return serr(s, SAMPLER_ERR_AGENT,
 			    "'%s' runs OTP %s and call memory tracing needs OTP 26 or later; use --type count or time there",
@@ -226,9 +228,10 @@ int sampler_calls_start(sampler_t *s, const struct calls_options *o, unsigned *n
 	if ((r = load_embedded(s, &fp_tracer_module)) < 0)
 		return r;
 	if ((r = spawn_tracer(s, o)) < 0 || (r = await_start(s, o, nfunctions, nprocs)) < 0) {
-		/* A refused start removes its own module, except when busy: the
-		 * module may then be the running session's own code. */
-		if (r != SAMPLER_ERR_LOST && r != SAMPLER_ERR_BUSY)
+		/* A refused start removes its own module (waited for, so that a
+		 * run right after finds the node free), except when another
+		 * session holds the node: the module is then its code. */
+		if (r != SAMPLER_ERR_LOST && !s->tracer_lock_busy)
 			unload_wait(s, FP_TRACER_MODULE);
 		return r;
 	}

@@ -89,19 +89,22 @@ guard(Sink, Session, Set) ->
             %% while it cleared the flags can still have taken them (seen
             %% with 100 processes spawned on a saturated 2-core node): a
             %% second sweep, once the spawns in flight have landed.
-            timer:sleep(?SWEEP_DELAY_MS),
-            clear_flags(maps:get(procs, Set), Session),
+            sweep(maps:get(procs, Set), Session),
             finish();
         {'EXIT', Session, Why} ->
             cleanup(Set, Session),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
             _ = erlang:send(Sink, {fp_calls_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
-            timer:sleep(?SWEEP_DELAY_MS),
-            clear_flags(maps:get(procs, Set), Session),
+            sweep(maps:get(procs, Set), Session),
             finish();
         _ ->
             guard(Sink, Session, Set)
     end.
+
+sweep(none, _) -> ok;
+sweep(Procs, Session) ->
+    timer:sleep(?SWEEP_DELAY_MS),
+    clear_flags(Procs, Session).
 
 finish() ->
     catch unregister(?LOCK),

@@ -8,6 +8,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 VERSION   = 0.1.0
 AGENT_MOD = flameprof_agent_$(subst .,_,$(VERSION))
+TRACER_MOD = flameprof_tracer_$(subst .,_,$(VERSION))
 PREFIX   ?= /usr/local
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -25,7 +26,7 @@ ifneq ($(filter-out clean install,$(or $(MAKECMDGOALS),all)),)
 -include $(B)/config.mk
 endif
 FP_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_REENTRANT \
-	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS)
+	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' -DFP_TRACER_MODULE='"$(TRACER_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS)
 # -Werror is for the project's own builds: `make check` and CI turn it on
 # (WERROR=1, below); a plain `make` with a newer compiler warns and still
 # builds. WERROR=0 turns it off there too. Objects are not rebuilt when
@@ -35,8 +36,8 @@ LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 
 # The library holds every room and the front door's parts; cli/main.c alone
 # makes the program (the unit tests link the rest).
-LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c index/*.c report/*.c) \
-	$(filter-out cli/main.c,$(wildcard cli/*.c)) $(B)/gen/agent_blob.c
+LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c) \
+	$(filter-out cli/main.c,$(wildcard cli/*.c)) $(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c
 CLI_SRC  = cli/main.c
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # The fuzz targets' sources (tests/fuzz/run.sh runs what these build).
@@ -46,7 +47,8 @@ FUZZ_SRC_format = $(FMT_SRC)
 FUZZ_SRC_index  = report/rep_index_read.c report/rep_collect.c report/rep_frames.c report/rep_trie.c \
 	index/ix_parse.c report/rep_order.c report/rep_folded.c formatter/escape.c formatter/out.c
 FUZZ_LIBS_index = -lzstd
-FUZZ     = decode format index
+FUZZ_SRC_calls  = sampler/calls_decode.c sampler/term_check.c calls/calls_out.c
+FUZZ     = decode format index calls
 
 .PHONY: all check check-unit check-e2e check-long check-fuzz bench demo fuzz install clean deps-demo deps-check
 all: $(B)/flameprof
@@ -72,6 +74,16 @@ $(B)/gen/$(AGENT_MOD).P: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
 	erlc -P $(ERLC_FLAGS) -o $(@D) $<
 $(B)/gen/agent_blob.c: $(B)/gen/$(AGENT_MOD).beam $(B)/gen/$(AGENT_MOD).P scripts/embed.sh
 	(scripts/embed.sh fp_agent_beam $< && scripts/embed.sh fp_agent_source $(B)/gen/$(AGENT_MOD).P) > $@
+
+# The tracer of `flameprof calls` (sampler/flameprof_tracer.erl): the same steps.
+$(B)/gen/$(TRACER_MOD).erl: sampler/flameprof_tracer.erl
+	@mkdir -p $(@D) && sed 's/^-module(flameprof_tracer)\./-module($(TRACER_MOD))./' $< > $@
+$(B)/gen/$(TRACER_MOD).beam: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk
+	erlc +deterministic -o $(@D) $<
+$(B)/gen/$(TRACER_MOD).P: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk
+	erlc -P -o $(@D) $<
+$(B)/gen/tracer_blob.c: $(B)/gen/$(TRACER_MOD).beam $(B)/gen/$(TRACER_MOD).P scripts/embed.sh
+	(scripts/embed.sh fp_tracer_beam $< && scripts/embed.sh fp_tracer_source $(B)/gen/$(TRACER_MOD).P) > $@
 
 # Each object depends on the headers it includes (-MMD -MP writes them down
 # in a .d beside it) and on config.mk (the include paths).
@@ -119,8 +131,8 @@ check-e2e: deps-check $(B)/flameprof $(B)/ixgen
 check-long: deps-check $(B)/flameprof
 	$(TEST_ENV) $(PROVE) $(wildcard tests/long/*.t)
 
-# libFuzzer targets over the decoder, the formatter and the report index
-# reader (tests/fuzz/run.sh):
+# libFuzzer targets over the decoder, the formatter, the report index
+# reader and the calls decoder and writers (tests/fuzz/run.sh):
 # a few seconds each in check, FUZZ_SECONDS each in fuzz.
 FUZZ_SECONDS ?= 300
 check-fuzz: deps-check $(FUZZ:%=$(B)/fuzz/fuzz_%)

@@ -78,6 +78,15 @@ table() {
 	echo
 	echo "Files: $(field "$rw" 2) bytes/event, of which the index $(field "$rw" 3)."
 	echo
+	echo "### 4c. flameprof calls: one hot function traced (bench/calls.sh, fp_calls_wl:target/1)"
+	echo
+	echo "| target/1 | ns per call (one process, hit/1 loop) | added per traced call | calls/s, 2 processes in a loop | throughput kept |"
+	echo "|---|---|---|---|---|"
+	local t u; u=$(get calls_ns_untraced)
+	for t in untraced count time; do
+		echo "| $([ $t = untraced ] && echo untraced || echo "--type $t") | $(get calls_ns_$t) | $(awk -v a="$(get calls_ns_$t)" -v b="$u" 'BEGIN { if (a == "n/a" || b == "n/a") print "n/a"; else printf "%.1f ns", a - b }') | $(get calls_rate_$t) | $(awk -v a="$(get calls_rate_$t)" -v b="$(get calls_rate_untraced)" 'BEGIN { if (a == "n/a" || b == "n/a" || b == 0) print "n/a"; else printf "%.1f %%", 100 * a / b }') |"
+	done
+	echo
 	echo "### 5. flameprof itself recording the saturated workload for ${SOAK_SECS} s (--top 100 --hz 97)"
 	echo
 	local ss; ss=$(get soak_summary)

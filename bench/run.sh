@@ -9,14 +9,14 @@
 # taken is reported as "n/a" with the reason.
 #
 #   BENCH_QUICK=1   ~3-minute smoke run (fewer, shorter repetitions)
-#   BENCH_ONLY=service,saturated,crowd,pipeline,report,soak   run only those parts
+#   BENCH_ONLY=service,saturated,crowd,pipeline,report,soak,calls   run only those parts
 #   BENCH_DOC=0     do not rewrite doc/benchmarks.md
 #   KEEP=1          keep the scratch directory
 set -u
 FP=${1:?usage: bench/run.sh path/to/flameprof}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 QUICK=${BENCH_QUICK:-0}
-ONLY=${BENCH_ONLY:-service,saturated,crowd,pipeline,report,soak}
+ONLY=${BENCH_ONLY:-service,saturated,crowd,pipeline,report,soak,calls}
 DOC=${BENCH_DOC:-1}
 
 # ---------------------------------------------------------------- sizes
@@ -369,6 +369,23 @@ bench_report() {
 	put report_text "$(sed -n 's/^report: text: [0-9]* events in \([0-9.]*\) s: \([0-9]*\) events\/s.*/\1,\2/p' "$B_DIR/report.out")"
 }
 part report && bench_report
+
+# ---------------------------------------------------------------- 4c. flameprof calls
+# The time a traced call costs, and a hot function's throughput while it is
+# counted or timed (bench/calls.sh, a node of its own).
+bench_calls() {
+	say "calls: fp_calls_wl:target/1 untraced, counted, timed"
+	local q=""
+	[ "$QUICK" = 1 ] && q="CALLS_N=500000 CALLS_MS=2000 CALLS_REPS=1"
+	env $q TMPDIR="$B_DIR" "$ROOT/bench/calls.sh" "$FP" > "$B_DIR/calls.out" 2> "$B_DIR/calls.err" ||
+		{ say "calls bench failed: $(tail -3 "$B_DIR/calls.err")"; return; }
+	cat "$B_DIR/calls.err" >&2
+	local k
+	for k in ns_untraced ns_count ns_time rate_untraced rate_count rate_time; do
+		put "calls_$k" "$(awk -v k="$k" '$1 == "calls:" && $2 == k { print $3 }' "$B_DIR/calls.out")"
+	done
+}
+part calls && bench_calls
 
 BUSY_AFTER=$(busy_pct)
 put busy_after "$BUSY_AFTER"

@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 #include <string.h>
+#include "calls.h"
 #include "options.h"
 #include "report_opts.h"
 
@@ -14,6 +15,7 @@ static const struct {
 	int (*main)(int argc, char **argv); /* argv[0] is the command's name */
 } commands[] = {
 	{ "report", fp_report_main },
+	{ "calls", calls_main },
 };
 
 int main(int argc, char **argv)

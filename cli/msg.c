@@ -46,13 +46,15 @@ void fp_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *fp_help_command = "flameprof --help";
+
 void fp_usage(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	say("", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "flameprof: try 'flameprof --help' for more information\n");
+	fprintf(stderr, "flameprof: try '%s' for more information\n", fp_help_command);
 }
 
 int fp_status_width(void)

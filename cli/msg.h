@@ -15,8 +15,11 @@ extern int fp_verbosity;
 void fp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fp_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A usage error: the sentence, then "try 'flameprof --help'". */
+/* A usage error: the sentence, then "try '<fp_help_command>'". */
 void fp_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The help a usage error points to: "flameprof --help" unless a
+ * subcommand sets its own. */
+extern const char *fp_help_command;
 
 /* The status line owns the end of stderr while it is shown: messages
  * clear it first. */

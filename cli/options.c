@@ -303,7 +303,8 @@ static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 static const struct fp_command RECORD = {
 	.name = "flameprof",
 	.synopsis = "usage: flameprof [options] NODE\n"
-		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n\n"
+		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
+		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n\n"
 		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
 		    "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
 		    "options:\n",

@@ -213,12 +213,17 @@ int sampler_request_stop(sampler_t *s)
 
 int sampler_unload(sampler_t *s)
 {
+	return unload_wait(s, FP_AGENT_MODULE);
+}
+
+int unload_wait(sampler_t *s, const char *name)
+{
 	long long deadline = mono_ms() + s->opts.connect_timeout_ms;
 	int loaded, old, r, deleted = 0;
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	for (;;) {
-		if ((r = rex_call_atom_is(s, "erlang", "module_loaded", FP_AGENT_MODULE, "true", &loaded)) < 0 ||
-		    (r = rex_call_atom_is(s, "erlang", "check_old_code", FP_AGENT_MODULE, "true", &old)) < 0)
+		if ((r = rex_call_atom_is(s, "erlang", "module_loaded", name, "true", &loaded)) < 0 ||
+		    (r = rex_call_atom_is(s, "erlang", "check_old_code", name, "true", &old)) < 0)
 			return r;
 		if (!loaded && !old)
 			return 0;
@@ -229,7 +234,7 @@ int sampler_unload(sampler_t *s)
 			deadline = mono_ms() + 1000;
 		/* The agent deletes its module itself; if it could not, we do. */
 		if (loaded && !deleted && mono_ms() + s->opts.connect_timeout_ms / 2 >= deadline) {
-			if ((r = rex_call_atom_is(s, "code", "delete", FP_AGENT_MODULE, "true", &deleted)) < 0)
+			if ((r = rex_call_atom_is(s, "code", "delete", name, "true", &deleted)) < 0)
 				return r;
 			deleted = 1;
 		}
@@ -240,6 +245,6 @@ int sampler_unload(sampler_t *s)
 		 * them); the purge the agent started goes on by itself. */
 		return SAMPLER_PURGING;
 	return serr(s, SAMPLER_ERR_AGENT,
-		    "the agent module is still loaded on '%s'; remove it with code:purge(%s), code:delete(%s)",
-		    s->node, FP_AGENT_MODULE, FP_AGENT_MODULE);
+		    "module '%s' is still loaded on '%s'; remove it with code:purge(%s), code:delete(%s)",
+		    name, s->node, name, name);
 }

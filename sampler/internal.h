@@ -24,6 +24,7 @@ struct sampler_s {
 	char otp[16];                /* target's otp_release */
 	erlang_pid agent;
 	int have_agent;              /* agent started and not yet stopped */
+	int tracer_lock_busy;        /* calls: another session holds the node */
 	erlang_pid lock;             /* our lock process on the node (lock.c) */
 	int have_lock;               /* spawned and not yet adopted or killed */
 	ei_x_buff lock_timer;        /* its erlang:send_after timer reference, encoded */
@@ -74,6 +75,25 @@ int rex_call_args(sampler_t *s, const char *mod, const char *fun, struct args *a
 int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char *arg,
 		     const char *want, int *yes);
 
+/* load.c: a module embedded at build time, its beam and its preprocessed
+ * source (for nodes that cannot load our beam). */
+struct embedded_module {
+	const char *name;            /* the versioned module name */
+	const char *file;            /* the file name code:load_binary/3 records */
+	const unsigned char *beam;
+	const size_t *beam_len;
+	const unsigned char *source;
+	const size_t *source_len;
+};
+extern const struct embedded_module fp_agent_module, fp_tracer_module;
+/* Loads m (or compiles it on the node when our beam does not load). */
+int load_embedded(sampler_t *s, const struct embedded_module *m);
+/* Deletes module name on the node and starts purging it there. */
+int unload_embedded(sampler_t *s, const char *name);
+
+/* agent.c: waits (bounded) until module name is deleted and purged on the
+ * node; @return as sampler_unload(). */
+int unload_wait(sampler_t *s, const char *name);
 /* lock.c: lock_local() takes this host's lock on our node name and the
  * target (SAMPLER_ERR_BUSY when held); lock_take() the node's flameprof
  * name (SAMPLER_ERR_BUSY when another run holds it); lock_release() kills

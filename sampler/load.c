@@ -13,6 +13,15 @@
 
 extern const unsigned char fp_agent_beam[], fp_agent_source[];
 extern const size_t fp_agent_beam_len, fp_agent_source_len;
+extern const unsigned char fp_tracer_beam[], fp_tracer_source[];
+extern const size_t fp_tracer_beam_len, fp_tracer_source_len;
+
+const struct embedded_module fp_agent_module = {
+	FP_AGENT_MODULE, "flameprof_agent", fp_agent_beam, &fp_agent_beam_len, fp_agent_source, &fp_agent_source_len,
+};
+const struct embedded_module fp_tracer_module = {
+	FP_TRACER_MODULE, "flameprof_tracer", fp_tracer_beam, &fp_tracer_beam_len, fp_tracer_source, &fp_tracer_source_len,
+};
 
 /* Compiling on the node loads the compiler first: 22 s measured on a node
  * with one busy process, 1.5 s once loaded. */
@@ -35,7 +44,8 @@ static int load_reply_ok(const ei_x_buff *x, int at, char *why, size_t cap)
 	return 0;
 }
 
-static int load_binary(sampler_t *s, const char *beam, long len, char *why, size_t cap, int *loaded)
+static int load_binary(sampler_t *s, const char *name, const char *file, const char *beam, long len,
+		       char *why, size_t cap, int *loaded)
 {
 	struct args a;
 	ei_x_buff reply;
@@ -43,8 +53,8 @@ static int load_binary(sampler_t *s, const char *beam, long len, char *why, size
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 3);
-	arg_atom(&a, FP_AGENT_MODULE);
-	a.ok = a.ok && ei_x_encode_string(&a.x, "flameprof_agent") == 0 &&
+	arg_atom(&a, name);
+	a.ok = a.ok && ei_x_encode_string(&a.x, file) == 0 &&
 	       ei_x_encode_binary(&a.x, beam, (int)len) == 0;
 	r = rex_call_args(s, "code", "load_binary", &a, &reply, &at, LOAD_TIMEOUT_MS);
 	if (r == 0)
@@ -54,7 +64,7 @@ static int load_binary(sampler_t *s, const char *beam, long len, char *why, size
 }
 
 /* Compiles the embedded source on the node and loads the result. */
-static int compile_on_node(sampler_t *s)
+static int compile_on_node(sampler_t *s, const struct embedded_module *m)
 {
 	struct args a;
 	ei_x_buff scan, one;
@@ -68,7 +78,7 @@ static int compile_on_node(sampler_t *s)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	}
 	args_begin(&a, 1);
-	a.ok = a.ok && ei_x_encode_string_len(&a.x, (const char *)fp_agent_source, (int)fp_agent_source_len) == 0;
+	a.ok = a.ok && ei_x_encode_string_len(&a.x, (const char *)m->source, (int)*m->source_len) == 0;
 	r = rex_call_args(s, "erl_scan", "string", &a, &scan, &at, LOAD_TIMEOUT_MS);
 	if (r < 0)
 		goto out;
@@ -140,7 +150,7 @@ static int compile_on_node(sampler_t *s)
 		goto free_parsed;
 	}
 	if (ei_decode_binary(one.buff, &at, beam, &blen) == 0)
-		r = load_binary(s, beam, blen, why, sizeof why, &loaded);
+		r = load_binary(s, m->name, m->file, beam, blen, why, sizeof why, &loaded);
 	free(beam);
 	if (r == 0 && !loaded)
 		r = serr(s, SAMPLER_ERR_AGENT, "cannot load the agent compiled on '%s' (%s)", s->node, why);
@@ -155,10 +165,15 @@ out:
 
 int unload_module(sampler_t *s)
 {
+	return unload_embedded(s, FP_AGENT_MODULE);
+}
+
+int unload_embedded(sampler_t *s, const char *name)
+{
 	struct args a;
 	ei_x_buff reply;
 	int yes, at, r;
-	if ((r = rex_call_atom_is(s, "code", "delete", FP_AGENT_MODULE, "true", &yes)) < 0)
+	if ((r = rex_call_atom_is(s, "code", "delete", name, "true", &yes)) < 0)
 		return r;
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
@@ -169,7 +184,7 @@ int unload_module(sampler_t *s)
 	arg_atom(&a, "erts_code_purger");
 	arg_atom(&a, "purge");
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0;
-	arg_atom(&a, FP_AGENT_MODULE);
+	arg_atom(&a, name);
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
 	r = rex_call_args(s, "erlang", "spawn", &a, &reply, &at, s->opts.connect_timeout_ms);
 	ei_x_free(&reply);
@@ -178,10 +193,15 @@ int unload_module(sampler_t *s)
 
 int load_agent(sampler_t *s)
 {
+	return load_embedded(s, &fp_agent_module);
+}
+
+int load_embedded(sampler_t *s, const struct embedded_module *m)
+{
 	char why[MAXATOMLEN_UTF8];
 	int loaded = 0, r;
 	if (!s->opts.compile_on_target) {
-		r = load_binary(s, (const char *)fp_agent_beam, (long)fp_agent_beam_len, why, sizeof why, &loaded);
+		r = load_binary(s, m->name, m->file, (const char *)m->beam, (long)*m->beam_len, why, sizeof why, &loaded);
 		if (r < 0)
 			return r;
 		if (loaded)
@@ -190,5 +210,5 @@ int load_agent(sampler_t *s)
 			return serr(s, SAMPLER_ERR_BUSY, "'%s' is still purging the agent of an earlier run; try again in a minute",
 				    s->node);
 	}
-	return compile_on_node(s);
+	return compile_on_node(s, m);
 }

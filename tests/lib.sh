@@ -176,7 +176,7 @@ fp_wait() {
 
 # fp_errors: the "flameprof: " lines of fp.err that are not notes or the summary.
 fp_errors() {
-	grep '^flameprof: ' "$T_DIR/fp.err" | grep -v -e ' samples in ' -e "open them with" -e "try 'flameprof --help'" \
+	grep '^flameprof: ' "$T_DIR/fp.err" | grep -v -e ' samples in ' -e "open them with" -e "try 'flameprof --help'" -e "try 'flameprof calls --help'" \
 		-e '^flameprof: warning:' -e '^flameprof: note:' || true
 }
 
@@ -309,3 +309,36 @@ start_snode() {
 pid_tid() { sed -E 's/^<.*\.([0-9]+)\.([0-9]+)>$/\2 \1/' <<<"$1" | { read -r s n; echo $((s * 4294967296 + n)); }; }
 srpc() { "$ERL_CALL" -sname "$1" -c "$T_COOKIE" -timeout 10 -a "$2" 2>&1; }
 snode_clean() { node_clean "$1" srpc; }
+
+# ==== flameprof calls (issue 12) ====
+
+# fpc / fpc_bg ARGS...: as fp and fp_bg, for `flameprof calls` (the
+# subcommand comes first, then the test cookie).
+fpc() {
+	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" "$@" \
+		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+	FP_RC=$?
+	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
+	return 0
+}
+fpc_bg() {
+	$FP_WRAP "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
+	FP_PID=$!
+	T_PIDS="$T_PIDS $FP_PID"
+}
+# tracer_gone NODE: no tracer of ours (name, module, old code) on the node.
+tracer_gone() {
+	local mod
+	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/; s/agent/tracer/')
+	[ "$(rpc "$1" "erlang whereis [flameprof_tracer]")" = undefined ] &&
+	[ "$(rpc "$1" "erlang module_loaded [$mod]")" = false ] &&
+	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ]
+}
+# breakpoint NODE MFA TYPE: what erlang:trace_info(MFA, TYPE) says, e.g.
+# "{call_count, false}" when nothing is set.
+breakpoint() { rpc "$1" "erlang trace_info [$2, $3]"; }
+# rpc_eval NODE 'EXPRS': evaluates Erlang expressions on the node (erl_call
+# -e), prints the value of the last one.
+rpc_eval() { printf '%s.\n' "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -e 2>&1 | sed -E 's/^\{ok, ?(.*)\}$/\1/'; }
+# traced_procs NODE: how many processes of the node carry any trace flag.
+traced_procs() { rpc_eval "$1" "length([P || P <- erlang:processes(), erlang:trace_info(P, flags) =/= {flags, []}])"; }

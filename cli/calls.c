@@ -1,0 +1,258 @@
+/*
+ * calls.c - `flameprof calls`: exact call counts, call time and call memory
+ * per function, from outside the node.
+ *
+ * Connect, start the tracer (sampler/calls.h), wait for --duration or a
+ * signal while watching the connection, stop, print. Signal handlers only
+ * set a flag; the results collected so far are printed either way. If
+ * flameprof dies instead, the tracer sees the node go and cleans up.
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+#include "calls.h"
+#include "calls_options.h"
+#include "msg.h"
+#include "../calls/calls_out.h"
+#include "../sampler/calls.h"
+#include "../sampler/sampler.h"
+
+static volatile sig_atomic_t stop_signals;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_signals++;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int exit_for(int err)
+{
+	switch (err) {
+	case SAMPLER_ERR_USAGE: return EX_USAGE;
+	case SAMPLER_ERR_COOKIE: return EX_NOPERM;
+	case SAMPLER_ERR_LOST: return EX_TEMPFAIL;
+	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
+	case SAMPLER_ERR_NOMEM: return EX_OSERR;
+	default: return EX_UNAVAILABLE;
+	}
+}
+
+/* Our node name: flameprof_calls_<user>, the same every run as a capture's
+ * flameprof_<user> is, and not that one, so that a user can capture and
+ * count calls on one node at once. */
+static void default_alive(char *out, size_t cap)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+	size_t n = (size_t)snprintf(out, cap, "flameprof_calls_");
+	for (const char *p = pw && pw->pw_name ? pw->pw_name : ""; *p && n + 1 < cap && n < 63; p++)
+		out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			   *p == '-' ? *p : '_';
+	out[n] = '\0';
+	if (strcmp(out, "flameprof_calls_") == 0)
+		snprintf(out, cap, "flameprof_calls_uid%u", (unsigned)geteuid());
+}
+
+static int get_cookie(const struct calls_config *cfg, char *buf, size_t cap, const char **out)
+{
+	char err[512];
+	int loose;
+	if (cfg->cookie) {
+		fp_warn("--cookie shows the cookie to every user in 'ps'; use --cookie-file FILE");
+		*out = cfg->cookie;
+		return 0;
+	}
+	if (sampler_read_cookie(cfg->cookie_file, buf, cap, &loose, err, sizeof err) < 0) {
+		fp_error("%s", err);
+		return EX_NOPERM;
+	}
+	if (loose)
+		fp_warn("cookie file '%s' can be read by other users; chmod 400 it",
+			cfg->cookie_file ? cfg->cookie_file : "~/.erlang.cookie");
+	*out = buf;
+	return 0;
+}
+
+/* Waits for --duration or a signal; the connection is read all along, so
+ * a node that goes away is noticed. @return 0, 1 when the tracer ended the
+ * run by itself (results in *early), or a sampler error. */
+static int trace_for(sampler_t *s, const struct calls_config *cfg, struct calls_result *early)
+{
+	long long end = now_ms() + cfg->duration_us / 1000;
+	while (!stop_signals) {
+		long long left = end - now_ms();
+		if (left <= 0)
+			return 0;
+		int r = sampler_calls_wait(s, left > 200 ? 200 : (int)left, early);
+		if (r != 0)
+			return r;
+	}
+	fp_note("stopping on a signal; printing what was counted so far");
+	return 0;
+}
+
+static int print_results(const struct calls_config *cfg, struct calls_result *res, FILE *json)
+{
+	if (calls_sort(res) < 0)
+		fp_warn("out of memory while sorting; the rows are printed by process only");
+	for (size_t k = 0; k < res->nreloaded; k++)
+		fp_warn("module '%s' was loaded again during the run; its breakpoints were set again on the new code, but calls before that are not counted",
+			res->reloaded[k]);
+	if (res->rows_left_out)
+		fp_warn("%llu rows left out by the tracer's bound; trace fewer functions or processes",
+			(unsigned long long)res->rows_left_out);
+	int bad = 0;
+	if (json) {
+		bad |= calls_write_json(json, res, cfg->node) < 0;
+		bad |= json != stdout && fclose(json) != 0;
+		if (bad)
+			fp_error("cannot write '%s'; check the disk", cfg->json);
+	}
+	if (!(json == stdout)) {
+		int w = cfg->format == CALLS_FORMAT_FOLDED ? calls_write_folded(stdout, res)
+							   : calls_write_table(stdout, res, cfg->top);
+		if (w < 0 || fflush(stdout) != 0) {
+			fp_error("cannot write the results to standard output");
+			bad = 1;
+		}
+	}
+	fp_note("%s of %zu rows over %.3f s", calls_type_name(res->type), res->nrows, res->elapsed_us / 1e6);
+	return bad ? EX_IOERR : 0;
+}
+
+static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
+{
+	struct calls_options co = {
+		.type = cfg->type, .patterns = cfg->patterns, .npatterns = cfg->npatterns,
+		.procs = cfg->npids || cfg->nnames ? CALLS_PROCS_LIST : cfg->new_procs ? CALLS_PROCS_NEW : CALLS_PROCS_ALL,
+		.pids = cfg->pids, .npids = cfg->npids, .names = cfg->names, .nnames = cfg->nnames,
+		.limit = cfg->limit, .force = cfg->force, .per_process = cfg->per_process,
+		.max_run_queue = cfg->max_run_queue,
+	};
+	char alive[64];
+	if (cfg->node_name)
+		snprintf(alive, sizeof alive, "%s", cfg->node_name);
+	else
+		default_alive(alive, sizeof alive);
+	struct sampler_options so = {
+		.node = cfg->node, .cookie = cookie, .alive = alive,
+		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
+		.silence_timeout_ms = 15000,
+	};
+	struct calls_result res;
+	unsigned nf = 0, np = 0;
+	sampler_t *s = NULL;
+	int rc;
+
+	fp_note("connecting to '%s'", cfg->node);
+	int e = sampler_connect(&s, &so);
+	if (e == 0)
+		e = sampler_calls_start(s, &co, &nf, &np);
+	if (e < 0) {
+		fp_error("%s", sampler_error(s));
+		rc = exit_for(e);
+		goto out;
+	}
+	if (cfg->type == CALLS_COUNT)
+		fp_note("counting calls of %u functions on '%s' (OTP %s) for %.3g s", nf, cfg->node,
+			sampler_otp_release(s), cfg->duration_us / 1e6);
+	else
+		fp_note("measuring %s of %u functions in %u processes%s on '%s' (OTP %s) for %.3g s",
+			calls_type_name(cfg->type), nf, np, co.procs == CALLS_PROCS_LIST ? "" : " and those spawned",
+			cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);
+	if ((e = trace_for(s, cfg, &res)) == 0)
+		e = sampler_calls_stop(s, &res);
+	if (e == 1) {
+		fp_warn("'%s' fell behind (run queues %llu, limit %llu): the tracer ended the run after %.1f s, with what it counted; raise --max-run-queue or trace fewer functions or processes",
+			cfg->node, (unsigned long long)res.run_queue, (unsigned long long)res.run_queue_limit,
+			res.elapsed_us / 1e6);
+		e = 0;
+	}
+	if (e < 0) {
+		fp_error("%s", sampler_error(s));
+		rc = exit_for(e);
+		goto out;
+	}
+	rc = print_results(cfg, &res, json);
+	json = NULL;
+	calls_result_free(&res);
+	e = sampler_calls_unload(s);
+	if (e < 0)
+		fp_warn("%s", sampler_error(s));
+	else if (e == SAMPLER_PURGING)
+		fp_note("tracer module deleted; '%s' is still purging its old code and finishes by itself", cfg->node);
+	else
+		fp_note("breakpoints and trace flags removed, tracer unloaded");
+out:
+	if (json && json != stdout)
+		fclose(json);
+	sampler_free(s);
+	return rc;
+}
+
+int calls_main(int argc, char **argv)
+{
+	struct calls_config cfg;
+	char cookie[1024], err[512];
+	const char *ck = NULL;
+	fp_help_command = "flameprof calls --help";
+	int rc = calls_parse_options(argc, argv, &cfg);
+	if (rc)
+		goto done;
+	if (cfg.help) {
+		calls_print_help();
+		goto done;
+	}
+	fp_verbosity = cfg.verbosity;
+	if (sampler_check_node(cfg.node, err, sizeof err) < 0 ||
+	    (cfg.node_name && sampler_check_node_name(cfg.node_name, err, sizeof err) < 0)) {
+		fp_usage("%s", err);
+		rc = EX_USAGE;
+		goto done;
+	}
+	/* the output first: fail before touching the node */
+	FILE *json = NULL;
+	if (cfg.json) {
+		json = strcmp(cfg.json, "-") == 0 ? stdout : fopen(cfg.json, "w");
+		if (!json) {
+			fp_error("cannot create '%s': %s; choose another file for --json", cfg.json, strerror(errno));
+			rc = EX_CANTCREAT;
+			goto done;
+		}
+	}
+	install_signals();
+	if ((rc = get_cookie(&cfg, cookie, sizeof cookie, &ck)) != 0) {
+		if (json && json != stdout)
+			fclose(json);
+		goto done;
+	}
+	rc = run(&cfg, ck, json);
+	explicit_bzero(cookie, sizeof cookie);
+done:
+	calls_config_free(&cfg);
+	return rc;
+}

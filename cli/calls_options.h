@@ -1,0 +1,51 @@
+/*
+ * calls_options.h - argv of `flameprof calls` becomes one struct
+ * calls_config. One table drives parsing and --help, in the shape of
+ * options.c's table.
+ */
+#ifndef FP_CALLS_OPTIONS_H
+#define FP_CALLS_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../sampler/calls.h"
+
+#define CALLS_MAX_PATTERNS 64
+#define CALLS_MAX_TARGETS 64
+
+enum calls_format { CALLS_FORMAT_TABLE, CALLS_FORMAT_FOLDED };
+
+struct calls_config {
+	const char *node;                  /* the target, name@host */
+	enum calls_type type;              /* --type */
+	struct calls_pattern patterns[CALLS_MAX_PATTERNS]; /* --pattern, repeatable */
+	size_t npatterns;
+	char *pattern_text[CALLS_MAX_PATTERNS]; /* owned copies the patterns point into */
+	const char *pids[CALLS_MAX_TARGETS];   /* --pid, repeatable */
+	size_t npids;
+	const char *names[CALLS_MAX_TARGETS];  /* --name, repeatable */
+	size_t nnames;
+	int all, new_procs;                /* --all, --new */
+	int per_process;                   /* --per-process */
+	int64_t duration_us;               /* --duration */
+	unsigned top;                      /* --top; 0: every row */
+	const char *json;                  /* --json FILE */
+	enum calls_format format;          /* --format */
+	unsigned limit;                    /* --limit */
+	int force;                         /* --force */
+	unsigned max_run_queue;            /* --max-run-queue; 0: no limit */
+	const char *node_name;             /* --node-name; NULL: flameprof_calls_<user> */
+	const char *cookie_file;           /* --cookie-file */
+	const char *cookie;                /* --cookie (discouraged) */
+	int64_t connect_timeout_us;        /* --connect-timeout */
+	int verbosity;                     /* -q 0, default 1, -v 2 */
+	int help;
+};
+
+/* Fills cfg from argv (argv[0] is "calls"). @return 0, or 64 after saying
+ * why through fp_usage(). Free with calls_config_free(). */
+int calls_parse_options(int argc, char **argv, struct calls_config *cfg);
+void calls_config_free(struct calls_config *cfg);
+void calls_print_help(void);
+
+#endif

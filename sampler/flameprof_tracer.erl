@@ -1,0 +1,435 @@
+%% flameprof_tracer - the in-node half of `flameprof calls`.
+%%
+%% Loaded like the sampling agent (code:load_binary/3 under a versioned
+%% module name). It sets the VM's call_count, call_time or call_memory
+%% breakpoints (erlang:trace_pattern/3) on exactly the functions the user
+%% named, and for time and memory the `call` and `silent` flags on the
+%% processes named (`silent`, as OTP's tprof does: the flag must not make
+%% anyone else's call trace patterns send messages). At stop it pauses the
+%% breakpoints, reads them (erlang:trace_info/2), sends the rows and removes
+%% everything it set.
+%%
+%% Two processes. The guardian holds the registered name flameprof_tracer:
+%% one tracing session per node at a time, taken before anything is
+%% touched, and shared with other tracing modes of flameprof. It is told
+%% what the session is about to set before it is set, and if the session
+%% process dies it removes those patterns and flags itself; the name is
+%% released only after that. The session process monitors flameprof's node
+%% and cleans up on nodedown. Whoever finishes last deletes the module.
+%%
+%% Messages to the sink (the C-node's pid); sampler/calls_decode.c reads them:
+%%   {fp_calls_started, Proto, Session, NFunctions, NProcs}
+%%   {fp_calls_error, Proto, Reason, Detail}          (Detail: a binary)
+%%     Reason: busy | unsupported | nomatch | too_many | in_use | noproc,
+%%     or died (the session process died; the guardian cleaned up)
+%%   {fp_calls_result, Proto, Type, Rows, Reloaded, {ElapsedUs, RowsLeftOut, Why}}
+%%     Rows = [{Module, Function, Arity, Pid, Calls, Measure}]
+%%       Module, Function, Pid: binaries (Pid <<>> for totals);
+%%       Measure: microseconds (call_time), words (call_memory), 0 (count)
+%%     Reloaded = [Module]: modules loaded again during the run
+%%     Why = stopped (asked) | {overload, RunQueue, Limit}: ended early by
+%%     itself, the node's run queues past the limit (then unasked)
+%% From the sink: stop.
+-module(flameprof_tracer).
+-export([init/1, session/2]).
+-on_load(watchdog/0).
+
+-define(PROTO, 1).
+-define(LOCK, flameprof_tracer).
+-define(WATCHDOG_MS, 60000).
+-define(TICK_MS, 500).
+-define(MAX_ROWS, 200000).
+-define(SWEEP_DELAY_MS, 100).
+
+%% The session's state while the breakpoints count.
+-record(run, {guardian, sink, opts, set, stamps, reloaded = [], start,
+              runq_limit,      % 0: no limit
+              over = 0}).      % consecutive ticks above the limit
+
+%% ---------------------------------------------------------------- start
+
+%% flameprof loads this module, then starts it in a second request; if it
+%% dies in between, nothing else would remove the module.
+watchdog() ->
+    spawn(fun() -> receive after ?WATCHDOG_MS -> orphan_check() end end),
+    ok.
+
+orphan_check() ->
+    case whereis(?LOCK) of
+        undefined -> unload_self();
+        Pid ->
+            case erlang:process_info(Pid, initial_call) of
+                {initial_call, {?MODULE, init, 1}} -> ok;
+                _ -> unload_self()
+            end
+    end.
+
+%% The guardian: takes the lock, starts the session, cleans up after it.
+init(#{sink := Sink} = Opts) ->
+    case catch register(?LOCK, self()) of
+        true ->
+            process_flag(trap_exit, true),
+            Session = spawn_link(?MODULE, session, [self(), Opts]),
+            guard(Sink, Session, #{type => maps:get(type, Opts), mfas => [], procs => none});
+        _ ->
+            Holder = whereis(?LOCK),
+            Sink ! {fp_calls_error, ?PROTO, busy, list_to_binary(pid_text(Holder))},
+            %% the module stays: it may be the busy holder's own code
+            exit(normal)
+    end.
+
+guard(Sink, Session, Set) ->
+    receive
+        {setting, mfas, MFAs} ->
+            guard(Sink, Session, Set#{mfas := MFAs ++ maps:get(mfas, Set)});
+        {setting, procs, Procs} ->
+            guard(Sink, Session, Set#{procs := Procs});
+        {'EXIT', Session, normal} ->
+            %% The session removed everything itself. A process spawned
+            %% while it cleared the flags can still have taken them (seen
+            %% with 100 processes spawned on a saturated 2-core node): a
+            %% second sweep, once the spawns in flight have landed.
+            sweep(maps:get(procs, Set), Session),
+            finish();
+        {'EXIT', Session, Why} ->
+            cleanup(Set, Session),
+            Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
+            _ = erlang:send(Sink, {fp_calls_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
+            sweep(maps:get(procs, Set), Session),
+            finish();
+        _ ->
+            guard(Sink, Session, Set)
+    end.
+
+sweep(none, _) -> ok;
+sweep(Procs, Session) ->
+    timer:sleep(?SWEEP_DELAY_MS),
+    clear_flags(Procs, Session).
+
+finish() ->
+    catch unregister(?LOCK),
+    unload_self(),
+    exit(normal).
+
+%% ---------------------------------------------------------------- session
+
+session(Guardian, #{sink := Sink} = Opts) ->
+    process_flag(trap_exit, true),
+    %% its checks must run when the node is busy: that is when they matter
+    process_flag(priority, high),
+    erlang:monitor_node(node(Sink), true),
+    Type = maps:get(type, Opts),
+    case setup(Guardian, Type, Opts) of
+        {ok, MFAs, Procs, NProcs} ->
+            Sink ! {fp_calls_started, ?PROTO, self(), length(MFAs), NProcs},
+            Set = #{type => Type, mfas => MFAs, procs => Procs},
+            %% the limit grows with a node that is busy already: four
+            %% times its run queues at the start
+            Base = erlang:statistics(total_run_queue_lengths),
+            Limit = case maps:get(max_run_queue, Opts) of
+                        0 -> 0;
+                        L -> max(L, 4 * Base)
+                    end,
+            erlang:send_after(?TICK_MS, self(), tick),
+            loop(#run{guardian = Guardian, sink = Sink, opts = Opts, set = Set,
+                      stamps = stamps(MFAs, Type), start = erlang:monotonic_time(microsecond),
+                      runq_limit = Limit});
+        {error, Reason, Detail} ->
+            Sink ! {fp_calls_error, ?PROTO, Reason, Detail},
+            exit(normal)
+    end.
+
+setup(Guardian, Type, Opts) ->
+    try
+        supported(Type),
+        MFAs = expand(maps:get(patterns, Opts)),
+        Limit = maps:get(limit, Opts),
+        length(MFAs) > Limit andalso not maps:get(force, Opts) andalso
+            throw({too_many, integer_to_binary(length(MFAs))}),
+        [throw({in_use, mfa_text(MFA)}) || MFA <- MFAs, in_use(MFA)],
+        Procs = procs(Type, Opts),
+        %% the guardian learns what is about to be set before it is set
+        Guardian ! {setting, mfas, MFAs},
+        Guardian ! {setting, procs, Procs},
+        [erlang:trace_pattern(MFA, true, [Type]) || MFA <- MFAs],
+        NProcs = set_flags(Procs, true),
+        {ok, MFAs, Procs, NProcs}
+    catch
+        throw:{Reason, Detail} -> {error, Reason, Detail}
+    end.
+
+%% call_memory came with OTP 26: older nodes refuse the option with
+%% badarg. A pattern that matches no function sets nothing.
+supported(call_memory) ->
+    try erlang:trace_pattern({?MODULE, no_such_function, 0}, true, [call_memory]) of
+        _ -> ok
+    catch error:badarg ->
+            throw({unsupported, list_to_binary(erlang:system_info(otp_release))})
+    end;
+supported(_) -> ok.
+
+%% Patterns are {Module, Function | '_', Arity | '_'}, names as binaries.
+%% Only loaded modules are looked at, and no atom is made from the user's
+%% text: a name that is not an atom yet cannot be a loaded module.
+expand(Patterns) ->
+    lists:usort(lists:append([expand1(P) || P <- Patterns])).
+
+expand1({ModText, F, A} = P) ->
+    Mods = case ModText of
+               '_' -> [M || {M, _} <- code:all_loaded(), not ours(M)];
+               _ ->
+                   M = existing_atom(ModText),
+                   (M =:= undefined orelse not erlang:module_loaded(M)) andalso
+                       throw({nomatch, <<"module '", ModText/binary, "' is not loaded">>}),
+                   [M]
+           end,
+    Fun = case F of '_' -> '_'; _ -> existing_atom(F) end,
+    Found = [{M, Fn, Ar} || M <- Mods, {Fn, Ar} <- functions(M),
+                            F =:= '_' orelse Fn =:= Fun,
+                            A =:= '_' orelse Ar =:= A],
+    Found =:= [] andalso
+        throw({nomatch, <<"pattern ", (pattern_text(P))/binary, " matches no function">>}),
+    Found.
+
+ours(M) ->
+    lists:prefix("flameprof_", atom_to_list(M)).
+
+functions(M) ->
+    try erlang:get_module_info(M, functions)
+    catch error:badarg -> []
+    end.
+
+existing_atom(Text) ->
+    try binary_to_existing_atom(Text, utf8)
+    catch error:badarg -> undefined
+    end.
+
+%% Somebody else's breakpoint of any of the three kinds: sharing it would
+%% mix their counts with ours, and removing it at the end would be theirs.
+in_use(MFA) ->
+    lists:any(fun(Kind) ->
+                      try erlang:trace_info(MFA, Kind) of
+                          {Kind, false} -> false;
+                          {Kind, _} -> true;
+                          _ -> false
+                      catch error:badarg -> false
+                      end
+              end, [call_count, call_time, call_memory]).
+
+%% Which processes get the call flag: none for call_count (it counts in
+%% every process), else all, new, or the pids and names given.
+procs(call_count, _) -> none;
+procs(_, #{procs := all}) -> check_untraced(all), all;
+procs(_, #{procs := new}) -> check_untraced(new), new;
+procs(_, #{procs := {list, Pids, Names}}) ->
+    Found = [to_pid(P) || P <- Pids] ++ [whereis_bin(N) || N <- Names],
+    Missing = [T || {T, P} <- lists:zip(Pids ++ Names, Found), not is_pid(P)],
+    Missing =/= [] andalso throw({noproc, hd(Missing)}),
+    check_untraced({list, Found}),
+    {list, lists:usort(Found)}.
+
+%% A process traced by someone else (dbg, a tracer of the application)
+%% is left alone: we would take over or clear their flags.
+check_untraced(all) -> check_untraced(new), check_untraced({list, erlang:processes()});
+check_untraced(new) ->
+    case erlang:trace_info(new, tracer) of
+        {tracer, []} -> ok;
+        _ -> throw({in_use, <<"new processes">>})
+    end;
+check_untraced({list, Pids}) ->
+    [throw({in_use, list_to_binary(pid_text(P))})
+     || P <- Pids, traced_by_other(P)],
+    ok.
+
+traced_by_other(P) ->
+    case erlang:trace_info(P, tracer) of
+        {tracer, []} -> false;
+        {tracer, T} -> T =/= self();
+        undefined -> false
+    end.
+
+set_flags(none, _) -> 0;
+set_flags(all, On) -> erlang:trace(all, On, flags(On));
+set_flags(new, On) -> erlang:trace(new, On, flags(On));
+set_flags({list, Pids}, On) ->
+    lists:sum([try erlang:trace(P, On, flags(On)) catch error:badarg -> 0 end || P <- Pids]).
+
+flags(true) -> [call, silent, {tracer, self()}];
+flags(false) -> [call, silent].
+
+%% ---------------------------------------------------------------- running
+
+loop(R) ->
+    receive
+        stop ->
+            finish_run(R, stopped);
+        tick ->
+            tick(R);
+        {nodedown, _} ->
+            cleanup(R#run.set, self()),
+            exit(normal);
+        {'EXIT', Guardian, _} when Guardian =:= R#run.guardian ->
+            cleanup(R#run.set, self()),
+            unload_self(),
+            exit(normal);
+        _ ->
+            %% trace messages cannot come (silent); anything else is dropped
+            loop(R)
+    end.
+
+finish_run(#run{set = Set, stamps = Stamps} = R, Why) ->
+    Result = collect(Set, R#run.opts, R#run.reloaded ++ reloaded(Set, Stamps), R#run.start, Why),
+    cleanup(Set, self()),
+    R#run.sink ! Result,
+    exit(normal).
+
+%% Every tick: breakpoints lost to code loading are set again, and the
+%% node's load is checked. Tracing makes each traced call dearer (a
+%% call_time breakpoint about 0.6 us), so when the node falls behind (its
+%% run queues stay past the limit for two ticks) the run ends early, with
+%% what it counted so far.
+tick(#run{set = Set, stamps = Stamps} = R0) ->
+    R = case reloaded(Set, Stamps) of
+            [] -> R0;
+            Mods ->
+                Set1 = reapply(R0#run.guardian, Set, R0#run.opts, Mods),
+                R0#run{set = Set1, stamps = stamps(maps:get(mfas, Set1), maps:get(type, Set1)),
+                       reloaded = lists:usort(Mods ++ R0#run.reloaded)}
+        end,
+    RunQ = erlang:statistics(total_run_queue_lengths),
+    Over = case R#run.runq_limit > 0 andalso RunQ > R#run.runq_limit of
+               true -> R#run.over + 1;
+               false -> 0
+           end,
+    case Over >= 2 of
+        true -> finish_run(R, {overload, RunQ, R#run.runq_limit});
+        false ->
+            erlang:send_after(?TICK_MS, self(), tick),
+            loop(R#run{over = Over})
+    end.
+
+%% Loading a module again gives it code without our breakpoints: one
+%% function per module is enough to tell (its trace_info goes false).
+stamps(MFAs, Type) ->
+    {Type, maps:from_list([{M, MFA} || {M, _, _} = MFA <- MFAs])}.
+
+reloaded(_Set, {Type, ByMod}) ->
+    [M || {M, MFA} <- maps:to_list(ByMod), lost(MFA, Type)].
+
+lost(MFA, Type) ->
+    try erlang:trace_info(MFA, Type) of
+        {Type, false} -> true;
+        _ -> false
+    catch error:badarg -> true
+    end.
+
+%% The new code gets the breakpoints again: its calls from now on count,
+%% and the run says that module's counts may be incomplete.
+reapply(Guardian, #{type := Type, mfas := MFAs} = Set, Opts, Mods) ->
+    Names = [atom_to_binary(M, utf8) || M <- Mods],
+    Patterns = [P || {M, _, _} = P <- maps:get(patterns, Opts), M =:= '_' orelse lists:member(M, Names)],
+    New = lists:usort([MFA || P <- Patterns, MFA <- expand_quietly(P),
+                              lists:member(element(1, MFA), Mods)]),
+    Fresh = New -- MFAs,
+    Guardian ! {setting, mfas, Fresh},
+    [erlang:trace_pattern(MFA, true, [Type]) || MFA <- New],
+    Set#{mfas := lists:usort(MFAs ++ Fresh)}.
+
+expand_quietly(P) ->
+    try expand1(P) catch throw:_ -> [] end.
+
+%% ---------------------------------------------------------------- results
+
+%% The breakpoints are paused first, so every row is read at one moment.
+collect(#{type := Type, mfas := MFAs}, Opts, Reloaded, Start, Why) ->
+    [erlang:trace_pattern(MFA, pause, [Type]) || MFA <- MFAs],
+    Elapsed = erlang:monotonic_time(microsecond) - Start,
+    PerProc = maps:get(per_process, Opts),
+    Rows = lists:append([rows(MFA, Type, PerProc) || MFA <- MFAs]),
+    {Kept, Left} = case length(Rows) > ?MAX_ROWS of
+                       true -> {lists:sublist(Rows, ?MAX_ROWS), length(Rows) - ?MAX_ROWS};
+                       false -> {Rows, 0}
+                   end,
+    {fp_calls_result, ?PROTO, Type, Kept, [atom_to_binary(M, utf8) || M <- lists:usort(Reloaded)],
+     {Elapsed, Left, Why}}.
+
+rows({M, F, A} = MFA, Type, PerProc) ->
+    Per = case catch erlang:trace_info(MFA, Type) of
+              {call_count, N} when is_integer(N) -> [{<<>>, N, 0}];
+              {call_time, L} when is_list(L) ->
+                  [{P, C, S * 1000000 + Us} || {P, C, S, Us} <- L];
+              {call_memory, L} when is_list(L) -> [{P, C, W} || {P, C, W} <- L];
+              _ -> []
+          end,
+    Lines = case PerProc of
+                true -> [{list_to_binary(pid_text(P)), C, V} || {P, C, V} <- Per];
+                false ->
+                    {C, V} = lists:foldl(fun({_, C0, V0}, {C1, V1}) -> {C0 + C1, V0 + V1} end, {0, 0}, Per),
+                    [{<<>>, C, V}]
+            end,
+    [{atom_to_binary(M, utf8), atom_to_binary(F, utf8), A, P, C, V}
+     || {P, C, V} <- Lines, C > 0 orelse V > 0].
+
+%% ---------------------------------------------------------------- cleanup
+
+%% Exactly what was set: the patterns on our list and the flags of the
+%% processes we traced. Flags of a process whose tracer (we) died read as
+%% traced by nobody, so those are cleared too when they are ours to clear.
+cleanup(#{type := Type, mfas := MFAs, procs := Procs}, Tracer) ->
+    [catch erlang:trace_pattern(MFA, false, [Type]) || MFA <- MFAs],
+    clear_flags(Procs, Tracer),
+    ok.
+
+clear_flags(none, _) -> ok;
+clear_flags(new, Tracer) -> clear_new(Tracer), clear_flags({list, erlang:processes()}, Tracer);
+clear_flags(all, Tracer) -> clear_new(Tracer), clear_flags({list, erlang:processes()}, Tracer);
+clear_flags({list, Pids}, Tracer) ->
+    [catch erlang:trace(P, false, [call, silent]) || P <- Pids, ours_to_clear(P, Tracer)],
+    ok.
+
+clear_new(Tracer) ->
+    case erlang:trace_info(new, tracer) of
+        {tracer, T} when T =:= Tracer; T =:= [] -> catch erlang:trace(new, false, [call, silent]);
+        _ -> ok
+    end.
+
+ours_to_clear(P, Tracer) ->
+    case {erlang:trace_info(P, tracer), erlang:trace_info(P, flags)} of
+        {{tracer, T}, {flags, Fl}} when T =:= Tracer; T =:= [] -> lists:member(call, Fl);
+        _ -> false
+    end.
+
+%% Deleting is quick; purging walks every process of the node, so it goes
+%% to the code purger from a process of its own (as the sampling agent).
+unload_self() ->
+    code:delete(?MODULE),
+    case erlang:function_exported(erts_code_purger, purge, 1) of
+        true -> spawn(erts_code_purger, purge, [?MODULE]);
+        false -> spawn(code, purge, [?MODULE])
+    end.
+
+%% ---------------------------------------------------------------- helpers
+
+to_pid(Text) ->
+    try list_to_pid(binary_to_list(Text)) of
+        P when node(P) =:= node() ->
+            case is_process_alive(P) of true -> P; false -> undefined end;
+        _ -> undefined
+    catch error:badarg -> undefined
+    end.
+
+whereis_bin(Name) ->
+    case existing_atom(Name) of
+        undefined -> undefined;
+        A -> whereis(A)
+    end.
+
+mfa_text({M, F, A}) ->
+    iolist_to_binary([atom_to_binary(M, utf8), $:, atom_to_binary(F, utf8), $/, integer_to_binary(A)]).
+
+pattern_text({M, F, A}) ->
+    T = fun('_') -> <<"_">>; (B) when is_binary(B) -> B; (I) -> integer_to_binary(I) end,
+    <<"'", (T(M))/binary, ":", (T(F))/binary, "/", (T(A))/binary, "'">>.
+
+pid_text(P) when is_pid(P) -> pid_to_list(P);
+pid_text(_) -> "unknown".

@@ -9,6 +9,7 @@
 VERSION   = 0.1.0
 AGENT_MOD = flameprof_agent_$(subst .,_,$(VERSION))
 TRACER_MOD = flameprof_tracer_$(subst .,_,$(VERSION))
+REQUESTS_MOD = flameprof_requests_$(subst .,_,$(VERSION))
 PREFIX   ?= /usr/local
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -19,11 +20,12 @@ B         = build
 
 -include $(B)/config.mk
 ALL_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_REENTRANT \
-	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' -DFP_TRACER_MODULE='"$(TRACER_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS)
+	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' -DFP_TRACER_MODULE='"$(TRACER_MOD)"' \
+	-DFP_REQUESTS_MODULE='"$(REQUESTS_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS)
 LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 
-LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c report/*.c calls/*.c) $(B)/gen/agent_blob.c \
-	$(B)/gen/tracer_blob.c
+LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c report/*.c calls/*.c requests/*.c) \
+	$(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c $(B)/gen/requests_blob.c
 CLI_SRC  = $(wildcard cli/*.c)
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 HDRS     = $(wildcard */*.h) $(B)/config.mk
@@ -55,6 +57,16 @@ $(B)/gen/$(TRACER_MOD).P: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk
 	erlc -P -o $(@D) $<
 $(B)/gen/tracer_blob.c: $(B)/gen/$(TRACER_MOD).beam $(B)/gen/$(TRACER_MOD).P scripts/embed.sh
 	(scripts/embed.sh fp_tracer_beam $< && scripts/embed.sh fp_tracer_source $(B)/gen/$(TRACER_MOD).P) > $@
+
+# The tracer of `flameprof requests` (sampler/flameprof_requests.erl): the same steps.
+$(B)/gen/$(REQUESTS_MOD).erl: sampler/flameprof_requests.erl
+	@mkdir -p $(@D) && sed 's/^-module(flameprof_requests)\./-module($(REQUESTS_MOD))./' $< > $@
+$(B)/gen/$(REQUESTS_MOD).beam: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk
+	erlc +deterministic -o $(@D) $<
+$(B)/gen/$(REQUESTS_MOD).P: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk
+	erlc -P -o $(@D) $<
+$(B)/gen/requests_blob.c: $(B)/gen/$(REQUESTS_MOD).beam $(B)/gen/$(REQUESTS_MOD).P scripts/embed.sh
+	(scripts/embed.sh fp_requests_beam $< && scripts/embed.sh fp_requests_source $(B)/gen/$(REQUESTS_MOD).P) > $@
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(CFLAGS) -c -o $@ $<

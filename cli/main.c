@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "calls.h"
+#include "requests.h"
 #include "msg.h"
 #include "options.h"
 #include "run.h"
@@ -17,6 +18,8 @@ int main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "calls") == 0)
 		return calls_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "requests") == 0)
+		return requests_main(argc - 1, argv + 1);
 	int rc = fp_parse_options(argc, argv, &cfg);
 	if (rc)
 		return rc;

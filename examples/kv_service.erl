@@ -25,10 +25,10 @@
 -define(POOL, 4).
 
 %% Milliseconds each step takes, per operation.
-cost(create, parse) -> 2; cost(create, handle) -> 3; cost(create, db) -> 8; cost(create, format) -> 1;
-cost(read, parse) -> 1;   cost(read, handle) -> 1;   cost(read, db) -> 3;   cost(read, format) -> 4;
-cost(update, parse) -> 3; cost(update, handle) -> 2; cost(update, db) -> 6; cost(update, format) -> 1;
-cost(delete, parse) -> 1; cost(delete, handle) -> 2; cost(delete, db) -> 2; cost(delete, format) -> 1.
+cost(create, parse) -> 6; cost(create, handle) -> 10; cost(create, db) -> 30; cost(create, format) -> 4;
+cost(read, parse) -> 4;   cost(read, handle) -> 6;   cost(read, db) -> 12;  cost(read, format) -> 14;
+cost(update, parse) -> 8; cost(update, handle) -> 8; cost(update, db) -> 22; cost(update, format) -> 4;
+cost(delete, parse) -> 4; cost(delete, handle) -> 8; cost(delete, db) -> 8;  cost(delete, format) -> 4.
 
 start() -> start(2).
 
@@ -41,9 +41,11 @@ start(Clients) ->
     ok.
 
 stop() ->
-    [exit(P, kill) || {registered_name, N} <- [erlang:process_info(P, registered_name) || P <- processes()],
-                      lists:prefix("kv_client_", atom_to_list(N)), P <- [whereis(N)]],
+    [exit(P, kill) || P <- processes(), kv_client(erlang:process_info(P, registered_name))],
     gen_server:stop(kv_service).
+
+kv_client({registered_name, N}) -> lists:prefix("kv_client_", atom_to_list(N));
+kv_client(_) -> false.
 
 %% ---------------------------------------------------------------- a request
 

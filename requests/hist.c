@@ -68,6 +68,8 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		total += h->n[b];
 	if (total == 0)
 		return 0;
+	if (q >= 1.0)
+		return h->max;
 	uint64_t rank = (uint64_t)ceil(q * (double)total), seen = 0;
 	if (rank < 1)
 		rank = 1;

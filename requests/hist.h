@@ -30,7 +30,7 @@ void hist_add(struct hist *h, uint64_t us);
 void hist_add_bucket(struct hist *h, unsigned b, uint64_t n);
 void hist_merge(struct hist *into, const struct hist *from);
 /* The value at quantile q (0 < q <= 1): the middle of the bucket holding
- * it, never above max. 0 for an empty histogram. */
+ * it, never above max; q = 1 is max. 0 for an empty histogram. */
 uint64_t hist_quantile(const struct hist *h, double q);
 
 #endif

@@ -147,7 +147,7 @@ setup(Guardian, Opts) ->
               buf => [], stacks => #{}, reqs => #{}, hist => #{}, ids => #{}, slow_list => [],
               counts => #{requests => 0, stray => 0, pauses => 0, slow_left => 0, dropped => 0},
               reloaded => [], paused_until => undefined, backoff => ?BACKOFF_MS,
-              entry_on => true, window_start => now_us(), last_reload_check => now_us(),
+              entry_on => true, window_start => now_us(), sample_start => now_mono(), last_reload_check => now_us(),
               stamps => stamps(Entry ++ TierMFAs)},
         patterns(S, true),
         erlang:trace(all, true, [call, monotonic_timestamp, {tracer, self()}]),
@@ -175,16 +175,28 @@ entry_pattern(#{entry := Entry}, On) ->
 
 %% The user's fun, as source: read and evaluated here, once.
 identity_fun({'fun', Source}) ->
-    try
-        {ok, Tokens, _} = erl_scan:string(binary_to_list(Source) ++ "."),
-        {ok, [Expr]} = erl_parse:parse_exprs(Tokens),
-        {value, Fun, _} = erl_eval:expr(Expr, erl_eval:new_bindings()),
-        true = is_function(Fun, 1),
-        {'fun', Fun}
-    catch
-        _:Why -> throw({badfun, iolist_to_binary(io_lib:format("~0tP", [Why, 6]))})
-    end;
+    Fun = try
+              {ok, Tokens, _} = ok_or_throw(erl_scan:string(binary_to_list(Source) ++ ".")),
+              {ok, [Expr]} = ok_or_throw(erl_parse:parse_exprs(Tokens)),
+              {value, F, _} = erl_eval:expr(Expr, erl_eval:new_bindings()),
+              F
+          catch
+              throw:{badfun, _} = Bad -> throw(Bad);
+              _:Why -> throw({badfun, short(Why)})
+          end,
+    is_function(Fun, 1) orelse throw({badfun, <<"it evaluates to something other than a fun of one argument">>}),
+    {'fun', Fun};
 identity_fun(Other) -> Other.
+
+ok_or_throw({error, {_, Mod, Desc}, _}) -> throw({badfun, iolist_to_binary(Mod:format_error(Desc))});
+ok_or_throw({error, {_, Mod, Desc}}) -> throw({badfun, iolist_to_binary(Mod:format_error(Desc))});
+ok_or_throw({ok, [_]} = Ok) -> Ok;
+ok_or_throw({ok, _, _} = Ok) -> Ok;
+ok_or_throw({ok, _}) -> throw({badfun, <<"it is not one expression">>}).
+
+short(Why) ->
+    B = iolist_to_binary(io_lib:format("~0tP", [Why, 6])),
+    case byte_size(B) > 400 of true -> binary:part(B, 0, 400); false -> B end.
 
 %% Patterns are {Module, Function | '_', Arity | '_'}, names as binaries;
 %% no atom is made from the user's text.
@@ -331,7 +343,8 @@ flush_trace() ->
 sampling(#{sample := 1000} = S) -> S;
 sampling(#{paused_until := U} = S) when U =/= undefined -> S;
 sampling(#{sample := P, entry_on := On} = S) ->
-    Want = (now_mono() div 1000) rem 1000 < P,
+    %% monotonic time may be negative: count from the session's start
+    Want = ((now_mono() - maps:get(sample_start, S)) div 1000) rem 1000 < P,
     case Want =:= On of
         true -> S;
         false -> entry_pattern(S, Want), S#{entry_on := Want}

@@ -111,7 +111,9 @@ static int spawn_tracer(sampler_t *s, const struct requests_options *o)
 		       ei_x_encode_binary(&a.x, o->tiers[k].name, (int)strlen(o->tiers[k].name)) == 0;
 		arg_pattern(&a, &o->tiers[k].pattern);
 	}
-	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+	/* a list header of 0 is already the empty list */
+	if (o->ntiers)
+		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
 	arg_atom(&a, "identity");
 	if (o->identity == REQ_ID_ARG) {
 		a.ok = a.ok && ei_x_encode_tuple_header(&a.x, 2) == 0;

@@ -163,6 +163,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 {
 	struct requests_options ro = {
 		.entry = cfg->entry, .tiers = cfg->tiers, .ntiers = cfg->ntiers,
+		.full = cfg->full, .nfull = cfg->nfull, .limit = cfg->limit,
 		.identity = cfg->identity, .identity_arg = cfg->identity_arg, .identity_fun = cfg->identity_fun,
 		.every_ms = (unsigned)(cfg->every_us / 1000), .slow_us = (uint64_t)cfg->slow_us,
 		.sample_permille = cfg->sample_permille, .max_late_ms = (unsigned)(cfg->max_late_us / 1000),
@@ -188,6 +189,9 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		rc = exit_for(e);
 		goto out;
 	}
+	if (cfg->nfull)
+		fp_warn("--full times every call of %u functions inside requests: two trace messages per call, a few microseconds each on the node; keep it short, or lower --sample-requests",
+			nt);
 	fp_note("tracing requests from %u entry function(s) with %u tier function(s) on '%s' (OTP %s) for %.3g s",
 		ne, nt, cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);
 	e = trace_for(s, cfg, &t, o);

@@ -10,7 +10,7 @@
 #include "options.h"
 #include "requests_options.h"
 
-enum kind { K_UINT, K_DUR, K_STR, K_ENTRY, K_TIER, K_IDENTITY, K_IDFUN, K_FRACTION, K_SET };
+enum kind { K_UINT, K_DUR, K_STR, K_ENTRY, K_TIER, K_FULL, K_IDENTITY, K_IDFUN, K_FRACTION, K_SET };
 
 struct opt {
 	const char *name;
@@ -29,6 +29,10 @@ static const struct opt options[] = {
 	  "each call of this function starts a request (required; ARITY may be '_')" },
 	{ "tier", 't', "NAME=MOD:FUN/ARITY", K_TIER, F(tiers), 0, 0,
 	  "time these functions, call to return, as tier NAME inside requests ('_' for FUN or ARITY; repeatable)" },
+	{ "full", 0, "MOD[:FUN/ARITY]", K_FULL, F(full), 0, 0,
+	  "time every function of MOD inside requests, each as a tier named by its MFA (costly: see doc/requests.md; repeatable)" },
+	{ "limit", 0, "N", K_UINT, F(limit), 1, 100000,
+	  "refuse tier and --full patterns that match more than N functions (default 1000)" },
 	{ "identity", 'i', "arg:N", K_IDENTITY, F(identity), 0, 0,
 	  "group requests by the entry call's Nth argument (default: the entry function's name)" },
 	{ "identity-fun", 0, "SOURCE", K_IDFUN, F(identity_fun), 0, 0,
@@ -149,6 +153,27 @@ static int apply(const struct opt *o, const char *val, struct requests_config *c
 		}
 		return 0;
 	}
+	case K_FULL: {
+		if (cfg->nfull == REQ_MAX_TIERS) {
+			fp_usage("too many %s options: at most %d", spelled, REQ_MAX_TIERS);
+			return -1;
+		}
+		char *t = strdup(val);
+		if (!t) {
+			fp_error("out of memory");
+			return -1;
+		}
+		cfg->full_text[cfg->nfull] = t;
+		struct calls_pattern *p = &cfg->full[cfg->nfull++];
+		int bad = strchr(t, ':') ? split_pattern(t, p) : (p->module = t, p->function = "_", p->arity = -1,
+								   !*t || strcmp(t, "_") == 0 || strlen(t) > 255);
+		if (bad) {
+			fp_usage("'%s' is not a module or function for %s: write MOD or MOD:FUN/ARITY (a module, not '_')",
+				 val, spelled);
+			return -1;
+		}
+		return 0;
+	}
 	case K_IDENTITY: {
 		errno = 0;
 		long n = strncmp(val, "arg:", 4) == 0 ? strtol(val + 4, &end, 10) : 0;
@@ -195,6 +220,7 @@ static void defaults(struct requests_config *cfg)
 	cfg->sample_permille = 1000;
 	cfg->max_late_us = 1000000;
 	cfg->max_queue = 50000;
+	cfg->limit = 1000;
 	cfg->connect_timeout_us = 5000000;
 	cfg->verbosity = 1;
 }
@@ -303,6 +329,9 @@ void requests_config_free(struct requests_config *cfg)
 	for (size_t k = 0; k < cfg->ntiers; k++)
 		free(cfg->tier_text[k]);
 	cfg->ntiers = 0;
+	for (size_t k = 0; k < cfg->nfull; k++)
+		free(cfg->full_text[k]);
+	cfg->nfull = 0;
 }
 
 void requests_print_help(void)

@@ -19,6 +19,10 @@ struct requests_config {
 	struct req_tier_pattern tiers[REQ_MAX_TIERS]; /* --tier NAME=MOD:FUN/ARITY */
 	char *tier_text[REQ_MAX_TIERS];
 	size_t ntiers;
+	struct calls_pattern full[REQ_MAX_TIERS]; /* --full MOD[:FUN/ARITY] */
+	char *full_text[REQ_MAX_TIERS];
+	size_t nfull;
+	unsigned limit;                        /* --limit */
 	enum req_identity identity;            /* --identity arg:N / --identity-fun */
 	unsigned identity_arg;
 	const char *identity_fun;

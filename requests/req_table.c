@@ -87,15 +87,21 @@ void req_table_sort(struct req_table *t)
 
 int req_write_table(FILE *f, const struct req_table *t)
 {
-	fprintf(f, "%-20s %-12s %10s %10s %10s %10s %10s %10s\n", "IDENTITY", "TIER", "COUNT", "MEAN ms",
+	int wi = 8, wt = 6;   /* columns as wide as the longest name, within bounds */
+	for (size_t k = 0; k < t->ncells; k++) {
+		int li = (int)strlen(t->cells[k].identity), lt = (int)strlen(t->cells[k].tier);
+		wi = li > wi ? (li < 40 ? li : 40) : wi;
+		wt = lt > wt ? (lt < 48 ? lt : 48) : wt;
+	}
+	fprintf(f, "%-*s  %-*s %8s %10s %10s %10s %10s %10s\n", wi, "IDENTITY", wt, "TIER", "COUNT", "MEAN ms",
 		"P50 ms", "P90 ms", "P99 ms", "MAX ms");
 	for (size_t k = 0; k < t->ncells; k++) {
 		const struct req_cell *c = &t->cells[k];
 		const struct hist *h = &c->total;
 		if (!h->count)
 			continue;
-		fprintf(f, "%-20.64s %-12.64s %10llu %10.3f %10.3f %10.3f %10.3f %10.3f\n", c->identity, c->tier,
-			(unsigned long long)h->count, (double)h->sum / (double)h->count / 1000.0,
+		fprintf(f, "%-*.*s  %-*.*s %8llu %10.3f %10.3f %10.3f %10.3f %10.3f\n", wi, wi, c->identity, wt, wt,
+			c->tier, (unsigned long long)h->count, (double)h->sum / (double)h->count / 1000.0,
 			hist_quantile(h, 0.50) / 1000.0, hist_quantile(h, 0.90) / 1000.0,
 			hist_quantile(h, 0.99) / 1000.0, h->max / 1000.0);
 	}

@@ -34,7 +34,7 @@
 %% Messages to the sink (the C-node's pid); sampler/requests_decode.c reads them:
 %%   {fp_req_started, Proto, Session, NEntry, NTierFunctions}
 %%   {fp_req_error, Proto, Reason, Detail}          (Detail: a binary)
-%%     Reason: busy | nomatch | in_use | badfun, or died
+%%     Reason: busy | nomatch | in_use | badfun | too_many, or died
 %%   {fp_req_window, Proto, EndUs, Rows, Slow, Stats}
 %%     EndUs: the window's end, system time in microseconds
 %%     Rows = [{Identity, Tier, Count, SumUs, MaxUs, [{Bucket, N}]}]
@@ -50,7 +50,7 @@
 -define(LOCK, flameprof_tracer).
 -define(WATCHDOG_MS, 60000).
 -define(TICK_MS, 20).
--define(REORDER_MS, 10).
+-define(REORDER_MS, 50).
 -define(RELOAD_CHECK_MS, 500).
 -define(MAX_IDENTITIES, 200).
 -define(MAX_SLOW, 100).
@@ -128,7 +128,13 @@ setup(Guardian, Opts) ->
     try
         IdFun = identity_fun(maps:get(identity, Opts)),
         Entry = expand(maps:get(entry, Opts)),
-        Tiers = [{Name, MFA} || {Name, P} <- maps:get(tiers, Opts), MFA <- expand(P)],
+        Named = [{Name, MFA} || {Name, P} <- maps:get(tiers, Opts), MFA <- expand(P)],
+        %% --full: every function of these patterns is a tier of its own,
+        %% named by its MFA (a function in a named tier stays there)
+        Full = [{mfa_text(MFA), MFA} || P <- maps:get(full, Opts, []), MFA <- expand(P)],
+        Tiers = Named ++ Full,
+        Limit = maps:get(limit, Opts, 1000),
+        length(Tiers) > Limit andalso throw({too_many, integer_to_binary(length(Tiers))}),
         TierOf = lists:foldl(fun({Name, MFA}, M) ->
                                      case maps:is_key(MFA, M) of
                                          true -> M;
@@ -144,7 +150,7 @@ setup(Guardian, Opts) ->
               id => IdFun, every => maps:get(every_ms, Opts) * 1000,
               slow => maps:get(slow_us, Opts), sample => maps:get(sample, Opts),
               max_late => maps:get(max_late_ms, Opts) * 1000, max_queue => maps:get(max_queue, Opts),
-              buf => [], stacks => #{}, reqs => #{}, hist => #{}, ids => #{}, slow_list => [],
+              buf => [], stacks => #{}, depth => #{}, reqs => #{}, hist => #{}, ids => #{}, slow_list => [],
               counts => #{requests => 0, stray => 0, pauses => 0, slow_left => 0, dropped => 0},
               reloaded => [], paused_until => undefined, backoff => ?BACKOFF_MS,
               entry_on => true, window_start => now_us(), sample_start => now_mono(), last_reload_check => now_us(),
@@ -327,7 +333,7 @@ trip(#{counts := C, reqs := Reqs, backoff := B} = S) ->
     patterns(S, false),
     flush_trace(),
     Backoff = min(B * 2, ?MAX_BACKOFF_MS),
-    S#{paused_until := now_mono() + B * 1000, backoff := Backoff, buf := [], stacks := #{},
+    S#{paused_until := now_mono() + B * 1000, backoff := Backoff, buf := [], stacks := #{}, depth := #{},
        reqs := #{}, counts := C#{pauses := maps:get(pauses, C) + 1,
                                  dropped := maps:get(dropped, C) + maps:size(Reqs)}}.
 
@@ -358,7 +364,12 @@ handle([{Ts, M} | Rest], S) -> handle(Rest, event(M, Ts, S)).
 event({trace_ts, Pid, call, {Mod, F, Args}, Tok, _}, Ts, #{tier_of := TierOf} = S) ->
     MFA = {Mod, F, length(Args)},
     case {maps:find(MFA, TierOf), Tok} of
-        {{ok, Tier}, {_, Label, _, _, _}} -> push(Pid, {tier, MFA, Ts, Tier, Label}, S);
+        {{ok, Tier}, {_, Label, _, _, _}} ->
+            %% only the outermost call of a tier in a process counts: a
+            %% depth per (process, tier) tells in O(1), even for recursion
+            #{depth := D} = S,
+            N = maps:get({Pid, Tier}, D, 0),
+            push(Pid, {tier, MFA, Ts, Tier, Label, N =:= 0}, S#{depth := D#{{Pid, Tier} => N + 1}});
         _ -> S
     end;
 event({trace_ts, Pid, call, {Mod, F, Args}, _}, Ts, #{reqs := Reqs} = S) ->
@@ -374,7 +385,9 @@ event({trace_ts, Pid, call, {Mod, F, Args}, _}, Ts, #{reqs := Reqs} = S) ->
 event({trace_ts, Pid, Why, MFA, _, _}, Ts, #{stacks := St} = S)
   when Why =:= return_from; Why =:= exception_from ->
     case pop(MFA, maps:get(Pid, St, [])) of
-        {Frame, Rest} -> finish_frame(Frame, Pid, Ts, S#{stacks := put_stack(Pid, Rest, St)});
+        {Frame, Gone, Rest} ->
+            S1 = lists:foldl(fun(F, Acc) -> shallower(Pid, F, Acc) end, S, [Frame | Gone]),
+            finish_frame(Frame, Pid, Ts, S1#{stacks := put_stack(Pid, Rest, St)});
         none -> S
     end;
 event(_, _, S) ->
@@ -390,13 +403,18 @@ put_stack(Pid, Rest, St) -> St#{Pid => Rest}.
 %% (a breaker pause, a throw past them) and go with it.
 pop(MFA, Stack) ->
     case lists:splitwith(fun(F) -> element(2, F) =/= MFA end, Stack) of
-        {_, [Frame | Rest]} -> {Frame, Rest};
+        {Gone, [Frame | Rest]} -> {Frame, Gone, Rest};
         {_, []} -> none
     end.
 
-finish_frame({tier, _, Call, Tier, Label}, Pid, Ts, #{reqs := Reqs, stacks := St, counts := C} = S) ->
-    Outer = not lists:any(fun({tier, _, _, T, _}) -> T =:= Tier; (_) -> false end,
-                          maps:get(Pid, St, [])),
+shallower(Pid, {tier, _, _, Tier, _, _}, #{depth := D} = S) ->
+    case maps:get({Pid, Tier}, D, 0) of
+        N when N =< 1 -> S#{depth := maps:remove({Pid, Tier}, D)};
+        N -> S#{depth := D#{{Pid, Tier} := N - 1}}
+    end;
+shallower(_, _, S) -> S.
+
+finish_frame({tier, _, Call, Tier, Label, Outer}, Pid, Ts, #{reqs := Reqs, counts := C} = S) ->
     case maps:find(Label, Reqs) of
         {ok, #{tiers := Ti, pids := Ps} = R} when Outer ->
             R1 = R#{tiers := Ti#{Tier => maps:get(Tier, Ti, 0) + (Ts - Call)}, pids := Ps#{Pid => true}},

@@ -99,7 +99,7 @@ static int spawn_tracer(sampler_t *s, const struct requests_options *o)
 	args_begin(&a, 3);
 	arg_atom(&a, FP_REQUESTS_MODULE);
 	arg_atom(&a, "init");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 9) == 0;
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 11) == 0;
 	arg_atom(&a, "sink");
 	a.ok = a.ok && ei_x_encode_pid(&a.x, ei_self(&s->ec)) == 0;
 	arg_atom(&a, "entry");
@@ -114,6 +114,13 @@ static int spawn_tracer(sampler_t *s, const struct requests_options *o)
 	/* a list header of 0 is already the empty list */
 	if (o->ntiers)
 		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+	arg_atom(&a, "full");
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, (long)o->nfull) == 0;
+	for (size_t k = 0; k < o->nfull; k++)
+		arg_pattern(&a, &o->full[k]);
+	if (o->nfull)
+		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+	arg_uint(&a, "limit", o->limit);
 	arg_atom(&a, "identity");
 	if (o->identity == REQ_ID_ARG) {
 		a.ok = a.ok && ei_x_encode_tuple_header(&a.x, 2) == 0;
@@ -163,6 +170,10 @@ static int error_sentence(sampler_t *s, const struct req_msg *m)
 	if (strcmp(r, "in_use") == 0)
 		return serr(s, SAMPLER_ERR_BUSY,
 			    "%s is already traced on '%s' by someone else (dbg or an application tracer); flameprof leaves it alone, try again once that tracing is off",
+			    d, s->node);
+	if (strcmp(r, "too_many") == 0)
+		return serr(s, SAMPLER_ERR_USAGE,
+			    "the tier and --full patterns match %s functions on '%s', more than --limit; narrow them or raise --limit",
 			    d, s->node);
 	if (strcmp(r, "badfun") == 0)
 		return serr(s, SAMPLER_ERR_USAGE,

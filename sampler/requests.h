@@ -31,6 +31,9 @@ struct requests_options {
 	struct calls_pattern entry;    /* each call starts a request */
 	const struct req_tier_pattern *tiers;
 	size_t ntiers;
+	const struct calls_pattern *full; /* --full: each function a tier of its own */
+	size_t nfull;
+	unsigned limit;                /* refuse more tier functions than this */
 	enum req_identity identity;    /* NONE: the entry function's name */
 	unsigned identity_arg;         /* REQ_ID_ARG: 1-based */
 	const char *identity_fun;      /* REQ_ID_FUN: Erlang source of a fun/1 */

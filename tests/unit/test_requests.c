@@ -135,7 +135,7 @@ static void decode_and_write(void)
 	   "a stats line with the documented fields");
 	ok(strstr(buf, "\"identity\":\"cre\\\"ate\",\"total_us\":200,\"tiers\":{\"db\":150},\"pids\":[\"<0.1.0>\"]}") != NULL,
 	   "a slow line, its identity escaped");
-	ok(strstr(buf, "create               _total                4") != NULL, "the table's row");
+	ok(strstr(buf, "create    _total        4") != NULL, "the table's row");
 	free(buf);
 	req_table_free(&t);
 	req_window_free(w);

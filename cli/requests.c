@@ -190,7 +190,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		goto out;
 	}
 	if (cfg->nfull)
-		fp_warn("--full times every call of %u functions inside requests: two trace messages per call, a few microseconds each on the node; keep it short, or lower --sample-requests",
+		fp_warn("--full: every call of the %u function(s) traced is timed inside requests, two trace messages per call, a few microseconds each on the node; keep the run short, or lower --sample-requests",
 			nt);
 	fp_note("tracing requests from %u entry function(s) with %u tier function(s) on '%s' (OTP %s) for %.3g s",
 		ne, nt, cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);

@@ -455,16 +455,19 @@ identity(M, F, Args, #{id := How, ids := Ids} = S) ->
              {arg, N} when N >= 1, N =< length(Args) -> text(lists:nth(N, Args));
              {arg, _} -> <<"?">>;
              {'fun', Fun} -> text(run_fun(Fun, {M, F, Args}));
+             failed -> <<"_identity_fun_failed">>;
              none -> atom_to_binary(F, utf8)
          end,
     %% a bounded number of identities: the rest are counted together
     case maps:is_key(Id, Ids) orelse maps:size(Ids) < ?MAX_IDENTITIES of
+        true when Id =:= <<"_identity_fun_failed">> -> {Id, S#{ids := Ids#{Id => true}, id := failed}};
         true -> {Id, S#{ids := Ids#{Id => true}}};
         false -> {<<"_other">>, S}
     end.
 
 %% The user's fun runs in a process of its own, with a deadline and a
-%% bounded heap: a fun that loops or grows cannot take the tracer along.
+%% bounded heap: a fun that loops, grows or crashes cannot take the tracer
+%% along. Once it fails, every later request is "_identity_fun_failed".
 run_fun(Fun, Arg) ->
     {Pid, Ref} = spawn_monitor(fun() ->
                                        process_flag(max_heap_size, 100000),
@@ -472,10 +475,10 @@ run_fun(Fun, Arg) ->
                                end),
     receive
         {'DOWN', Ref, process, Pid, {identity, V}} -> V;
-        {'DOWN', Ref, process, Pid, _} -> error
+        {'DOWN', Ref, process, Pid, _} -> <<"_identity_fun_failed">>
     after ?IDENTITY_FUN_MS ->
             exit(Pid, kill),
-            receive {'DOWN', Ref, process, Pid, _} -> timeout end
+            receive {'DOWN', Ref, process, Pid, _} -> <<"_identity_fun_failed">> end
     end.
 
 text(A) when is_atom(A) -> cut(atom_to_binary(A, utf8));

@@ -4,6 +4,7 @@
 #   make check-long the slow fault tests too
 #   make bench      measure overhead, fidelity and throughput (prints figures)
 #   make demo       profile the demo workload node and leave the output
+#   make demo-requests  time the kv_service example's requests per tier (flameprof requests)
 #   make fuzz       run the fuzzers for longer (clang)
 #   make install    PREFIX=/usr/local DESTDIR=
 VERSION   = 0.1.0
@@ -30,7 +31,7 @@ CLI_SRC  = $(wildcard cli/*.c)
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 HDRS     = $(wildcard */*.h) $(B)/config.mk
 
-.PHONY: all check check-unit check-e2e check-long check-fuzz bench demo fuzz install clean
+.PHONY: all check check-unit check-e2e check-long check-fuzz bench demo demo-requests fuzz install clean
 all: $(B)/flameprof
 
 $(B)/config.mk: scripts/configure.sh scripts/install-deps.sh
@@ -110,6 +111,9 @@ fuzz: $(B)/config.mk
 
 demo: $(B)/flameprof
 	examples/demo.sh $(CURDIR)/$(B)/flameprof
+
+demo-requests: $(B)/flameprof
+	examples/demo_requests.sh $(CURDIR)/$(B)/flameprof
 
 bench: $(B)/flameprof
 	bench/run.sh $(CURDIR)/$(B)/flameprof

@@ -3,6 +3,7 @@
 #   make check      unit tests (ASan+UBSan) and end-to-end tests against real nodes
 #   make check-long the slow fault tests too
 #   make bench      measure overhead, fidelity and throughput (prints figures)
+#   make bench-requests  what flameprof requests costs a 4-tier service
 #   make demo       profile the demo workload node and leave the output
 #   make demo-requests  time the kv_service example's requests per tier (flameprof requests)
 #   make fuzz       run the fuzzers for longer (clang)
@@ -31,7 +32,7 @@ CLI_SRC  = $(wildcard cli/*.c)
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 HDRS     = $(wildcard */*.h) $(B)/config.mk
 
-.PHONY: all check check-unit check-e2e check-long check-fuzz bench demo demo-requests fuzz install clean
+.PHONY: all check check-unit check-e2e check-long check-fuzz bench bench-requests demo demo-requests fuzz install clean
 all: $(B)/flameprof
 
 $(B)/config.mk: scripts/configure.sh scripts/install-deps.sh
@@ -117,6 +118,10 @@ demo-requests: $(B)/flameprof
 
 bench: $(B)/flameprof
 	bench/run.sh $(CURDIR)/$(B)/flameprof
+
+# flameprof requests' cost on a 4-tier service (BENCH_SECS, BENCH_RATE)
+bench-requests: $(B)/flameprof
+	bench/requests.sh $(CURDIR)/$(B)/flameprof
 
 install: $(B)/flameprof
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

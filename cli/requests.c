@@ -212,6 +212,9 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 	}
 	fp_note("%llu requests measured; %llu tier returns outside any request; %llu pause(s) of the circuit breaker",
 		(unsigned long long)t.requests, (unsigned long long)t.stray, (unsigned long long)t.pauses);
+	if (t.cells_left_out)
+		fp_warn("%llu rows of more than %d identity and tier pairs were left out; use fewer identities or tiers",
+			(unsigned long long)t.cells_left_out, REQ_MAX_CELLS);
 	if (t.requests == 0 && rc == 0)
 		fp_warn("no request finished during the run: was the entry function called?");
 	if (o->bad && rc == 0)

@@ -11,6 +11,10 @@ static struct req_cell *find_or_add(struct req_table *t, const char *identity, c
 	for (size_t k = 0; k < t->ncells; k++)
 		if (strcmp(t->cells[k].identity, identity) == 0 && strcmp(t->cells[k].tier, tier) == 0)
 			return &t->cells[k];
+	if (t->ncells == REQ_MAX_CELLS) {
+		t->cells_left_out++;
+		return NULL;
+	}
 	if (t->ncells == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		struct req_cell *c = realloc(t->cells, cap * sizeof *c);
@@ -38,7 +42,10 @@ int req_table_merge(struct req_table *t, const struct req_window *w)
 		memset(&t->cells[k].window, 0, sizeof t->cells[k].window);
 	for (size_t k = 0; k < w->nrows; k++) {
 		const struct req_row *r = &w->rows[k];
+		uint64_t left = t->cells_left_out;
 		struct req_cell *c = find_or_add(t, r->identity, r->tier);
+		if (!c && t->cells_left_out > left)
+			continue;
 		if (!c)
 			return -1;
 		c->window.count = r->count;

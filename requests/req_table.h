@@ -20,9 +20,14 @@ struct req_cell {
 	struct hist window;    /* the last window merged */
 };
 
+/* About 19 KiB a cell: at most this many (identity, tier) pairs are kept,
+ * the rest counted in cells_left_out. */
+#define REQ_MAX_CELLS 2000
+
 struct req_table {
 	struct req_cell *cells;
 	size_t ncells, cap;
+	uint64_t cells_left_out;   /* rows of new pairs past REQ_MAX_CELLS */
 	uint64_t requests, stray, pauses, dropped, slow_left_out;
 	int paused;
 };

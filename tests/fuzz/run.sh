@@ -7,7 +7,7 @@
 # seconds a target, `make fuzz` for longer (FUZZ_SECONDS).
 set -eu
 secs=${1:-5}; shift || true
-targets=${*:-"decode format index calls"}
+targets=${*:-"decode format index calls requests"}
 CLANG=${CLANG:-clang}
 B=build/fuzz
 mkdir -p "$B"
@@ -23,6 +23,7 @@ for t in $targets; do
 	format) src="tests/fuzz/fuzz_format.c $FMT_SRC" libs="" ;;
 	index) src="tests/fuzz/fuzz_index.c $REP_SRC" libs="-lzstd" ;;
 	calls) src="tests/fuzz/fuzz_calls.c sampler/calls_decode.c sampler/term_check.c calls/calls_out.c" libs="" ;;
+	requests) src="tests/fuzz/fuzz_requests.c sampler/requests_decode.c sampler/term_check.c requests/req_table.c requests/hist.c" libs="-lm" ;;
 	*) echo "run.sh: unknown target '$t'" >&2; exit 64 ;;
 	esac
 	$CLANG $FLAGS $EI_CFLAGS -o "$B/fuzz_$t" $src $EI_LIBS $libs -lpthread

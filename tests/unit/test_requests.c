@@ -138,6 +138,22 @@ static void decode_and_write(void)
 	ok(strstr(buf, "create    _total        4") != NULL, "the table's row");
 	free(buf);
 	req_table_free(&t);
+
+	/* past REQ_MAX_CELLS pairs, new ones are counted, not kept */
+	memset(&t, 0, sizeof t);
+	char name[32];
+	int merged = 1;
+	for (int k = 0; k < REQ_MAX_CELLS + 5; k++) {
+		snprintf(name, sizeof name, "id%d", k);
+		char *keep = w->rows[0].identity;
+		w->rows[0].identity = name;
+		merged &= req_table_merge(&t, w) == 0;
+		w->rows[0].identity = keep;
+	}
+	ok(merged, "merging past the bound succeeds");
+	is_int(t.ncells, REQ_MAX_CELLS, "the table keeps REQ_MAX_CELLS pairs");
+	is_int(t.cells_left_out, 5, "and counts the rows left out");
+	req_table_free(&t);
 	req_window_free(w);
 
 	/* every truncation of the message is refused, never read past */

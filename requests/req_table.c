@@ -38,8 +38,7 @@ static struct req_cell *find_or_add(struct req_table *t, const char *identity, c
 
 int req_table_merge(struct req_table *t, const struct req_window *w)
 {
-	for (size_t k = 0; k < t->ncells; k++)
-		memset(&t->cells[k].window, 0, sizeof t->cells[k].window);
+	t->stamp++;
 	for (size_t k = 0; k < w->nrows; k++) {
 		const struct req_row *r = &w->rows[k];
 		uint64_t left = t->cells_left_out;
@@ -48,12 +47,20 @@ int req_table_merge(struct req_table *t, const struct req_window *w)
 			continue;
 		if (!c)
 			return -1;
-		c->window.count = r->count;
-		c->window.sum = r->sum_us;
-		c->window.max = r->max_us;
+		struct hist *h = calloc(1, sizeof *h);
+		if (!h)
+			return -1;
+		if (c->stamp != t->stamp)
+			memset(&c->window, 0, sizeof c->window);
+		c->stamp = t->stamp;
+		h->count = r->count;
+		h->sum = r->sum_us;
+		h->max = r->max_us;
 		for (size_t b = 0; b < r->nbuckets; b++)
-			hist_add_bucket(&c->window, r->buckets[b].index, r->buckets[b].n);
-		hist_merge(&c->total, &c->window);
+			hist_add_bucket(h, r->buckets[b].index, r->buckets[b].n);
+		hist_merge(&c->window, h);
+		hist_merge(&c->total, h);
+		free(h);
 	}
 	t->requests += w->requests;
 	t->stray += w->stray;
@@ -146,7 +153,7 @@ int req_write_stats(FILE *f, const struct req_table *t, int64_t window_end_us)
 	for (size_t k = 0; k < t->ncells; k++) {
 		const struct req_cell *c = &t->cells[k];
 		const struct hist *h = &c->window;
-		if (!h->count)
+		if (c->stamp != t->stamp || !h->count)
 			continue;
 		fputs("{\"window_end\":", f);
 		json_time(f, window_end_us);

@@ -17,7 +17,8 @@
 struct req_cell {
 	char *identity, *tier;
 	struct hist total;     /* since the start */
-	struct hist window;    /* the last window merged */
+	struct hist window;    /* the last window merged, if stamp is the table's */
+	uint64_t stamp;
 };
 
 /* About 19 KiB a cell: at most this many (identity, tier) pairs are kept,
@@ -28,12 +29,14 @@ struct req_table {
 	struct req_cell *cells;
 	size_t ncells, cap;
 	uint64_t cells_left_out;   /* rows of new pairs past REQ_MAX_CELLS */
+	uint64_t stamp;            /* windows merged */
 	uint64_t requests, stray, pauses, dropped, slow_left_out;
 	int paused;
 };
 
 /* Merges a window: its histograms into both the window's and the total's
- * (the window's are cleared first). @return 0, or -1 out of memory. */
+ * (a cell's window is cleared when the window first touches it).
+ * @return 0, or -1 out of memory. */
 int req_table_merge(struct req_table *t, const struct req_window *w);
 void req_table_free(struct req_table *t);
 

@@ -16,6 +16,17 @@ check "kill -9: processes carry the call flag meanwhile" test "$(traced_procs "$
 kill_quietly 9 "$FP_PID"
 check "kill -9: within 5 s no pattern, no flag, no tracer is left" wait_until 5 kv_clean "$NODE"
 
+# ---------------------------------------------------------------- the session killed on the node
+fpr_bg $KV_TIERS --duration 60s "$NODE"
+check "session killed: the entry pattern is set" wait_until 20 kv_traced "$NODE"
+mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/; s/agent/requests/')
+killed=$(rpc_eval "$NODE" "length([exit(P, kill) || P <- erlang:processes(), erlang:process_info(P, initial_call) =:= {initial_call, {$mod, session, 2}}])")
+is "$killed" 1 "session killed: one session process found and killed"
+fp_wait 20
+is "$FP_RC" 75 "session killed: flameprof exits 75"
+check "session killed: it says the guardian cleaned up" grep -q 'its guardian removed the patterns' "$T_DIR/fp.err"
+check "session killed: nothing is left on the node" wait_until 5 kv_clean "$NODE"
+
 # ---------------------------------------------------------------- SIGINT, and one session at a time
 fpr_bg $KV_TIERS --duration 60s "$NODE"
 first=$FP_PID
@@ -48,13 +59,15 @@ check "reload: it says the module was loaded again" grep -q "module 'kv_service'
 check "reload: nothing is left on the node" wait_until 5 kv_clean "$NODE"
 
 # ---------------------------------------------------------------- circuit breaker
-fpr_bg --entry fp_req_wl:run/1 --tier tick=fp_req_wl:tick/1 --max-queue 1000 --duration 8s "$NODE"
+fpr_bg --entry fp_req_wl:run/1 --tier tick=fp_req_wl:tick/1 --max-queue 1000 --every 200ms --duration 60s "$NODE"
 run_traced() { [ "$(rpc "$NODE" "erlang trace_info [{fp_req_wl, run, 1}, traced]")" = "{traced, local}" ]; }
 tick_clean() { [ "$(rpc "$NODE" "erlang trace_info [{fp_req_wl, tick, 1}, traced]")" = "{traced, false}" ] && requests_gone "$NODE"; }
 check "breaker: the entry pattern is set" wait_until 20 run_traced
 rpc "$NODE" "fp_req_wl run [300000]" >/dev/null
 sleep 3
 for _ in 1 2 3 4 5; do rpc "$NODE" "fp_req_wl run [10]" >/dev/null; done
+sleep 0.5
+kill -INT "$FP_PID"
 fp_wait 30
 is "$FP_RC" 0 "breaker: the run exits 0"
 check "breaker: it says tracing paused" grep -q 'tracing paused' "$T_DIR/fp.err"

@@ -265,7 +265,7 @@ loop(S) ->
         stop ->
             S1 = drain(S),
             patterns(S1, false),
-            S2 = handle(lists:keysort(1, maps:get(buf, S1)), S1#{buf := []}),
+            S2 = handle(lists:keysort(1, lists:reverse(maps:get(buf, S1))), S1#{buf := []}),
             send_window(S2),
             cleanup(all_mfas(S2), self()),
             maps:get(sink, S2) ! {fp_req_stopped, ?PROTO},
@@ -305,9 +305,11 @@ add(_, S) ->
 tick(S0) ->
     Now = now_mono(),
     S = breaker(Now, S0),
+    %% in arrival order, so that the stable sort keeps a process's call
+    %% before its return when both carry the same microsecond
     {Ready, Keep} = lists:partition(fun({Ts, _}) -> Ts =< Now - ?REORDER_MS * 1000 end,
-                                    maps:get(buf, S)),
-    S1 = handle(lists:keysort(1, Ready), S#{buf := Keep}),
+                                    lists:reverse(maps:get(buf, S))),
+    S1 = handle(lists:keysort(1, Ready), S#{buf := lists:reverse(Keep)}),
     S2 = sampling(reload_check(S1)),
     case now_us() - maps:get(window_start, S2) >= maps:get(every, S2) of
         true -> send_window(S2);

@@ -194,7 +194,12 @@ int calls_write_json(FILE *f, const struct calls_result *r, const char *node)
 		fputs(k ? ", " : "", f);
 		json_string(f, r->reloaded[k]);
 	}
-	fprintf(f, "],\n \"rows\": [");
+	fprintf(f, "],\n \"ended_early\": ");
+	if (r->overload)
+		fprintf(f, "{\"run_queue\": %" PRIu64 ", \"limit\": %" PRIu64 "}", r->run_queue, r->run_queue_limit);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n \"rows\": [");
 	for (size_t k = 0; k < r->nrows; k++) {
 		const struct calls_row *row = &r->rows[k];
 		fprintf(f, "%s\n  {\"mfa\": ", k ? "," : "");

@@ -23,8 +23,9 @@ int calls_sort(struct calls_result *r);
  * for all. Expects calls_sort() order. */
 int calls_write_table(FILE *f, const struct calls_result *r, size_t top);
 
-/* {"type": ..., "duration_us": ..., "reloaded": [...], "rows": [{"mfa",
- * "calls", "time_us"|"words", "per_call", "percent", "pid"}]}: all rows. */
+/* {"type": ..., "duration_us": ..., "reloaded": [...], "ended_early":
+ * null | {"run_queue", "limit"}, "rows": [{"mfa", "calls", "time_us" |
+ * "words", "per_call", "percent", "pid"}]}: all rows. */
 int calls_write_json(FILE *f, const struct calls_result *r, const char *node);
 
 /* One line per row, "[pid;]mod:fun/arity VALUE" (VALUE: the measure, or

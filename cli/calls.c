@@ -81,16 +81,17 @@ static int get_cookie(const struct calls_config *cfg, char *buf, size_t cap, con
 }
 
 /* Waits for --duration or a signal; the connection is read all along, so
- * a node that goes away is noticed. @return 0 or a sampler error. */
-static int trace_for(sampler_t *s, const struct calls_config *cfg)
+ * a node that goes away is noticed. @return 0, 1 when the tracer ended the
+ * run by itself (results in *early), or a sampler error. */
+static int trace_for(sampler_t *s, const struct calls_config *cfg, struct calls_result *early)
 {
 	long long end = now_ms() + cfg->duration_us / 1000;
 	while (!stop_signals) {
 		long long left = end - now_ms();
 		if (left <= 0)
 			return 0;
-		int r = sampler_calls_wait(s, left > 200 ? 200 : (int)left);
-		if (r < 0)
+		int r = sampler_calls_wait(s, left > 200 ? 200 : (int)left, early);
+		if (r != 0)
 			return r;
 	}
 	fp_note("stopping on a signal; printing what was counted so far");
@@ -133,6 +134,7 @@ static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
 		.procs = cfg->npids || cfg->nnames ? CALLS_PROCS_LIST : cfg->new_procs ? CALLS_PROCS_NEW : CALLS_PROCS_ALL,
 		.pids = cfg->pids, .npids = cfg->npids, .names = cfg->names, .nnames = cfg->nnames,
 		.limit = cfg->limit, .force = cfg->force, .per_process = cfg->per_process,
+		.max_run_queue = cfg->max_run_queue,
 	};
 	struct sampler_options so = {
 		.node = cfg->node, .cookie = cookie,
@@ -160,8 +162,14 @@ static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
 		fp_note("measuring %s of %u functions in %u processes%s on '%s' (OTP %s) for %.3g s",
 			calls_type_name(cfg->type), nf, np, co.procs == CALLS_PROCS_LIST ? "" : " and those spawned",
 			cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);
-	if ((e = trace_for(s, cfg)) == 0)
+	if ((e = trace_for(s, cfg, &res)) == 0)
 		e = sampler_calls_stop(s, &res);
+	if (e == 1) {
+		fp_warn("'%s' fell behind (run queues %llu, limit %llu): the tracer ended the run after %.1f s, with what it counted; raise --max-run-queue or trace fewer functions or processes",
+			cfg->node, (unsigned long long)res.run_queue, (unsigned long long)res.run_queue_limit,
+			res.elapsed_us / 1e6);
+		e = 0;
+	}
 	if (e < 0) {
 		fp_error("%s", sampler_error(s));
 		rc = exit_for(e);

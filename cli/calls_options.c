@@ -50,6 +50,8 @@ static const struct opt options[] = {
 	{ "limit", 0, "N", K_UINT, F(limit), 1, 1000000,
 	  "refuse patterns that match more than N functions (default 1000)" },
 	{ "force", 0, NULL, K_SET, F(force), 1, 0, "trace however many functions match" },
+	{ "max-run-queue", 0, "N", K_UINT, F(max_run_queue), 0, 100000000,
+	  "end the run early, with its results, once the node's run queues stay above N (or 4x their length at the start) for 1 s (default 200; 0: never)" },
 	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
 	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
 	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,
@@ -181,6 +183,7 @@ static void defaults(struct calls_config *cfg)
 	cfg->type = CALLS_COUNT;
 	cfg->duration_us = 10000000;
 	cfg->limit = 1000;
+	cfg->max_run_queue = 200;
 	cfg->connect_timeout_us = 5000000;
 	cfg->verbosity = 1;
 }

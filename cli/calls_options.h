@@ -33,6 +33,7 @@ struct calls_config {
 	enum calls_format format;          /* --format */
 	unsigned limit;                    /* --limit */
 	int force;                         /* --force */
+	unsigned max_run_queue;            /* --max-run-queue; 0: no limit */
 	const char *cookie_file;           /* --cookie-file */
 	const char *cookie;                /* --cookie (discouraged) */
 	int64_t connect_timeout_us;        /* --connect-timeout */

@@ -57,6 +57,13 @@ size_t fmt_event(fmt_ctx *ctx, const struct fp_sample *s, char *buf, size_t cap,
  */
 size_t fmt_header(const char *node, const char *settings, char *buf, size_t cap);
 
+/*
+ * The tid written for the pid <0.N.S>: S * 2^32 + N, so N for the usual
+ * serial 0. Unique per process within a file; N = tid mod 2^32 and
+ * S = tid / 2^32 give the pid back.
+ */
+uint64_t fmt_tid(uint32_t pid_number, uint32_t pid_serial);
+
 /* Parses a category name ("initial_call", "name", "memory", "queue",
  * "seq_trace"). @return 0 and *out set, or -1 when unknown. */
 int fmt_category_parse(const char *name, size_t len, enum fmt_category *out);

@@ -77,9 +77,10 @@ static void put_event_line(struct fmt_out *o, const struct fp_sample *s, int64_t
 	/* comm: letters and '_' only (Flamescope cuts comm at the first digit) */
 	fmt_puts(o, st < FP_STATUS_COUNT ? fp_status_names[st] : "unknown");
 	fmt_putc(o, ' ');
-	fmt_put_u64(o, s->pid_number);
-	fmt_putc(o, '/');
-	fmt_put_u64(o, s->pid_serial);
+	/* One number, the tid, as plain `perf script` writes it: Firefox
+	 * Profiler makes a thread of each tid, speedscope a profile of each
+	 * comm and tid. */
+	fmt_put_u64(o, fmt_tid(s->pid_number, s->pid_serial));
 	fmt_puts(o, " [000] ");
 	fmt_put_u64(o, (uint64_t)(t / US_PER_S));
 	fmt_putc(o, '.');
@@ -218,13 +219,16 @@ size_t fmt_header(const char *node, const char *settings, char *buf, size_t cap)
 	int m;
 
 	fmt_out_init(&o, buf, cap);
+	/* `perf script --header` opens with this line, and Firefox Profiler
+	 * takes a file that starts with it for perf text. */
+	fmt_puts(&o, "# ========\n");
 	fmt_puts(&o, "# flameprof " FP_VERSION
 		     ": Erlang process samples as perf script text (doc/output-format.md)\n");
 	fmt_puts(&o, "# node: ");
 	put_comment_text(&o, node && *node ? node : "unknown");
 	fmt_puts(&o, "\n# settings: ");
 	put_comment_text(&o, settings);
-	fmt_puts(&o, "\n# comm is the process status, pid/tid the pid <0.N.S> as N/S; "
+	fmt_puts(&o, "\n# comm is the process status, tid the pid <0.N.S> as S*4294967296+N; "
 		     "each metric is 'value, delta since this process's previous sample'\n");
 	for (m = 0; m < FP_METRIC_COUNT; m++) {
 		fmt_puts(&o, "# metric_erlang_");
@@ -233,5 +237,11 @@ size_t fmt_header(const char *node, const char *settings, char *buf, size_t cap)
 		fmt_puts(&o, metric_units[m]);
 		fmt_putc(&o, '\n');
 	}
+	fmt_puts(&o, "# ========\n#\n"); /* as perf ends its header */
 	return fmt_out_finish(&o);
+}
+
+uint64_t fmt_tid(uint32_t pid_number, uint32_t pid_serial)
+{
+	return ((uint64_t)pid_serial << 32) | pid_number;
 }

@@ -49,6 +49,15 @@ struct rep_collect_s {
 	uint64_t before_t0;
 	int64_t from_us, to_us; /* absolute, resolved at the first event */
 	int have_t0;
+	/* the on_kept callback, and the event being read's pid and metrics */
+	rep_kept_fn on_kept;
+	void *on_kept_arg;
+	uint32_t pid, serial;
+	size_t nmetrics;
+	const char *mnames[REP_MAX_METRICS];
+	size_t mlens[REP_MAX_METRICS];
+	int64_t mdeltas[REP_MAX_METRICS];
+	char mname_buf[REP_MAX_METRICS * 64];
 	struct rep_stats st;
 	char err[512];
 };
@@ -285,8 +294,19 @@ static int heat_add(rep_collect *c, int64_t t_us, int64_t w)
  * filter, the heatmap, the time cut, the trie. ids are leaf first. leaf
  * (may be NULL) caches the trie node of this stack under this status, for
  * positive [0] and negative [1] weights. */
+static int kept(rep_collect *c, int64_t time_us, uint32_t node, const struct rep_kept *more)
+{
+	struct rep_kept k = *more;
+	if (!c->on_kept)
+		return 0;
+	k.time_us = time_us;
+	k.leaf = node;
+	return c->on_kept(c->on_kept_arg, &k) == 0 ? 0 : REP_C_NOMEM;
+}
+
 static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status_id,
-		     const uint32_t *ids, size_t nids, uint32_t catmask, uint32_t *leaf)
+		     const uint32_t *ids, size_t nids, uint32_t catmask, uint32_t *leaf,
+		     const struct rep_kept *more)
 {
 	size_t n = 0, i;
 	int neg = w < 0, rc;
@@ -307,7 +327,7 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 	c->st.used++;
 	if (leaf && leaf[neg]) {
 		rep_trie_add_at(c->trie, leaf[neg], w);
-		return 0;
+		return kept(c, time_us, leaf[neg], more);
 	}
 	if (nids > c->capids && grow_ids(c, nids) != 0)
 		return REP_C_NOMEM;
@@ -323,8 +343,8 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 		rep_trie_add_at(c->trie, node, w);
 		if (leaf)
 			leaf[neg] = node;
+		return kept(c, time_us, node, more);
 	}
-	return 0;
 }
 
 static int commit(rep_collect *c)
@@ -334,7 +354,33 @@ static int commit(rep_collect *c)
 	c->in_event = 0;
 	if (!c->keep)
 		return 0;
-	return add_event(c, c->time_us, c->w, c->status_id, c->ids, c->nids, c->catmask, NULL);
+	{
+		struct rep_kept more = { 0, 0, c->pid, c->serial, c->nmetrics,
+					 c->mnames, c->mlens, c->mdeltas };
+		return add_event(c, c->time_us, c->w, c->status_id, c->ids, c->nids, c->catmask,
+				 NULL, &more);
+	}
+}
+
+/* Every metric's delta of the event line, for the on_kept callback: the
+ * names are copied, since the line goes away before the event ends. */
+static void read_metrics(rep_collect *c, const char *rest, size_t len)
+{
+	size_t pos = 0, used = 0, nl;
+	const char *nm;
+	int64_t v, d;
+	int r;
+	c->nmetrics = 0;
+	while (c->nmetrics < REP_MAX_METRICS &&
+	       (r = rep_next_metric_value(rest, len, &pos, &nm, &nl, &v, &d)) != 0) {
+		if (r < 0 || nl > sizeof c->mname_buf - used)
+			continue;
+		memcpy(c->mname_buf + used, nm, nl);
+		c->mnames[c->nmetrics] = c->mname_buf + used;
+		c->mlens[c->nmetrics] = nl;
+		c->mdeltas[c->nmetrics++] = d;
+		used += nl;
+	}
 }
 
 static int64_t cut_time(const struct rep_collect_s *c, int abs, int64_t v)
@@ -342,18 +388,29 @@ static int64_t cut_time(const struct rep_collect_s *c, int abs, int64_t v)
 	return abs ? v : c->st.t0_s * 1000000 + v;
 }
 
-/* Every event, kept or not: the count, the time origin, the last time. */
+static void set_t0(rep_collect *c, int64_t time_us)
+{
+	c->have_t0 = 1;
+	c->st.t0_s = time_us / 1000000;
+	c->from_us = c->cfg->has_from ? cut_time(c, c->cfg->from_abs, c->cfg->from_us) : INT64_MIN;
+	c->to_us = c->cfg->has_to ? cut_time(c, c->cfg->to_abs, c->cfg->to_us) : INT64_MAX;
+}
+
+void rep_collect_set_t0(rep_collect *c, int64_t time_us)
+{
+	if (c->st.events == 0)
+		set_t0(c, time_us);
+}
+
+/* Every event, kept or not: the count, the time origin (the first event's
+ * unless set before), the first and last times. */
 static void event_seen(rep_collect *c, int64_t time_us)
 {
 	c->st.events++;
-	if (!c->have_t0) {
-		c->have_t0 = 1;
+	if (!c->have_t0)
+		set_t0(c, time_us);
+	if (time_us < c->st.first_us || c->st.events == 1)
 		c->st.first_us = time_us;
-		c->st.t0_s = time_us / 1000000;
-		c->from_us = c->cfg->has_from ? cut_time(c, c->cfg->from_abs, c->cfg->from_us)
-					      : INT64_MIN;
-		c->to_us = c->cfg->has_to ? cut_time(c, c->cfg->to_abs, c->cfg->to_us) : INT64_MAX;
-	}
 	if (time_us > c->st.last_us || c->st.events == 1)
 		c->st.last_us = time_us;
 }
@@ -394,6 +451,10 @@ static int event_line(rep_collect *c, const char *s, size_t len)
 		c->st.filtered++;
 		return 0;
 	}
+	c->pid = ev.pid;
+	c->serial = ev.tid;
+	if (c->on_kept)
+		read_metrics(c, ev.rest, ev.rest_len);
 	if (c->weighted) {
 		int64_t v, d;
 		if (!c->resolved && (rc = resolve_metric(c, ev.rest, ev.rest_len)) != 0)
@@ -493,6 +554,17 @@ void rep_collect_finish(rep_collect *c)
 	rep_trie_finish(c->trie);
 }
 
+void rep_collect_on_kept(rep_collect *c, rep_kept_fn fn, void *arg)
+{
+	c->on_kept = fn;
+	c->on_kept_arg = arg;
+}
+
+int rep_collect_wants_metrics(const rep_collect *c)
+{
+	return c->on_kept != NULL;
+}
+
 const char *rep_collect_error(const rep_collect *c)
 {
 	return c->err;
@@ -571,7 +643,7 @@ int rep_collect_weighs_delta(const rep_collect *c)
 
 int rep_collect_pre_event(rep_collect *c, int64_t time_us, uint32_t status_id, int pass,
 			  const uint32_t *ids, size_t nids, uint32_t catmask, int has_w, int64_t w,
-			  uint32_t *leaf)
+			  uint32_t *leaf, const struct rep_kept *more)
 {
 	int rc;
 	event_seen(c, time_us);
@@ -585,7 +657,7 @@ int rep_collect_pre_event(rep_collect *c, int64_t time_us, uint32_t status_id, i
 		w = 0;
 		c->st.no_metric++;
 	}
-	rc = add_event(c, time_us, w, status_id, ids, nids, catmask, leaf);
+	rc = add_event(c, time_us, w, status_id, ids, nids, catmask, leaf, more);
 	if (rc == REP_C_NOMEM)
 		snprintf(c->err, sizeof c->err, "out of memory");
 	return rc;

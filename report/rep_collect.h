@@ -35,8 +35,8 @@ struct rep_stats {
 	uint64_t no_metric;       /* events without the --weight metric (weight 0) */
 	uint64_t bad_lines;       /* lines that are neither comment, event, frame nor blank */
 	uint64_t negative;        /* events with a negative weight */
-	int64_t first_us, last_us; /* first and last event time */
-	int64_t t0_s;             /* the time origin: first event's whole second */
+	int64_t first_us, last_us; /* earliest and latest event time */
+	int64_t t0_s;             /* the time origin: the earliest event's whole second */
 };
 
 struct rep_heat {
@@ -46,10 +46,31 @@ struct rep_heat {
 	uint64_t before_t0;       /* events earlier than t0 (not drawn) */
 };
 
+/*
+ * What an export that needs more than the trie (pprof) sees of each event
+ * that enters the trie: past the filters, inside the time cut.
+ */
+struct rep_kept {
+	int64_t time_us;
+	uint32_t leaf;            /* its trie node: status, categories, code frames */
+	uint32_t pid, serial;     /* as rep_parse reads them: <0.N.S>'s N and S */
+	size_t nmetrics;          /* its metrics (names as written after "metric_") */
+	const char *const *names;
+	const size_t *lens;
+	const int64_t *deltas;
+};
+#define REP_MAX_METRICS 32
+/* @return 0, or -1 when out of memory (the reading stops with REP_C_NOMEM). */
+typedef int (*rep_kept_fn)(void *arg, const struct rep_kept *ev);
+
 /* @return a collector, or NULL with detail set (bad --status list, no memory). */
 rep_collect *rep_collect_create(const struct rep_config *cfg, enum rep_c_err *err, char *detail,
 				size_t cap);
 void rep_collect_free(rep_collect *c);
+/* The earliest event of all inputs, when known before reading them: the
+ * time origin is its whole second (else the first event read's). Only
+ * before the first event. */
+void rep_collect_set_t0(rep_collect *c, int64_t time_us);
 
 /* One input line (without '\n'). @return 0 or a negative enum rep_c_err
  * (detail in rep_collect_error()). */
@@ -60,6 +81,10 @@ int rep_collect_end_file(rep_collect *c);
 void rep_collect_finish(rep_collect *c);
 
 const char *rep_collect_error(const rep_collect *c);
+/* Calls fn for every event that enters the trie, with every metric's delta. */
+void rep_collect_on_kept(rep_collect *c, rep_kept_fn fn, void *arg);
+/* 1 when an on_kept callback is set: readers then pass every metric. */
+int rep_collect_wants_metrics(const rep_collect *c);
 const struct rep_stats *rep_collect_stats(const rep_collect *c);
 rep_frames *rep_collect_frames(rep_collect *c);
 rep_trie *rep_collect_trie(rep_collect *c);
@@ -95,10 +120,12 @@ int rep_collect_weighs_delta(const rep_collect *c);
  * One event. pass: its status and pid passed the filters (ids, catmask and
  * w are then needed; ids leaf first). has_w: it carries the weight metric
  * (ignored when unweighted). leaf: 2 cached trie nodes for this stack under
- * this status (0: unknown), filled in here. @return 0 or REP_C_NOMEM.
+ * this status (0: unknown), filled in here. kept: its pid and (when
+ * rep_collect_wants_metrics) metrics for an on_kept callback; time_us and
+ * leaf are filled in here. @return 0 or REP_C_NOMEM.
  */
 int rep_collect_pre_event(rep_collect *c, int64_t time_us, uint32_t status_id, int pass,
 			  const uint32_t *ids, size_t nids, uint32_t catmask, int has_w, int64_t w,
-			  uint32_t *leaf);
+			  uint32_t *leaf, const struct rep_kept *kept);
 
 #endif

@@ -9,14 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE };
+enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF };
 
 #define REP_MAX_PIDS 64
 #define REP_MAX_CATEGORIES 16
 
 struct rep_pid_filter {
 	uint32_t pid;     /* pid number */
-	uint32_t serial;  /* pid serial (the tid in generic perf text) */
+	uint32_t serial;  /* pid serial */
 	int any_serial;   /* "--pid N": any serial */
 };
 
@@ -40,6 +40,7 @@ struct rep_config {
 	double min_width;          /* omit frames narrower than this many pixels */
 	int quiet;                 /* no summary line */
 	int no_index;              /* --no-index: read the text even where an index is */
+	const char *node;          /* --node: in a directory, this node's files ("all": every node's) */
 };
 
 #endif

@@ -400,16 +400,16 @@ static int layout_slot(struct ix *x, struct ix_layout *l)
 
 /* The sections this report decompresses: the per-event columns, and the
  * columns of the metric slots that may hold the weight. */
-static int wanted(size_t k, int weighted, const int *cand)
+static int wanted(size_t k, int weighted, const int *cand, int all_metrics)
 {
-	return k < IX_S_METRICS || (weighted && cand[(k - IX_S_METRICS) / 2]);
+	return k < IX_S_METRICS || all_metrics || (weighted && cand[(k - IX_S_METRICS) / 2]);
 }
 
 static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slots)
 {
 	int64_t t = 0, *prev = NULL;
 	size_t bi, k;
-	int rc = 0;
+	int rc = 0, all = rep_collect_wants_metrics(x->c); /* every metric's delta */
 	if (weighted && ncand_slots &&
 	    !(prev = calloc(x->npids ? x->npids * ncand_slots : 1, sizeof *prev)))
 		return REP_IX_NOMEM;
@@ -428,7 +428,7 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 		}
 		b->frame = x->buf;
 		for (k = IX_S_TIME; k < b->nsec; k++) {
-			if (!wanted(k, weighted, cand))
+			if (!wanted(k, weighted, cand, all))
 				continue;
 			if (ix_grow((void **)&x->col[k], &x->col_cap[k], b->raw[k] + 1, 1) != 0) {
 				rc = REP_IX_NOMEM;
@@ -448,6 +448,9 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 			struct ix_layout *l;
 			int pass, has_w = 0;
 			uint32_t *leaf;
+			const char *knames[REP_MAX_METRICS];
+			size_t klens[REP_MAX_METRICS];
+			struct rep_kept kept = { 0, 0, 0, 0, 0, knames, klens, dels };
 			NEXT(IX_S_TIME, dt);
 			NEXT(IX_S_COMM, comm);
 			NEXT(IX_S_PID, pid);
@@ -462,15 +465,17 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 			}
 			t = (int64_t)((uint64_t)t + (uint64_t)ix_unzigzag(dt));
 			l = &x->layouts[lay];
-			for (k = 0; weighted && k < l->n; k++) {
+			for (k = 0; (weighted || all) && k < l->n; k++) {
 				int64_t *pv;
-				if (!cand[k])
+				if (!all && !cand[k])
 					continue;
 				NEXT(IX_S_METRICS + 2 * k, ch);
 				NEXT(IX_S_METRICS + 2 * k + 1, corr);
+				dels[k] = (int64_t)((uint64_t)ix_unzigzag(ch) + (uint64_t)ix_unzigzag(corr));
+				if (!weighted || !cand[k])
+					continue;
 				pv = &prev[pid * ncand_slots + (size_t)cand[k] - 1];
 				vals[k] = (int64_t)((uint64_t)*pv + (uint64_t)ix_unzigzag(ch));
-				dels[k] = (int64_t)((uint64_t)ix_unzigzag(ch) + (uint64_t)ix_unzigzag(corr));
 				*pv = vals[k];
 			}
 			if (!x->comm_seen[comm]) {
@@ -511,14 +516,24 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 					break;
 				}
 			}
+			kept.pid = x->pids[pid][0];
+			kept.serial = x->pids[pid][1];
+			if (all && pass) {
+				for (k = 0; k < l->n && k < REP_MAX_METRICS; k++) {
+					knames[k] = x->lnames[l->first + k].p;
+					klens[k] = x->lnames[l->first + k].len;
+				}
+				kept.nmetrics = k;
+			}
 			rc = rep_collect_pre_event(x->c, t, x->comm_gid[comm], pass,
-						   x->gids + s->off, s->n, s->catmask, has_w, w, leaf);
+						   x->gids + s->off, s->n, s->catmask, has_w, w, leaf,
+						   &kept);
 			if (rc == REP_C_NOMEM)
 				rc = REP_IX_NOMEM;
 		}
 		if (rc == 0)
 			for (k = IX_S_TIME; k < b->nsec; k++)
-				if (wanted(k, weighted, cand) && p[k] != e[k])
+				if (wanted(k, weighted, cand, all) && p[k] != e[k])
 					rc = bad(x, "a column has bytes left over");
 	}
 out:

@@ -14,10 +14,12 @@
 #include <sysexits.h>
 
 #include "rep_collect.h"
+#include "rep_files.h"
 #include "rep_index.h"
 #include "rep_input.h"
 #include "rep_opts.h"
 #include "rep_order.h"
+#include "rep_pprof.h"
 #include "rep_text.h"
 #include "rep_write.h"
 
@@ -121,19 +123,135 @@ static int read_file(rep_collect *c, const struct rep_config *cfg, const char *p
 	return status;
 }
 
-static int read_all(rep_collect *c, const struct rep_config *cfg, char **paths, size_t n,
-		    size_t *indexed)
+static int read_all(rep_collect *c, const struct rep_config *cfg, const struct rep_file *files,
+		    size_t n, rep_pprof *pp, size_t *indexed)
 {
 	for (size_t i = 0; i < n; i++) {
-		int rc = read_file(c, cfg, paths[i], indexed);
-		if (rc)
+		int rc;
+		if (pp && rep_pprof_set_node(pp, files[i].node) != 0)
+			return collect_failed(c, cfg, files[i].path, REP_C_NOMEM);
+		if ((rc = read_file(c, cfg, files[i].path, indexed)) != 0)
 			return rc;
 	}
 	return 0;
 }
 
+/* A directory's files (files[0..*n)) that hold several nodes: keeps the
+ * files of --node's node, or of the node whose capture is the latest, and
+ * says so. @return 0 or an exit status. */
+static int pick_node(struct rep_file *files, size_t *n, const char *dir,
+		     const struct rep_config *cfg)
+{
+	const char *pick = NULL, *other = NULL;
+	char list[512] = "", keep[sizeof files->node];
+	size_t i, k = 0, nodes = 0, ll = 0;
+	int64_t latest = REP_NO_TIME;
+	for (i = 0; i < *n; i++) {
+		size_t j;
+		for (j = 0; j < i && strcmp(files[j].node, files[i].node) != 0; j++)
+			;
+		if (j == i) { /* a node not seen before */
+			nodes++;
+			if (ll + strlen(files[i].node) + 8 < sizeof list)
+				ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s'%s'",
+						       ll ? ", " : "", files[i].node);
+		}
+		if (files[i].name_us >= latest) {
+			latest = files[i].name_us;
+			other = files[i].node;
+		}
+		if (cfg->node && strcmp(cfg->node, files[i].node) == 0)
+			pick = files[i].node;
+	}
+	if (cfg->node && !strcmp(cfg->node, "all"))
+		return 0;
+	if (cfg->node && !pick) {
+		rep_msg("cannot find files of node '%s' in '%s' (it holds %s; see --node)", cfg->node,
+			dir, list);
+		return EX_NOINPUT;
+	}
+	if (nodes < 2)
+		return 0;
+	if (!pick) {
+		pick = other;
+		rep_msg("warning: '%s' holds the files of %zu nodes (%s); drawing node '%s', whose "
+			"capture is the latest (choose with --node NODE, or --node all)", dir, nodes,
+			list, pick);
+	}
+	snprintf(keep, sizeof keep, "%s", pick); /* the swaps below move the names */
+	for (i = 0; i < *n; i++) {
+		if (strcmp(files[i].node, keep) == 0) {
+			struct rep_file t = files[k];
+			files[k++] = files[i];
+			files[i] = t;
+		}
+	}
+	for (i = k; i < *n; i++) {
+		free(files[i].path);
+		files[i].path = NULL;
+	}
+	*n = k;
+	return 0;
+}
+
+/* Expands the inputs into files in time order (see rep_files.h); sets the
+ * collector's time origin to the earliest first event. @return 0 or an
+ * exit status. */
+static int gather(const struct rep_config *cfg, struct rep_file **out, size_t *nout)
+{
+	struct rep_file *files = NULL;
+	size_t n = 0, cap = 0, i;
+	char detail[512];
+	int rc = 0;
+	for (i = 0; i < cfg->ninputs && rc == 0; i++) {
+		char **paths = NULL;
+		size_t np = 0, pcap = 0, j;
+		struct stat sb;
+		long k = rep_input_expand(cfg->inputs[i], &paths, &np, &pcap, detail, sizeof detail);
+		if (k < 0) {
+			rep_msg("cannot open '%s': %s (check the path)", cfg->inputs[i], detail);
+			rc = EX_NOINPUT;
+		} else if (k == 0) {
+			rep_msg("cannot find flameprof_*.perf* files in '%s' (is it flameprof's output "
+				"directory?)", cfg->inputs[i]);
+			rc = EX_NOINPUT;
+		} else if (n + np > cap) {
+			struct rep_file *nf;
+			cap = (n + np) * 2;
+			if (!(nf = realloc(files, cap * sizeof *nf))) {
+				rep_msg("cannot start: out of memory");
+				rc = EX_OSERR;
+			} else {
+				files = nf;
+			}
+		}
+		for (j = 0; j < np; j++) {
+			if (rc == 0) {
+				memset(&files[n], 0, sizeof files[n]);
+				files[n].path = paths[j];
+				rep_file_name(&files[n++]);
+			} else {
+				free(paths[j]);
+			}
+		}
+		free(paths);
+		if (rc == 0 && stat(cfg->inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			size_t first = n - np, kept = np;
+			rc = pick_node(files + first, &kept, cfg->inputs[i], cfg);
+			n = first + kept;
+		}
+	}
+	for (i = 0; i < n && rc == 0; i++)
+		rep_file_first_event(&files[i]);
+	if (rc == 0)
+		rep_files_sort(files, n);
+	*out = files;
+	*nout = n;
+	return rc;
+}
+
 static int write_one(const char *path, const char *what, const struct rep_view *v,
-		     const struct rep_heat *heat, enum rep_format fmt)
+		     const struct rep_heat *heat, const rep_pprof *pp, enum rep_format fmt)
 {
 	int to_stdout = !path || !strcmp(path, "-");
 	FILE *f = to_stdout ? stdout : fopen(path, "w");
@@ -147,6 +265,7 @@ static int write_one(const char *path, const char *what, const struct rep_view *
 	case REP_F_SVG: rc = rep_write_flame(f, v); break;
 	case REP_F_HEATMAP: rc = rep_write_heatmap(f, v, heat); break;
 	case REP_F_FOLDED: rc = rep_write_folded(f, v); break;
+	case REP_F_PPROF: rc = rep_write_pprof(f, v, pp); break;
 	default: rc = rep_write_speedscope(f, v); break;
 	}
 	if (rc != 0) {
@@ -165,7 +284,8 @@ static int write_one(const char *path, const char *what, const struct rep_view *
 		long long kb = stat(path, &st) == 0 ? (long long)(st.st_size + 1023) / 1024 : 0;
 		rep_msg("wrote %s '%s' (%lld KiB)%s", what, path, kb,
 			fmt == REP_F_SVG || fmt == REP_F_HEATMAP ? "; open it in a web browser"
-			: fmt == REP_F_SPEEDSCOPE ? "; open it at https://www.speedscope.app" : "");
+			: fmt == REP_F_SPEEDSCOPE ? "; open it at https://www.speedscope.app"
+			: fmt == REP_F_PPROF ? "; open it with go tool pprof -http=: FILE" : "");
 	}
 	return 0;
 }
@@ -173,18 +293,21 @@ static int write_one(const char *path, const char *what, const struct rep_view *
 static const char *format_name(enum rep_format f)
 {
 	return f == REP_F_SVG ? "flame graph" : f == REP_F_HEATMAP ? "heatmap"
-		: f == REP_F_FOLDED ? "folded stacks" : "speedscope profile";
+		: f == REP_F_FOLDED ? "folded stacks" : f == REP_F_PPROF ? "pprof profile"
+		: "speedscope profile";
 }
 
 int report_main(int argc, char **argv)
 {
 	struct rep_config cfg;
 	char detail[512];
-	char **paths = NULL;
-	size_t npaths = 0, cap = 0, i, indexed = 0;
+	struct rep_file *files = NULL;
+	size_t nfiles = 0, i, indexed = 0;
 	rep_collect *c = NULL;
+	rep_pprof *pp = NULL;
 	enum rep_c_err cerr;
 	struct rep_order order = { 0 };
+	int64_t t0;
 	int rc = 0;
 
 	switch (rep_opts_parse(argc, argv, &cfg, detail, sizeof detail)) {
@@ -197,35 +320,34 @@ int report_main(int argc, char **argv)
 	case REP_OPTS_OK:
 		break;
 	}
-	for (i = 0; i < cfg.ninputs; i++) {
-		long k = rep_input_expand(cfg.inputs[i], &paths, &npaths, &cap, detail, sizeof detail);
-		if (k < 0) {
-			rep_msg("cannot open '%s': %s (check the path)", cfg.inputs[i], detail);
-			rc = EX_NOINPUT;
-			goto out;
-		}
-		if (k == 0) {
-			rep_msg("cannot find flameprof_*.perf* files in '%s' (is it flameprof's output "
-				"directory?)", cfg.inputs[i]);
-			rc = EX_NOINPUT;
-			goto out;
-		}
-	}
+	if ((rc = gather(&cfg, &files, &nfiles)) != 0)
+		goto out;
 	c = rep_collect_create(&cfg, &cerr, detail, sizeof detail);
 	if (!c) {
 		rep_msg("cannot start: %s", detail);
 		rc = cerr == REP_C_USAGE ? EX_USAGE : EX_OSERR;
 		goto out;
 	}
-	if ((rc = read_all(c, &cfg, paths, npaths, &indexed)) != 0)
+	if ((t0 = rep_files_t0(files, nfiles)) != REP_NO_TIME)
+		rep_collect_set_t0(c, t0);
+	if (cfg.format == REP_F_PPROF) {
+		if (!(pp = rep_pprof_create())) {
+			rep_msg("cannot start: out of memory");
+			rc = EX_OSERR;
+			goto out;
+		}
+		rep_collect_on_kept(c, rep_pprof_kept, pp);
+	}
+	if ((rc = read_all(c, &cfg, files, nfiles, pp, &indexed)) != 0)
 		goto out;
 	const struct rep_stats *st = rep_collect_stats(c);
 	if (!cfg.quiet && st->events)
 		rep_msg("read %llu events from %zu file%s (%zu through the report index)",
-			(unsigned long long)st->events, npaths, npaths == 1 ? "" : "s", indexed);
+			(unsigned long long)st->events, nfiles, nfiles == 1 ? "" : "s", indexed);
 	if (st->events == 0) {
 		rep_msg("cannot find any event in %s'%s' (is it perf script text?)",
-			npaths > 1 ? "the files from " : "", npaths > 1 ? cfg.inputs[0] : paths[0]);
+			nfiles > 1 ? "the files from " : "",
+			nfiles > 1 ? cfg.inputs[0] : files[0].path);
 		rc = EX_DATAERR;
 		goto out;
 	}
@@ -250,15 +372,16 @@ int report_main(int argc, char **argv)
 		struct rep_heat heat;
 		rep_collect_range(c, &v.from_us, &v.to_us);
 		rep_collect_heat(c, &heat);
-		rc = write_one(cfg.output, format_name(cfg.format), &v, &heat, cfg.format);
+		rc = write_one(cfg.output, format_name(cfg.format), &v, &heat, pp, cfg.format);
 		if (rc == 0 && cfg.heatmap)
-			rc = write_one(cfg.heatmap, "heatmap", &v, &heat, REP_F_HEATMAP);
+			rc = write_one(cfg.heatmap, "heatmap", &v, &heat, pp, REP_F_HEATMAP);
 	}
 out:
 	rep_order_free(&order);
+	rep_pprof_free(pp);
 	rep_collect_free(c);
-	for (i = 0; i < npaths; i++)
-		free(paths[i]);
-	free(paths);
+	for (i = 0; i < nfiles; i++)
+		free(files[i].path);
+	free(files);
 	return rc;
 }

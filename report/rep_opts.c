@@ -3,13 +3,14 @@
  */
 #include "rep_opts.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum opt_id {
 	O_OUTPUT, O_FORMAT, O_HEATMAP, O_WEIGHT, O_FROM, O_TO, O_STATUS, O_PID, O_CATEGORY,
-	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP
+	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE
 };
 
 struct opt {
@@ -22,15 +23,18 @@ struct opt {
 
 static const struct opt OPTS[] = {
 	{ "output", 'o', "FILE", "write here (default: standard output)", O_OUTPUT },
-	{ "format", 'f', "FMT", "svg (flame graph, default), heatmap, folded or speedscope", O_FORMAT },
+	{ "format", 'f', "FMT", "svg (flame graph, default), heatmap, folded, speedscope or pprof",
+	  O_FORMAT },
 	{ "heatmap", 0, "FILE", "also write the heatmap SVG to FILE, in the same pass", O_HEATMAP },
 	{ "weight", 'w', "W", "samples (default), a metric (memory) or a delta (reductions_delta)",
 	  O_WEIGHT },
-	{ "from", 0, "SEC", "flame graph from this second: relative to the first event's whole "
+	{ "from", 0, "SEC", "flame graph from this second: relative to the earliest event's whole "
 			    "second (the heatmap's x), or @UNIX_SECONDS", O_FROM },
 	{ "to", 0, "SEC", "... up to this second (exclusive), same forms", O_TO },
 	{ "status", 0, "LIST", "keep these statuses only (running,runnable,...)", O_STATUS },
-	{ "pid", 0, "N/S", "keep this process only, as N/S, N or <0.N.S> (repeatable)", O_PID },
+	{ "pid", 0, "PID", "keep this process only: <0.N.S>, its tid as written, N/S or N (repeatable)", O_PID },
+	{ "node", 0, "NODE", "a directory with several nodes' files: draw this node's (default: the "
+			     "node whose capture is latest), or all", O_NODE },
 	{ "category", 0, "TEXT", "keep events with a category frame containing TEXT (repeatable: "
 				 "all must match)", O_CATEGORY },
 	{ "title", 0, "TEXT", "title of the picture", O_TITLE },
@@ -47,8 +51,9 @@ void rep_opts_help(FILE *f)
 {
 	size_t i;
 	fputs("usage: flameprof report [OPTIONS] FILE|DIR...\n\n"
-	      "Draws a flame graph (or heatmap, folded stacks, speedscope JSON) from flameprof's\n"
-	      "output files: zstd, gzip or plain; a directory means its flameprof_*.perf* files.\n\n",
+	      "Draws a flame graph (or heatmap, folded stacks, speedscope JSON, pprof) from\n"
+	      "flameprof's output files: zstd, gzip or plain; a directory means its\n"
+	      "flameprof_*.perf* files. Files are read in time order.\n\n",
 	      f);
 	for (i = 0; i < NOPTS; i++) {
 		char left[40];
@@ -120,9 +125,19 @@ int rep_parse_pid(const char *s, struct rep_pid_filter *out)
 			return -1;
 		return 0;
 	}
-	if (parse_u32(&s, &out->pid))
-		return -1;
-	if (*s == '\0') {
+	if (parse_u32(&s, &out->pid)) {
+		/* a tid past 2^32 - 1, as flameprof writes <0.N.S>: S * 2^32 + N */
+		char *end;
+		unsigned long long tid;
+		errno = 0;
+		tid = strtoull(s, &end, 10);
+		if (*s < '0' || *s > '9' || *end || errno || tid <= UINT32_MAX)
+			return -1;
+		out->pid = (uint32_t)(tid & UINT32_MAX);
+		out->serial = (uint32_t)(tid >> 32);
+		return 0;
+	}
+	if (*s == '\0') { /* N, or a tid below 2^32: N with any serial */
 		out->any_serial = 1;
 		return 0;
 	}
@@ -152,6 +167,7 @@ static enum rep_opts_result apply(const struct opt *o, const char *val, struct r
 	case O_TITLE: cfg->title = val; break;
 	case O_QUIET: cfg->quiet = 1; break;
 	case O_NO_INDEX: cfg->no_index = 1; break;
+	case O_NODE: cfg->node = val; break;
 	case O_HELP: return REP_OPTS_HELP;
 	case O_FORMAT:
 		if (!strcmp(val, "svg") || !strcmp(val, "flamegraph"))
@@ -162,8 +178,10 @@ static enum rep_opts_result apply(const struct opt *o, const char *val, struct r
 			cfg->format = REP_F_FOLDED;
 		else if (!strcmp(val, "speedscope"))
 			cfg->format = REP_F_SPEEDSCOPE;
+		else if (!strcmp(val, "pprof"))
+			cfg->format = REP_F_PPROF;
 		else {
-			snprintf(detail, cap, "unknown format '%s' (use svg, heatmap, folded or speedscope)", val);
+			snprintf(detail, cap, "unknown format '%s' (use svg, heatmap, folded, speedscope or pprof)", val);
 			return REP_OPTS_USAGE;
 		}
 		break;
@@ -200,7 +218,7 @@ static enum rep_opts_result apply(const struct opt *o, const char *val, struct r
 			return REP_OPTS_USAGE;
 		}
 		if (rep_parse_pid(val, &cfg->pids[cfg->npids])) {
-			snprintf(detail, cap, "cannot read '%s' as a process (use N/S, N or <0.N.S>)", val);
+			snprintf(detail, cap, "cannot read '%s' as a process (use <0.N.S>, a tid, N/S or N)", val);
 			return REP_OPTS_USAGE;
 		}
 		cfg->npids++;

@@ -58,20 +58,47 @@ static long find_time(const char *s, size_t len, size_t *end)
 	return -1;
 }
 
-static int parse_u32(const char *s, size_t len, uint32_t *out)
+static int parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;
 	size_t i;
-	if (len == 0 || len > 10)
+	if (len == 0 || len > 20)
 		return -1;
 	for (i = 0; i < len; i++) {
-		if (!is_digit(s[i]))
+		if (!is_digit(s[i]) || v > (max - (uint64_t)(s[i] - '0')) / 10)
 			return -1;
 		v = v * 10 + (uint64_t)(s[i] - '0');
 	}
-	if (v > UINT32_MAX)
+	*out = v;
+	return 0;
+}
+
+static int parse_u32(const char *s, size_t len, uint32_t *out)
+{
+	uint64_t v;
+	if (parse_u64(s, len, UINT32_MAX, &v) != 0)
 		return -1;
 	*out = (uint32_t)v;
+	return 0;
+}
+
+/* "<pid>/<tid>" (perf -F pid,tid; flameprof before 0.2 wrote the pid
+ * <0.N.S> as N/S) or "<tid>" (plain perf; flameprof writes S * 2^32 + N):
+ * both end as pid = N, tid = S, and a plain perf tid as pid = tid, tid = 0. */
+static int parse_pid_tid(const char *s, size_t len, uint32_t *pid, uint32_t *tid)
+{
+	const char *slash = memchr(s, '/', len);
+	uint64_t t;
+	if (slash) {
+		size_t plen = (size_t)(slash - s);
+		if (parse_u32(s, plen, pid) != 0 || parse_u32(slash + 1, len - plen - 1, tid) != 0)
+			return -1;
+		return 0;
+	}
+	if (parse_u64(s, len, UINT64_MAX, &t) != 0)
+		return -1;
+	*pid = (uint32_t)(t & UINT32_MAX);
+	*tid = (uint32_t)(t >> 32);
 	return 0;
 }
 
@@ -118,16 +145,11 @@ int rep_parse_event(const char *s, size_t len, struct rep_event_line *ev)
 	}
 	ev->has_pid = 0;
 	ev->pid = ev->tid = 0;
-	if (b < e && b > 0) {
-		const char *slash = memchr(s + b, '/', e - b);
-		size_t plen = slash ? (size_t)(slash - (s + b)) : e - b;
-		if (parse_u32(s + b, plen, &ev->pid) == 0 &&
-		    (!slash || parse_u32(slash + 1, (size_t)(s + e - slash - 1), &ev->tid) == 0)) {
-			ev->has_pid = 1;
-			if (!slash)
-				ev->tid = ev->pid;
-			e = b;
-		}
+	if (b < e && b > 0 && parse_pid_tid(s + b, e - b, &ev->pid, &ev->tid) == 0) {
+		ev->has_pid = 1;
+		e = b;
+	} else {
+		ev->pid = ev->tid = 0;
 	}
 	while (e > 0 && is_space(s[e - 1]))
 		e--;

@@ -18,7 +18,9 @@ enum rep_line_kind { REP_L_BLANK, REP_L_COMMENT, REP_L_EVENT, REP_L_FRAME, REP_L
 struct rep_event_line {
 	const char *comm;    /* process name; flameprof writes the status here */
 	size_t comm_len;
-	uint32_t pid, tid;   /* pid/tid; flameprof: pid number / pid serial */
+	uint32_t pid, tid;   /* flameprof: the pid <0.N.S>'s N and S, from "N/S" (old
+			      * files) or the tid S * 2^32 + N; plain perf: "pid/tid",
+			      * or a lone tid as pid = tid, tid = 0 */
 	int has_pid;         /* 1 when a numeric pid was found */
 	int64_t time_us;     /* timestamp in microseconds */
 	const char *rest;    /* the text after "<time>:" (event name, metrics) */

@@ -31,6 +31,10 @@ struct rep_view {
 int rep_write_folded(FILE *f, const struct rep_view *v);
 /* speedscope's file format, one "sampled" profile per status. */
 int rep_write_speedscope(FILE *f, const struct rep_view *v);
+/* pprof's profile.proto, gzip-compressed: a sample per stack, process and
+ * node, with the count and every metric's delta (rep_pprof.h). */
+struct rep_pprof_s;
+int rep_write_pprof(FILE *f, const struct rep_view *v, const struct rep_pprof_s *agg);
 /* The interactive flame graph. */
 int rep_write_flame(FILE *f, const struct rep_view *v);
 /* The sub-second heatmap of the whole capture. */

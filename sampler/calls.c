@@ -95,7 +95,7 @@ static int spawn_tracer(sampler_t *s, const struct calls_options *o)
 	args_begin(&a, 3);
 	arg_atom(&a, FP_TRACER_MODULE);
 	arg_atom(&a, "init");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 7) == 0;
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 8) == 0;
 	arg_atom(&a, "sink");
 	a.ok = a.ok && ei_x_encode_pid(&a.x, ei_self(&s->ec)) == 0;
 	arg_atom(&a, "type");
@@ -109,6 +109,8 @@ static int spawn_tracer(sampler_t *s, const struct calls_options *o)
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, o->limit) == 0;
 	arg_atom(&a, "force");
 	arg_atom(&a, o->force ? "true" : "false");
+	arg_atom(&a, "max_run_queue");
+	a.ok = a.ok && ei_x_encode_ulong(&a.x, o->max_run_queue) == 0;
 	arg_atom(&a, "per_process");
 	arg_atom(&a, o->per_process ? "true" : "false");
 	arg_atom(&a, "procs");
@@ -142,10 +144,12 @@ static int session_pid(const ei_x_buff *x, erlang_pid *pid)
 static int error_sentence(sampler_t *s, const struct calls_msg *m, const struct calls_options *o)
 {
 	const char *r = m->reason, *d = m->detail;
-	if (strcmp(r, "busy") == 0)
+	if (strcmp(r, "busy") == 0) {
+		s->tracer_lock_busy = 1;
 		return serr(s, SAMPLER_ERR_BUSY,
 			    "'%s' already has a flameprof tracing session (%s); wait for it to finish, one runs at a time per node",
 			    s->node, d);
+	}
 	if (strcmp(r, "unsupported") == 0)
 		return serr(s, SAMPLER_ERR_AGENT,
 			    "'%s' runs OTP %s and call memory tracing needs OTP 26 or later; use --type count or time there",
@@ -224,16 +228,17 @@ int sampler_calls_start(sampler_t *s, const struct calls_options *o, unsigned *n
 	if ((r = load_embedded(s, &fp_tracer_module)) < 0)
 		return r;
 	if ((r = spawn_tracer(s, o)) < 0 || (r = await_start(s, o, nfunctions, nprocs)) < 0) {
-		/* A refused start removes its own module, except when busy: the
-		 * module may then be the running session's own code. */
-		if (r != SAMPLER_ERR_LOST && r != SAMPLER_ERR_BUSY)
+		/* A refused start removes its own module (waited for, so that a
+		 * run right after finds the node free), except when another
+		 * session holds the node: the module is then its code. */
+		if (r != SAMPLER_ERR_LOST && !s->tracer_lock_busy)
 			unload_wait(s, FP_TRACER_MODULE);
 		return r;
 	}
 	return 0;
 }
 
-int sampler_calls_wait(sampler_t *s, int timeout_ms)
+int sampler_calls_wait(sampler_t *s, int timeout_ms, struct calls_result *early)
 {
 	erlang_msg msg;
 	char why[160];
@@ -252,7 +257,13 @@ int sampler_calls_wait(sampler_t *s, int timeout_ms)
 			 "the tracer session on '%s' died (%s); its guardian removed the breakpoints and flags, nothing was collected",
 			 s->node, m->detail);
 	} else if (k == CALLS_MSG_RESULT) {
-		calls_result_free(&m->result);
+		/* it ended the run by itself: the node was overloaded */
+		s->have_agent = 0;
+		*early = m->result;
+		r = 1;
+	} else if (k < 0) {
+		r = serr(s, k == -2 ? SAMPLER_ERR_NOMEM : SAMPLER_ERR_PROTO,
+			 "cannot read a message from the tracer on '%s': %s", s->node, why);
 	}
 	free(m);
 	return r;

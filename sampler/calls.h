@@ -41,6 +41,7 @@ struct calls_options {
 	unsigned limit;            /* refuse more functions than this ... */
 	int force;                 /* ... unless forced */
 	int per_process;           /* rows per process (time and memory) */
+	unsigned max_run_queue;    /* end early past this run queue length; 0: never */
 };
 
 /* One function (and process, per process) as the node counted it. */
@@ -59,6 +60,9 @@ struct calls_result {
 	size_t nreloaded;
 	int64_t elapsed_us;        /* from breakpoints set to paused */
 	uint64_t rows_left_out;    /* past the tracer's bound on rows */
+	int overload;              /* the tracer ended the run early by itself: */
+	uint64_t run_queue;        /* ... the node's run queues had this length */
+	uint64_t run_queue_limit;  /* ... past this limit */
 };
 
 /* Another tracer of flameprof (or `calls` of another flameprof) holds the
@@ -70,9 +74,11 @@ struct calls_result {
 int sampler_calls_start(sampler_t *s, const struct calls_options *o,
 			unsigned *nfunctions, unsigned *nprocs);
 
-/* Waits up to timeout_ms while the breakpoints count. @return 0, or
- * SAMPLER_ERR_LOST when the node went away. */
-int sampler_calls_wait(sampler_t *s, int timeout_ms);
+/* Waits up to timeout_ms while the breakpoints count. @return 0; 1 when
+ * the tracer ended the run by itself (the node overloaded) and *early
+ * holds its results (free with calls_result_free()); or SAMPLER_ERR_LOST
+ * when the node went away or the session died. */
+int sampler_calls_wait(sampler_t *s, int timeout_ms, struct calls_result *early);
 
 /* Stops the session and fills *out (free it with calls_result_free()). */
 int sampler_calls_stop(sampler_t *s, struct calls_result *out);

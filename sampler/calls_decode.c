@@ -158,17 +158,27 @@ static int get_result(struct cur *c, struct calls_result *res)
 	if (n > 0 && ei_decode_list_header(c->buf, &c->i, &n) < 0)
 		return fail(c, "modules not ended at byte %d", c->i);
 	long long elapsed;
-	if (get_tuple(c, 2) < 0 || ei_decode_longlong(c->buf, &c->i, &elapsed) < 0 ||
+	if (get_tuple(c, 3) < 0 || ei_decode_longlong(c->buf, &c->i, &elapsed) < 0 ||
 	    get_u64(c, &res->rows_left_out) < 0)
-		return fail(c, "expected {Elapsed, LeftOut} at byte %d", c->i);
+		return fail(c, "expected {Elapsed, LeftOut, Why} at byte %d", c->i);
 	res->elapsed_us = elapsed;
+	/* Why: stopped, or {overload, RunQueue, Limit} */
+	char why[16];
+	int at = c->i;
+	if (get_atom(c, why, sizeof why) == 0)
+		return strcmp(why, "stopped") == 0 ? 0 : fail(c, "unknown end '%s'", why);
+	c->i = at;
+	if (get_tuple(c, 3) < 0 || get_atom(c, why, sizeof why) < 0 || strcmp(why, "overload") != 0 ||
+	    get_u64(c, &res->run_queue) < 0 || get_u64(c, &res->run_queue_limit) < 0)
+		return fail(c, "expected stopped or {overload, RunQueue, Limit} at byte %d", c->i);
+	res->overload = 1;
 	return 0;
 }
 
 int calls_decode(const char *buf, size_t len, struct calls_msg *out, char *err, size_t errlen)
 {
 	struct cur c = { buf, 0, err, errlen };
-	char tag[32];
+	char tag[MAXATOMLEN_UTF8];
 	int version, arity, r;
 	long long proto;
 

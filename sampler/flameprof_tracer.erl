@@ -22,11 +22,13 @@
 %%   {fp_calls_error, Proto, Reason, Detail}          (Detail: a binary)
 %%     Reason: busy | unsupported | nomatch | too_many | in_use | noproc,
 %%     or died (the session process died; the guardian cleaned up)
-%%   {fp_calls_result, Proto, Type, Rows, Reloaded, {ElapsedUs, RowsLeftOut}}
+%%   {fp_calls_result, Proto, Type, Rows, Reloaded, {ElapsedUs, RowsLeftOut, Why}}
 %%     Rows = [{Module, Function, Arity, Pid, Calls, Measure}]
 %%       Module, Function, Pid: binaries (Pid <<>> for totals);
 %%       Measure: microseconds (call_time), words (call_memory), 0 (count)
 %%     Reloaded = [Module]: modules loaded again during the run
+%%     Why = stopped (asked) | {overload, RunQueue, Limit}: ended early by
+%%     itself, the node's run queues past the limit (then unasked)
 %% From the sink: stop.
 -module(flameprof_tracer).
 -export([init/1, session/2]).
@@ -35,8 +37,14 @@
 -define(PROTO, 1).
 -define(LOCK, flameprof_tracer).
 -define(WATCHDOG_MS, 60000).
--define(RELOAD_CHECK_MS, 500).
+-define(TICK_MS, 500).
 -define(MAX_ROWS, 200000).
+-define(SWEEP_DELAY_MS, 100).
+
+%% The session's state while the breakpoints count.
+-record(run, {guardian, sink, opts, set, stamps, reloaded = [], start,
+              runq_limit,      % 0: no limit
+              over = 0}).      % consecutive ticks above the limit
 
 %% ---------------------------------------------------------------- start
 
@@ -77,16 +85,26 @@ guard(Sink, Session, Set) ->
         {setting, procs, Procs} ->
             guard(Sink, Session, Set#{procs := Procs});
         {'EXIT', Session, normal} ->
-            %% the session removed everything itself
+            %% The session removed everything itself. A process spawned
+            %% while it cleared the flags can still have taken them (seen
+            %% with 100 processes spawned on a saturated 2-core node): a
+            %% second sweep, once the spawns in flight have landed.
+            sweep(maps:get(procs, Set), Session),
             finish();
         {'EXIT', Session, Why} ->
             cleanup(Set, Session),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
             _ = erlang:send(Sink, {fp_calls_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
+            sweep(maps:get(procs, Set), Session),
             finish();
         _ ->
             guard(Sink, Session, Set)
     end.
+
+sweep(none, _) -> ok;
+sweep(Procs, Session) ->
+    timer:sleep(?SWEEP_DELAY_MS),
+    clear_flags(Procs, Session).
 
 finish() ->
     catch unregister(?LOCK),
@@ -97,14 +115,25 @@ finish() ->
 
 session(Guardian, #{sink := Sink} = Opts) ->
     process_flag(trap_exit, true),
+    %% its checks must run when the node is busy: that is when they matter
+    process_flag(priority, high),
     erlang:monitor_node(node(Sink), true),
     Type = maps:get(type, Opts),
     case setup(Guardian, Type, Opts) of
         {ok, MFAs, Procs, NProcs} ->
             Sink ! {fp_calls_started, ?PROTO, self(), length(MFAs), NProcs},
             Set = #{type => Type, mfas => MFAs, procs => Procs},
-            Stamps = stamps(MFAs, Type),
-            loop(Guardian, Sink, Opts, Set, Stamps, [], erlang:monotonic_time(microsecond));
+            %% the limit grows with a node that is busy already: four
+            %% times its run queues at the start
+            Base = erlang:statistics(total_run_queue_lengths),
+            Limit = case maps:get(max_run_queue, Opts) of
+                        0 -> 0;
+                        L -> max(L, 4 * Base)
+                    end,
+            erlang:send_after(?TICK_MS, self(), tick),
+            loop(#run{guardian = Guardian, sink = Sink, opts = Opts, set = Set,
+                      stamps = stamps(MFAs, Type), start = erlang:monotonic_time(microsecond),
+                      runq_limit = Limit});
         {error, Reason, Detail} ->
             Sink ! {fp_calls_error, ?PROTO, Reason, Detail},
             exit(normal)
@@ -230,31 +259,53 @@ flags(false) -> [call, silent].
 
 %% ---------------------------------------------------------------- running
 
-loop(Guardian, Sink, Opts, Set, Stamps, Reloaded, Start) ->
+loop(R) ->
     receive
         stop ->
-            Result = collect(Set, Opts, Reloaded ++ reloaded(Set, Stamps), Start),
-            cleanup(Set, self()),
-            Sink ! Result,
-            exit(normal);
+            finish_run(R, stopped);
+        tick ->
+            tick(R);
         {nodedown, _} ->
-            cleanup(Set, self()),
+            cleanup(R#run.set, self()),
             exit(normal);
-        {'EXIT', Guardian, _} ->
-            cleanup(Set, self()),
+        {'EXIT', Guardian, _} when Guardian =:= R#run.guardian ->
+            cleanup(R#run.set, self()),
             unload_self(),
             exit(normal);
         _ ->
             %% trace messages cannot come (silent); anything else is dropped
-            loop(Guardian, Sink, Opts, Set, Stamps, Reloaded, Start)
-    after ?RELOAD_CHECK_MS ->
-            case reloaded(Set, Stamps) of
-                [] -> loop(Guardian, Sink, Opts, Set, Stamps, Reloaded, Start);
-                Mods ->
-                    Set1 = reapply(Guardian, Set, Opts, Mods),
-                    loop(Guardian, Sink, Opts, Set1, stamps(maps:get(mfas, Set1), maps:get(type, Set1)),
-                         lists:usort(Mods ++ Reloaded), Start)
-            end
+            loop(R)
+    end.
+
+finish_run(#run{set = Set, stamps = Stamps} = R, Why) ->
+    Result = collect(Set, R#run.opts, R#run.reloaded ++ reloaded(Set, Stamps), R#run.start, Why),
+    cleanup(Set, self()),
+    R#run.sink ! Result,
+    exit(normal).
+
+%% Every tick: breakpoints lost to code loading are set again, and the
+%% node's load is checked. Tracing makes each traced call dearer (a
+%% call_time breakpoint about 0.6 us), so when the node falls behind (its
+%% run queues stay past the limit for two ticks) the run ends early, with
+%% what it counted so far.
+tick(#run{set = Set, stamps = Stamps} = R0) ->
+    R = case reloaded(Set, Stamps) of
+            [] -> R0;
+            Mods ->
+                Set1 = reapply(R0#run.guardian, Set, R0#run.opts, Mods),
+                R0#run{set = Set1, stamps = stamps(maps:get(mfas, Set1), maps:get(type, Set1)),
+                       reloaded = lists:usort(Mods ++ R0#run.reloaded)}
+        end,
+    RunQ = erlang:statistics(total_run_queue_lengths),
+    Over = case R#run.runq_limit > 0 andalso RunQ > R#run.runq_limit of
+               true -> R#run.over + 1;
+               false -> 0
+           end,
+    case Over >= 2 of
+        true -> finish_run(R, {overload, RunQ, R#run.runq_limit});
+        false ->
+            erlang:send_after(?TICK_MS, self(), tick),
+            loop(R#run{over = Over})
     end.
 
 %% Loading a module again gives it code without our breakpoints: one
@@ -290,7 +341,7 @@ expand_quietly(P) ->
 %% ---------------------------------------------------------------- results
 
 %% The breakpoints are paused first, so every row is read at one moment.
-collect(#{type := Type, mfas := MFAs}, Opts, Reloaded, Start) ->
+collect(#{type := Type, mfas := MFAs}, Opts, Reloaded, Start, Why) ->
     [erlang:trace_pattern(MFA, pause, [Type]) || MFA <- MFAs],
     Elapsed = erlang:monotonic_time(microsecond) - Start,
     PerProc = maps:get(per_process, Opts),
@@ -300,7 +351,7 @@ collect(#{type := Type, mfas := MFAs}, Opts, Reloaded, Start) ->
                        false -> {Rows, 0}
                    end,
     {fp_calls_result, ?PROTO, Type, Kept, [atom_to_binary(M, utf8) || M <- lists:usort(Reloaded)],
-     {Elapsed, Left}}.
+     {Elapsed, Left, Why}}.
 
 rows({M, F, A} = MFA, Type, PerProc) ->
     Per = case catch erlang:trace_info(MFA, Type) of

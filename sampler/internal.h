@@ -24,6 +24,7 @@ struct sampler_s {
 	char otp[16];                /* target's otp_release */
 	erlang_pid agent;
 	int have_agent;              /* agent started and not yet stopped */
+	int tracer_lock_busy;        /* calls: another session holds the node */
 	int old_depth;
 	long long last_rx_ms;        /* monotonic time of the last message or tick */
 	struct held_msg *held, *held_tail;

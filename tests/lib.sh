@@ -269,7 +269,7 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # writes its own pids as <0.N.S>, the form --pid takes.
 pid_local() { sed -E 's/^<.*\.([0-9]+)\.([0-9]+)>$/<0.\1.\2>/' <<<"$1"; }
 
-# event_pids FILE...: the distinct N/S pid fields of the events, sorted.
+# event_pids FILE...: the distinct tid fields of the events, sorted.
 event_pids() { decompressed "$@" | awk '/ cpu-clock:/ { print $2 }' | sort -u; }
 
 # ok_todo COND MSG REASON / check_todo REASON MSG CMD...: a TAP TODO item
@@ -299,6 +299,8 @@ start_snode() {
 	for _ in $(seq 300); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
 	echo "# node $NODE did not start in 30 s:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
 }
+# pid_tid PID: the tid flameprof writes for the pid <X.N.S>: S * 2^32 + N.
+pid_tid() { sed -E 's/^<.*\.([0-9]+)\.([0-9]+)>$/\2 \1/' <<<"$1" | { read -r s n; echo $((s * 4294967296 + n)); }; }
 srpc() { "$ERL_CALL" -sname "$1" -c "$T_COOKIE" -timeout 10 -a "$2" 2>&1; }
 snode_clean() { node_clean "$1" srpc; }
 

@@ -9,9 +9,11 @@ is any; otherwise prints one summary line and exits 0. Standard library only.
 Each reader's rules are written from its parser's regular expressions
 (Flamescope app/perf/regexp.py and app/common/fileutil.py, the ebegumisa
 Flamescope fork's metric regex, speedscope src/import/linux-tools-perf.ts,
-FlameGraph stackcollapse-perf.pl), in the regex dialect the reader runs:
-Flamescope is Python on text, speedscope is JavaScript (so \\s is Unicode
-whitespace but \\d and \\w are ASCII), stackcollapse-perf.pl is Perl on bytes.
+Firefox Profiler src/profile-logic/import/linux-perf.ts, FlameGraph
+stackcollapse-perf.pl), in the regex dialect the reader runs: Flamescope is
+Python on text, speedscope and Firefox Profiler are JavaScript (so \\s is
+Unicode whitespace but \\d and \\w are ASCII), stackcollapse-perf.pl is Perl
+on bytes.
 """
 import re
 import subprocess
@@ -31,6 +33,18 @@ JS_NS = "[^" + JS_WS + "]"
 SS_EVENT = re.compile(r"^(" + JS_NS + r".+?)" + JS_S + r"+([0-9]+)(?:/?([0-9]+))?" + JS_S + "+")
 SS_TIME = re.compile(JS_S + r"+([0-9]+\.[0-9]+):" + JS_S + "+")
 SS_FRAME = re.compile(r"^" + JS_S + r"*([A-Za-z0-9_]+)" + JS_S + r"*(.+) \((" + JS_NS + r"*)\)")
+
+# ==== Firefox Profiler (JavaScript) ====
+# A file is perf text if it starts with perf's header line, or if its first
+# line is a sample header.
+FF_HEADER = "# ========\n"
+FF_FIRST = re.compile(r"^" + JS_NS + r".*?" + JS_S + r"+(?:[0-9]+/)?[0-9]+" + JS_S +
+                      r"+(?:\[[0-9]+\]" + JS_S + r"+)?[0-9.]+:")
+# The time is the last "<ws><digits and dots>:" of the line (greedy .*); the
+# thread is the last "<ws>[pid/]tid" before it, the name what precedes it.
+FF_SAMPLE = re.compile(r"^(.*)" + JS_S + r"+([0-9.]+):")
+FF_THREAD = re.compile(r"^(.*)" + JS_S + r"+(?:([0-9]+)/)?([0-9]+)\b")
+FF_FRAME = re.compile(r"^" + JS_S + r"*([A-Za-z0-9_]+)" + JS_S + r"*(.+) \(([^)]*)\)")
 
 # ==== stackcollapse-perf.pl (Perl on bytes: ASCII classes) ====
 SC_EVENT = re.compile(rb"^(\S.+?)\s+(\d+)/*(\d+)*\s+")
@@ -81,6 +95,9 @@ class Checker:
         if lines and lines[-1] == "":
             lines.pop()
         raw_lines = data.split(b"\n")
+        if not text.startswith(FF_HEADER) and not (lines and FF_FIRST.search(lines[0])):
+            self.bad(1, "firefox", "neither starts with '# ========' nor with a sample "
+                     "header: not taken for perf text")
 
         seen_event = False
         in_event = False       # between an event line and its blank line
@@ -167,8 +184,6 @@ class Checker:
             self.bad(n, "speedscope", "event line does not match the event regex")
             ok = False
         else:
-            if ss.group(3) is None:
-                self.bad(n, "speedscope", "no numeric pid/tid pair")
             if ss.group(1) != comm:
                 self.bad(n, "flamescope", "comm %r is cut to %r (at its first digit)"
                          % (ss.group(1), comm))
@@ -182,6 +197,23 @@ class Checker:
         sc = SC_EVENT.search(raw)
         if not sc:
             self.bad(n, "stackcollapse", "event line does not match the event regex")
+        ff = FF_SAMPLE.search(line)
+        if not ff:
+            self.bad(n, "firefox", "event line does not match the sample regex")
+        else:
+            if fs and ff.group(2) != fs.group(1):
+                self.bad(n, "firefox", "time %s differs from Flamescope's %s"
+                         % (ff.group(2), fs.group(1)))
+            th = FF_THREAD.search(ff.group(1))
+            if not th:
+                self.bad(n, "firefox", "no tid before the time")
+            else:
+                if th.group(1).strip(JS_WS) != comm:
+                    self.bad(n, "firefox", "thread name %r is not the comm %r"
+                             % (th.group(1), comm))
+                if ss and th.group(3) != (ss.group(3) or ss.group(2)):
+                    self.bad(n, "firefox", "tid %s is not speedscope's %s"
+                             % (th.group(3), ss.group(3) or ss.group(2)))
         if not ok:
             return None
         return fs.group(1), comm, ss.group(2), ss.group(3)
@@ -218,6 +250,14 @@ class Checker:
         elif fs and (ss.group(2), ss.group(3)) != (fs.group(1), fs.group(2)):
             self.bad(n, "speedscope", "reads symbol/dso %r, Flamescope reads %r"
                      % ((ss.group(2), ss.group(3)), (fs.group(1), fs.group(2))))
+        ff = FF_FRAME.search(line)
+        if not ff:
+            self.bad(n, "firefox", "frame line does not match the frame regex")
+        elif fs and (ff.group(2), ff.group(3)) != (fs.group(1), fs.group(2)):
+            self.bad(n, "firefox", "reads symbol/dso %r, Flamescope reads %r"
+                     % ((ff.group(2), ff.group(3)), (fs.group(1), fs.group(2))))
+        elif ff.group(2).startswith("(") or re.search(r"\+0x[\da-f]+$", ff.group(2)):
+            self.bad(n, "firefox", "symbol %r is dropped or cut" % ff.group(2))
         sc = SC_FRAME.search(raw)
         if not sc:
             self.bad(n, "stackcollapse", "frame line does not match the frame regex")

@@ -10,14 +10,14 @@ idle=$(rpc "$NODE" "erlang whereis [fp_idle_server]")
 cs_local=$(pid_local "$cs")
 check "erl_call gives code_server's pid ($cs), written as the node does: $cs_local" \
 	grep -qE '^<0\.[0-9]+\.[0-9]+>$' <<<"$cs_local"
-# the N/S pid fields these two must show up as
-want=$(printf '%s\n' "$cs" "$idle" | sed -E 's/^<.*\.([0-9]+)\.([0-9]+)>$/\1\/\2/' | sort -u)
+# the tids these two must show up as
+want=$(for p in "$cs" "$idle"; do pid_tid "$p"; done | sort -u)
 
 fp --duration 2s --top 0 --every 1s --pid "$cs_local" --name fp_idle_server -o "$T_DIR/out" "$NODE"
 is "$FP_RC" 0 "--top 0 --pid --name: exits 0"
 files=$(ls "$T_DIR/out"/*.perf.zst 2>/dev/null)
 check "a file is written" test -n "$files"
-is "$(event_pids $files | tr '\n' ' ')" "$(echo $want) " "only the two explicit processes appear as pid fields"
+is "$(event_pids $files | tr '\n' ' ')" "$(echo $want) " "only the two explicit processes appear as tids"
 decompressed $files > "$T_DIR/all.txt"
 check "both are sampled many times ($(grep -c 'cpu-clock:' "$T_DIR/all.txt") events)" \
 	test "$(grep -c 'cpu-clock:' "$T_DIR/all.txt")" -gt 40

@@ -44,6 +44,8 @@ cat=$(grep -m1 'name:.*(\[category\])' "$T/in.perf" | sed 's/^\t0 \(name:[a-z_]*
 ok "flame graph SVG: same from the index as from the text" same
 ok "heatmap: same" same -f heatmap
 ok "speedscope: same" same -f speedscope
+ok "pprof: same" same -f pprof
+ok "pprof with --weight memory_delta and a time cut: same" same -f pprof -w memory_delta --from 1 --to 4
 ok "flame graph with --heatmap in the same pass: same" same --heatmap "$T/h.svg"
 for w in reductions memory_delta reductions_delta erlang_heap_size; do
 	ok "folded, --weight $w: same" same -f folded -w "$w"
@@ -84,4 +86,21 @@ zstd -dcq "$first" | zstd -q -o "$T/recompressed.perf.zst"
 "$FLAMEPROF" report "$T/recompressed.perf.zst" -f folded -o "$T/rec" 2> "$T/rec.err"
 ok "decompressed and compressed again (no index): the text, no warning" \
 	sh -c "cmp -s '$T/rec' '$T/good' && grep -q '(0 through the report index)' '$T/rec.err' && ! grep -q warning '$T/rec.err'"
+# The same events written as today's tid (S * 2^32 + N) instead of the N/S of
+# older files: the same report, through the text and through the index.
+awk '/ cpu-clock:/ { split($2, p, "/"); $2 = sprintf("%.0f", p[2] * 4294967296 + p[1]) } { print }' \
+	OFS=' ' "$T/in.perf" > "$T/tid.perf"
+ok "the tids are written (one past 2^32 at least)" grep -qE '^[a-z_]+ [0-9]{10,} \[000\]' "$T/tid.perf"
+mkdir "$T/ixtid"
+"$IXGEN" "$T/ixtid" "gen@host" 400 1200 < "$T/tid.perf" > /dev/null
+for args in "-f folded" "-f folded --pid <0.101.1>" "-f pprof" "-f speedscope -w memory_delta"; do
+	# shellcheck disable=SC2086
+	"$FLAMEPROF" report "$T/ix" -q $args -o "$T/old" 2>&1
+	# shellcheck disable=SC2086
+	"$FLAMEPROF" report "$T/ixtid" -q $args -o "$T/new" 2>&1
+	# shellcheck disable=SC2086
+	"$FLAMEPROF" report "$T/ixtid" -q --no-index $args -o "$T/newtext" 2>&1
+	ok "$args: tid files give what N/S files give, through the index and the text" \
+		sh -c "cmp -s '$T/old' '$T/new' && cmp -s '$T/old' '$T/newtext' && [ -s '$T/old' ]"
+done
 finish

@@ -45,7 +45,12 @@ static void result_msg(ei_x_buff *x, const char *type, const struct row *rows, i
 		bin(x, reloaded);
 	}
 	E(ei_x_encode_empty_list(x));
-	tup(x, 2); lng(x, 1500000); lng(x, 0);
+	tup(x, 3); lng(x, 1500000); lng(x, 0);
+	if (strcmp(type, "call_time") == 0) {
+		tup(x, 3); atom(x, "overload"); lng(x, 350); lng(x, 200);
+	} else {
+		atom(x, "stopped");
+	}
 }
 
 /* Runs a writer into memory; the text is the caller's to free. */
@@ -82,6 +87,8 @@ static void test_time_table(void)
 	is_int(m.result.nreloaded, 1, "one reloaded module");
 	is_str(m.result.reloaded[0], "test", "named");
 	is_int(m.result.elapsed_us, 1500000, "elapsed");
+	ok(m.result.overload && m.result.run_queue == 350 && m.result.run_queue_limit == 200,
+	   "an early end for overload, with the run queue and the limit");
 	calls_sort(&m.result);
 	is_str(m.result.rows[0].mfa, "erlang:spawn_opt/4", "sorted from the largest time");
 	char *t = written(table_w, &m.result, 0);
@@ -102,6 +109,7 @@ static void test_time_table(void)
 	   "JSON rows carry mfa, calls, time_us, per_call, percent");
 	ok(strstr(t, "\"reloaded\": [\"test\"]") && strstr(t, "\"type\": \"time\"") && !strstr(t, "pid"),
 	   "JSON says the type and the reloaded modules, and no pid for totals");
+	ok(strstr(t, "\"ended_early\": {\"run_queue\": 350, \"limit\": 200}") != NULL, "JSON says the run ended early, and why");
 	free(t);
 	t = written(folded_w, &m.result, 0);
 	is_str(t, "erlang:spawn_opt/4 64\nlists:seq_loop/3 32\ntest:test_spawn/0 14\n", "folded lines");
@@ -185,6 +193,16 @@ static void test_other_messages(void)
 	E(ei_x_new_with_version(&x));
 	tup(&x, 2); atom(&x, "something"); lng(&x, 1);
 	is_int(calls_decode(x.buff, (size_t)x.index, &m, err, sizeof err), CALLS_MSG_OTHER, "a message not ours is ignored");
+	ei_x_free(&x);
+	/* regression (found by fuzz_calls): a tag atom longer than 31 bytes
+	 * was decoded into a 32-byte buffer on the stack */
+	char long_tag[250];
+	memset(long_tag, 'a', sizeof long_tag - 1);
+	memcpy(long_tag, "fp_calls_", 9);
+	long_tag[sizeof long_tag - 1] = '\0';
+	E(ei_x_new_with_version(&x));
+	tup(&x, 4); atom(&x, long_tag); lng(&x, 1); atom(&x, "busy"); bin(&x, "x");
+	ok(calls_decode(x.buff, (size_t)x.index, &m, err, sizeof err) == -1, "a long unknown tag is refused (%s)", err);
 	ei_x_free(&x);
 	E(ei_x_new_with_version(&x));
 	tup(&x, 4); atom(&x, "fp_calls_error"); lng(&x, 2); atom(&x, "busy"); bin(&x, "x");

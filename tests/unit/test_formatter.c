@@ -111,7 +111,7 @@ static void test_event_format(void)
 	s.nframes = 2;
 	n = event(ctx, &s, &t);
 	is_str(buf,
-	       "running 123/4 [000] 1700000000.123456: 1 cpu-clock:"
+	       "running 17179869307 [000] 1700000000.123456: 1 cpu-clock:"
 	       "\tmetric_erlang_reductions: 10, 0"
 	       "\tmetric_erlang_message_queue_len: 11, 0"
 	       "\tmetric_erlang_memory: 12, 0"
@@ -138,10 +138,10 @@ static void test_event_format(void)
 	s.status = FP_STATUS_GARBAGE_COLLECTING;
 	s.time_us += 1;
 	event(ctx, &s, NULL);
-	ok(strncmp(buf, "garbage_collecting 123/4 [000] ", 31) == 0, "comm is the status name");
+	ok(strncmp(buf, "garbage_collecting 17179869307 [000] ", 37) == 0, "comm is the status name");
 	s.status = (enum fp_status)FP_STATUS_COUNT;
 	event(ctx, &s, NULL);
-	ok(strncmp(buf, "unknown 123/4 ", 14) == 0, "an out-of-range status is 'unknown'");
+	ok(strncmp(buf, "unknown 17179869307 ", 20) == 0, "an out-of-range status is 'unknown'");
 	fmt_free(ctx);
 	fmt_free(NULL);
 }
@@ -430,6 +430,31 @@ static void test_buckets(void)
 	is_str(bucket_of(FMT_CAT_QUEUE, 10000), "10000-or-more", "queue 10000");
 }
 
+/* ==== tid ==== */
+
+static void test_tid(void)
+{
+	static const uint32_t nums[] = { 0, 1, 4711, 32767, 32768, UINT32_MAX };
+	static const uint32_t sers[] = { 0, 1, 2, 8191, UINT32_MAX };
+	size_t i, j, k, l;
+	int rev = 1, uniq = 1;
+
+	is_int(fmt_tid(4711, 0), 4711, "serial 0: the tid is N");
+	ok(fmt_tid(5, 1) == UINT64_C(4294967301), "<0.5.1> is 2^32 + 5");
+	for (i = 0; i < sizeof nums / sizeof *nums; i++)
+		for (j = 0; j < sizeof sers / sizeof *sers; j++) {
+			uint64_t t = fmt_tid(nums[i], sers[j]);
+			if ((t & UINT32_MAX) != nums[i] || (t >> 32) != sers[j])
+				rev = 0;
+			for (k = 0; k < sizeof nums / sizeof *nums; k++)
+				for (l = 0; l < sizeof sers / sizeof *sers; l++)
+					if ((k != i || l != j) && fmt_tid(nums[k], sers[l]) == t)
+						uniq = 0;
+		}
+	ok(rev, "N = tid mod 2^32 and S = tid / 2^32, for extreme values too");
+	ok(uniq, "different pids, different tids");
+}
+
 /* ==== Header ==== */
 
 static void test_header(void)
@@ -441,10 +466,13 @@ static void test_header(void)
 
 	is_int(n, strlen(buf), "header length");
 	for (p = buf; *p; p = strchr(p, '\n') + 1)
-		if (strncmp(p, "# ", 2) != 0 || !strchr(p, '\n'))
+		if (p[0] != '#' || (p[1] != ' ' && p[1] != '\n') || !strchr(p, '\n'))
 			lines_ok = 0;
-	ok(lines_ok, "every header line starts with '# ' and ends with a newline");
-	ok(strncmp(buf, "# flameprof " FP_VERSION, 12 + strlen(FP_VERSION)) == 0, "tool and version");
+	ok(lines_ok, "every header line is '#' or starts with '# ', and ends with a newline");
+	ok(strncmp(buf, "# ========\n", 11) == 0, "first line as perf script --header's");
+	ok(strncmp(buf + 11, "# flameprof " FP_VERSION, 12 + strlen(FP_VERSION)) == 0,
+	   "tool and version next");
+	ok(n > 14 && strcmp(buf + n - 14, "\n# ========\n#\n") == 0, "ends as perf's header");
 	ok(strstr(buf, "\n# node: app@db1\n") != NULL, "node");
 	ok(strstr(buf, "\n# settings: --top 100 --every 5s\n") != NULL, "settings");
 	for (m = 0; m < FP_METRIC_COUNT; m++) {
@@ -579,6 +607,7 @@ int main(void)
 	subtest("time", test_time);
 	subtest("categories", test_categories);
 	subtest("buckets", test_buckets);
+	subtest("tid", test_tid);
 	subtest("header", test_header);
 	subtest("snprintf contract", test_contract);
 	if (out && *out)

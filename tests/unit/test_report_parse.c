@@ -81,9 +81,23 @@ static void test_event_generic(void)
 	free(s);
 	s = dup_exact("java 999 12.5: cycles:", &n);
 	is_int(rep_parse_event(s, n, &ev), 0, "no cpu field, no tid");
-	is_int(ev.pid, 999, "pid alone");
-	is_int(ev.tid, 999, "tid = pid");
+	is_int(ev.pid, 999, "a lone tid below 2^32 is the pid");
+	is_int(ev.tid, 0, "and serial 0");
 	is_int(ev.time_us, 12500000, "short fraction");
+	free(s);
+	/* flameprof's tid for <0.4711.3>: 3 * 2^32 + 4711 */
+	s = dup_exact("running 12884906599 [000] 1700000000.000001: 1 cpu-clock:", &n);
+	is_int(rep_parse_event(s, n, &ev), 0, "a tid past 2^32 parses");
+	ok(ev.has_pid && ev.pid == 4711 && ev.tid == 3, "it gives <0.4711.3> back");
+	ok(ev.comm_len == 7 && !memcmp(ev.comm, "running", 7), "comm stops before the tid");
+	free(s);
+	s = dup_exact("running 4711/3 [000] 1700000000.000001: 1 cpu-clock:", &n);
+	is_int(rep_parse_event(s, n, &ev), 0, "the N/S of older files parses");
+	ok(ev.has_pid && ev.pid == 4711 && ev.tid == 3, "the same process");
+	free(s);
+	s = dup_exact("running 18446744073709551616 [000] 1.000001: 1 cpu-clock:", &n);
+	is_int(rep_parse_event(s, n, &ev), 0, "a number past 2^64 - 1 is no tid...");
+	ok(!ev.has_pid && ev.comm_len == 28, "...but part of the comm");
 	free(s);
 	s = dup_exact("swapper 0 [000] 1: cpu-clock:", &n);
 	is_int(rep_parse_event(s, n, &ev), -1, "no fractional timestamp: not an event");
@@ -142,6 +156,9 @@ static void test_opts(void)
 	is_int(rep_parse_seconds("", &us, &abs), -1, "empty rejected");
 	is_int(rep_parse_pid("12/3", &p), 0, "N/S");
 	ok(p.pid == 12 && p.serial == 3 && !p.any_serial, "N/S values");
+	is_int(rep_parse_pid("12884906599", &p), 0, "a tid past 2^32 - 1");
+	ok(p.pid == 4711 && p.serial == 3 && !p.any_serial, "tid values: <0.4711.3>");
+	is_int(rep_parse_pid("18446744073709551616", &p), -1, "a tid past 2^64 - 1 is refused");
 	is_int(rep_parse_pid("<0.77.1>", &p), 0, "<0.N.S>");
 	ok(p.pid == 77 && p.serial == 1, "<0.N.S> values");
 	is_int(rep_parse_pid("5", &p), 0, "N");

@@ -1,0 +1,42 @@
+/*
+ * rep_files.h - which input files a report reads, and in what order.
+ *
+ * Files are read in time order: by the time of their first event (their
+ * content), else by the time in their name, flameprof_<node>_<stamp>[-k]
+ * (a rotated "...Z-1" after its base name). A directory that holds several
+ * nodes' files gives one node's: --node's, or the node whose capture is
+ * the latest. The time origin of a report is the earliest first event of
+ * all the files read.
+ */
+#ifndef REP_FILES_H
+#define REP_FILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define REP_NO_TIME INT64_MIN
+
+struct rep_file {
+	char *path;          /* owned */
+	char node[256];      /* the node in its name, unescaped; "" if not flameprof's name */
+	int64_t name_us;     /* the time in its name, or REP_NO_TIME */
+	unsigned long seq;   /* k of "-k", 0 for the base name */
+	int64_t first_us;    /* its first event's time, or REP_NO_TIME */
+};
+
+/* Fills node, name_us and seq from the file name of f->path. */
+void rep_file_name(struct rep_file *f);
+
+/* Reads f->path up to its first event and sets f->first_us (REP_NO_TIME
+ * when there is none, or the file cannot be read: the reading proper then
+ * says why). */
+void rep_file_first_event(struct rep_file *f);
+
+/* Sorts files into reading order: by first event, else by name time; ties
+ * by name time, then rotation number, then path. */
+void rep_files_sort(struct rep_file *files, size_t n);
+
+/* The earliest first event, or REP_NO_TIME when no file has one. */
+int64_t rep_files_t0(const struct rep_file *files, size_t n);
+
+#endif

@@ -18,9 +18,16 @@ CFLAGS   ?= -O2 -g
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 PROVE    ?= prove
 VALGRIND ?=
+# e.g. ERLC_FLAGS=-DPRIO=max B=build-max: an agent variant for bench/prio.sh
+ERLC_FLAGS ?=
 B         = build
 
+# Building needs build/config.mk (scripts/configure.sh finds erl_interface,
+# zstd and zlib, installing the build packages first). `make clean` and
+# `make install` need nothing and install nothing, so they skip it.
+ifneq ($(filter-out clean install,$(or $(MAKECMDGOALS),all)),)
 -include $(B)/config.mk
+endif
 ALL_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_REENTRANT \
 	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' -DFP_TRACER_MODULE='"$(TRACER_MOD)"' \
 	-DFP_REQUESTS_MODULE='"$(REQUESTS_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS)
@@ -32,8 +39,15 @@ CLI_SRC  = $(wildcard cli/*.c)
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 HDRS     = $(wildcard */*.h) $(B)/config.mk
 
-.PHONY: all check check-unit check-e2e check-long check-fuzz bench bench-requests demo demo-requests fuzz install clean
+.PHONY: all check check-unit check-e2e check-long check-fuzz bench bench-requests demo demo-requests fuzz install clean deps-demo deps-check
 all: $(B)/flameprof
+
+# What each target needs beyond building, installed (or named) first:
+# scripts/install-deps.sh has the lists.
+deps-demo:
+	@scripts/install-deps.sh demo
+deps-check:
+	@scripts/install-deps.sh check
 
 $(B)/config.mk: scripts/configure.sh scripts/install-deps.sh
 	@mkdir -p $(B) && scripts/configure.sh > $@.tmp && mv $@.tmp $@
@@ -42,11 +56,11 @@ $(B)/config.mk: scripts/configure.sh scripts/install-deps.sh
 $(B)/gen/$(AGENT_MOD).erl: sampler/flameprof_agent.erl
 	@mkdir -p $(@D) && sed 's/^-module(flameprof_agent)\./-module($(AGENT_MOD))./' $< > $@
 $(B)/gen/$(AGENT_MOD).beam: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
-	erlc +deterministic -o $(@D) $<
+	erlc +deterministic $(ERLC_FLAGS) -o $(@D) $<
 # The source is embedded preprocessed (erlc -P): erl_parse on the node
 # cannot read -define or ?MACRO.
 $(B)/gen/$(AGENT_MOD).P: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
-	erlc -P -o $(@D) $<
+	erlc -P $(ERLC_FLAGS) -o $(@D) $<
 $(B)/gen/agent_blob.c: $(B)/gen/$(AGENT_MOD).beam $(B)/gen/$(AGENT_MOD).P scripts/embed.sh
 	(scripts/embed.sh fp_agent_beam $< && scripts/embed.sh fp_agent_source $(B)/gen/$(AGENT_MOD).P) > $@
 
@@ -64,7 +78,7 @@ $(B)/gen/tracer_blob.c: $(B)/gen/$(TRACER_MOD).beam $(B)/gen/$(TRACER_MOD).P scr
 $(B)/gen/$(REQUESTS_MOD).erl: sampler/flameprof_requests.erl
 	@mkdir -p $(@D) && sed 's/^-module(flameprof_requests)\./-module($(REQUESTS_MOD))./' $< > $@
 $(B)/gen/$(REQUESTS_MOD).beam: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk
-	erlc +deterministic -o $(@D) $<
+	erlc +deterministic $(ERLC_FLAGS) -o $(@D) $<
 $(B)/gen/$(REQUESTS_MOD).P: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk
 	erlc -P -o $(@D) $<
 $(B)/gen/requests_blob.c: $(B)/gen/$(REQUESTS_MOD).beam $(B)/gen/$(REQUESTS_MOD).P scripts/embed.sh
@@ -92,28 +106,28 @@ $(B)/ixgen: tests/report/ixgen.c $(B)/asan/libflameprof.a
 # One prove run over everything, so its summary is the last line.
 TEST_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	FLAMEPROF=$(CURDIR)/$(B)/flameprof IXGEN=$(CURDIR)/$(B)/ixgen VALGRIND="$(VALGRIND)"
-check: $(B)/flameprof $(B)/ixgen $(TESTS:%=$(B)/tests/%) check-fuzz
+check: deps-check $(B)/flameprof $(B)/ixgen $(TESTS:%=$(B)/tests/%) check-fuzz
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t) $(wildcard tests/e2e/*.t)
-check-unit: $(B)/flameprof $(TESTS:%=$(B)/tests/%)
+check-unit: deps-check $(B)/flameprof $(TESTS:%=$(B)/tests/%)
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t)
-check-e2e: $(B)/flameprof $(B)/ixgen
+check-e2e: deps-check $(B)/flameprof $(B)/ixgen
 	$(TEST_ENV) $(PROVE) $(wildcard tests/e2e/*.t)
-check-long: $(B)/flameprof
+check-long: deps-check $(B)/flameprof
 	$(TEST_ENV) $(PROVE) $(wildcard tests/long/*.t)
 
 # libFuzzer targets over the decoder, the formatter, the report index and the
 # calls decoder and writers (tests/fuzz/run.sh):
 # a few seconds each in check, FUZZ_SECONDS each in fuzz.
 FUZZ_SECONDS ?= 300
-check-fuzz: $(B)/config.mk
+check-fuzz: deps-check $(B)/config.mk
 	tests/fuzz/run.sh 8
-fuzz: $(B)/config.mk
+fuzz: deps-check $(B)/config.mk
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-demo: $(B)/flameprof
+demo: deps-demo $(B)/flameprof
 	examples/demo.sh $(CURDIR)/$(B)/flameprof
 
-demo-requests: $(B)/flameprof
+demo-requests: deps-demo $(B)/flameprof
 	examples/demo_requests.sh $(CURDIR)/$(B)/flameprof
 
 bench: $(B)/flameprof
@@ -123,7 +137,10 @@ bench: $(B)/flameprof
 bench-requests: $(B)/flameprof
 	bench/requests.sh $(CURDIR)/$(B)/flameprof
 
-install: $(B)/flameprof
+# Installs what `make` built; it builds nothing (run `make` first, as
+# yourself, then `make install` as root).
+install:
+	@test -x $(B)/flameprof || { echo "make install: '$(B)/flameprof' is not built; run 'make' first, then 'make install'" >&2; exit 1; }
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(B)/flameprof $(DESTDIR)$(PREFIX)/bin/flameprof
 	install -m 0644 doc/flameprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/flameprof.1

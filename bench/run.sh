@@ -107,7 +107,7 @@ fp_begin() {
 	FP_ERR="$out.err"
 	for try in 1 2; do
 		FP_T0=$(now)
-		"$FP" --cookie-file "$B_DIR/cookie" --connect-timeout 30s -v --no-progress -o "$out" "$@" "$node" 2>"$FP_ERR" &
+		"$FP" --cookie-file "$B_DIR/cookie" --connect-timeout 30s -v --no-progress --force -o "$out" "$@" "$node" 2>"$FP_ERR" &
 		FP_PID=$!
 		for _ in $(seq 600); do
 			grep -q "^flameprof: sampling '" "$FP_ERR" 2>/dev/null && { FP_T1=$(now); return 0; }

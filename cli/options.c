@@ -66,6 +66,10 @@ static const struct opt options[] = {
 	  "give up connecting, and each setup request, after DUR (default 5s)" },
 	{ "silence-timeout", 0, "DUR", K_DUR, F(silence_timeout_us), 0, 0,
 	  "call the node lost after DUR without a message from it (default 15s)" },
+	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
+	  "our own node name on the target, the part before '@' (default flameprof_<user>; the same name each run, so no new atom)" },
+	{ "force", 0, NULL, K_SET, F(force), 1, 0,
+	  "sample more than the load bound allows (--top x --hz beyond " FP_LOAD_BOUND_TEXT " samples/s)" },
 	{ "quiet", 'q', NULL, K_SET, F(verbosity), 0, 0, "print errors only" },
 	{ "verbose", 'v', NULL, K_SET, F(verbosity), 2, 0, "also print each step" },
 	{ "progress", 0, NULL, K_SET, F(progress), 1, 0, "show the status line even when stderr is not a terminal" },
@@ -291,6 +295,12 @@ static int check(struct fp_config *cfg)
 		fp_usage("gzip levels go from 1 to 9");
 		return -1;
 	}
+	if ((double)(cfg->top + cfg->npids + cfg->nnames) * cfg->hz > FP_LOAD_BOUND && !cfg->force) {
+		fp_usage("--top %u at --hz %g asks for %.0f samples/s, beyond the %s the agent delivers on the node without harm; "
+			 "lower --top or --hz, or add --force", cfg->top, cfg->hz,
+			 (cfg->top + cfg->npids + cfg->nnames) * cfg->hz, FP_LOAD_BOUND_TEXT);
+		return -1;
+	}
 	if (cfg->cookie && cfg->cookie_file) {
 		fp_usage("--cookie and --cookie-file cannot be used together");
 		return -1;
@@ -373,7 +383,8 @@ void fp_print_help(void)
 		printf("  %-26s %s\n", left, o->help);
 	}
 	printf("\nexit status: 0 done, 64 usage, 69 cannot connect or start the agent,\n"
-	       "73 output directory not writable, 74 I/O error (disk full), 75 node lost\n"
-	       "during the capture, 76 protocol error, 77 cookie rejected.\n"
+	       "70 the agent ended unasked (node restored), 73 output directory not\n"
+	       "writable, 74 I/O error (disk full), 75 node lost during the capture,\n"
+	       "76 protocol error, 77 cookie rejected.\n"
 	       "See flameprof(1) and README.md.\n");
 }

@@ -12,6 +12,11 @@
 #include "../rotate/rotate.h"
 
 #define FP_MAX_TARGETS 64
+/* Samples per second (processes x --hz) the agent is allowed to be asked
+ * for without --force: what it delivered on a saturated 2-core node in
+ * doc/benchmarks.md ("load bound"), not more. */
+#define FP_LOAD_BOUND 20000
+#define FP_LOAD_BOUND_TEXT "20000"
 
 struct fp_config {
 	const char *node;              /* the target, name@host */
@@ -41,6 +46,8 @@ struct fp_config {
 	int64_t silence_timeout_us;    /* --silence-timeout */
 	int verbosity;                 /* -q 0, default 1, -v 2 */
 	int progress;                  /* --progress 1, --no-progress 0, auto -1 */
+	const char *node_name;         /* --node-name: our alive part; NULL: flameprof_<user> */
+	int force;                     /* --force: past the load bound */
 	int compile_on_target;         /* hidden test switch */
 	int fake_tty;                  /* hidden test switch: act as if stderr were a terminal */
 	int help, version;

@@ -170,7 +170,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		.max_queue = cfg->max_queue,
 	};
 	struct sampler_options so = {
-		.node = cfg->node, .cookie = cookie,
+		.node = cfg->node, .alive = cfg->node_name, .cookie = cookie,
 		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
 		.silence_timeout_ms = 15000,
 	};

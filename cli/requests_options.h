@@ -34,6 +34,7 @@ struct requests_config {
 	unsigned sample_permille;              /* --sample-requests P */
 	int64_t max_late_us;                   /* --max-late */
 	unsigned max_queue;                    /* --max-queue */
+	const char *node_name;                 /* --node-name */
 	const char *cookie_file;
 	const char *cookie;
 	int64_t connect_timeout_us;

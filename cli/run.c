@@ -72,6 +72,7 @@ static int exit_for_sampler(int err)
 	case SAMPLER_ERR_LOST: return EX_TEMPFAIL;
 	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
 	case SAMPLER_ERR_NOMEM: return EX_OSERR;
+	case SAMPLER_ERR_AGENT_DOWN: return EX_SOFTWARE;
 	default: return EX_UNAVAILABLE;
 	}
 }
@@ -120,6 +121,8 @@ static int write_batch(struct run *r, const struct sampler_batch *b)
 	return 0;
 }
 
+static int confirm_unloaded(struct run *r);
+
 /* Stops the agent and waits (bounded) for its last batch and its goodbye.
  * Writing errors here are reported by the caller; the node comes first. */
 static int stop_agent(struct run *r, int write)
@@ -146,6 +149,12 @@ static int stop_agent(struct run *r, int write)
 			r->cfg->node);
 		return -1;
 	}
+	return confirm_unloaded(r);
+}
+
+/* The agent has ended: checks (bounded) that its module is gone. */
+static int confirm_unloaded(struct run *r)
+{
 	int u = sampler_unload(r->sampler);
 	if (u < 0) {
 		fp_warn("%s", sampler_error(r->sampler));
@@ -198,7 +207,7 @@ static int connect_node(struct run *r, const char *cookie)
 {
 	const struct fp_config *cfg = r->cfg;
 	struct sampler_options so = {
-		.node = cfg->node, .cookie = cookie,
+		.node = cfg->node, .cookie = cookie, .alive = cfg->node_name,
 		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
 		.silence_timeout_ms = (int)(cfg->silence_timeout_us / 1000),
 		.top = cfg->top, .hz = cfg->hz, .every_ms = (unsigned)(cfg->every_us / 1000),
@@ -275,7 +284,9 @@ static int capture(struct run *r)
 		int rc = sampler_next(r->sampler, wait < 1 ? 1 : (int)wait, &b);
 		if (rc < 0) {
 			fp_error("%s", sampler_error(r->sampler));
-			if (rc != SAMPLER_ERR_LOST)
+			if (rc == SAMPLER_ERR_AGENT_DOWN)
+				confirm_unloaded(r);
+			else if (rc != SAMPLER_ERR_LOST)
 				stop_agent(r, 0);
 			close_output(r, NULL);
 			return exit_for_sampler(rc);
@@ -311,7 +322,8 @@ int fp_run(const struct fp_config *cfg)
 	int rc;
 
 	char err[512];
-	if (sampler_check_node(cfg->node, err, sizeof err) < 0) {
+	if (sampler_check_node(cfg->node, err, sizeof err) < 0 ||
+	    (cfg->node_name && sampler_check_node_name(cfg->node_name, err, sizeof err) < 0)) {
 		fp_usage("%s", err);
 		return EX_USAGE;
 	}

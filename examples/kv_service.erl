@@ -25,10 +25,10 @@
 -define(POOL, 4).
 
 %% Milliseconds each step takes, per operation.
-cost(create, parse) -> 6; cost(create, handle) -> 10; cost(create, db) -> 30; cost(create, format) -> 4;
-cost(read, parse) -> 4;   cost(read, handle) -> 6;   cost(read, db) -> 12;  cost(read, format) -> 14;
-cost(update, parse) -> 8; cost(update, handle) -> 8; cost(update, db) -> 22; cost(update, format) -> 4;
-cost(delete, parse) -> 4; cost(delete, handle) -> 8; cost(delete, db) -> 8;  cost(delete, format) -> 4.
+cost(create, parse) -> 12; cost(create, handle) -> 20; cost(create, db) -> 60; cost(create, format) -> 8;
+cost(read, parse) -> 8;    cost(read, handle) -> 12;   cost(read, db) -> 24;  cost(read, format) -> 28;
+cost(update, parse) -> 16; cost(update, handle) -> 16; cost(update, db) -> 44; cost(update, format) -> 8;
+cost(delete, parse) -> 8;  cost(delete, handle) -> 16; cost(delete, db) -> 16; cost(delete, format) -> 8.
 
 start() -> start(2).
 
@@ -88,11 +88,12 @@ client() ->
     request(Op, rand:uniform(1000)),
     client().
 
-%% Waits Ms milliseconds: asleep for most of it, then a short spin to the
-%% deadline, so each step's time is exact without burning a core.
+%% Waits Ms milliseconds: asleep for most of it, then a spin of up to 3 ms
+%% to the deadline (a sleep may overrun by a millisecond or two on a busy
+%% machine), so each step's time is exact without burning a core.
 spend(Ms) ->
     Deadline = erlang:monotonic_time(microsecond) + Ms * 1000,
-    Ms > 2 andalso timer:sleep(Ms - 2),
+    Ms > 3 andalso timer:sleep(Ms - 3),
     spin(Deadline).
 
 spin(Deadline) ->

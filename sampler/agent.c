@@ -13,7 +13,6 @@ static int check_node(sampler_t *s)
 {
 	struct args a;
 	ei_x_buff reply;
-	char atom[MAXATOMLEN_UTF8];
 	int at, r;
 
 	if (ei_x_new(&reply) < 0)
@@ -23,16 +22,6 @@ static int check_node(sampler_t *s)
 	r = rex_call_args(s, "erlang", "system_info", &a, &reply, &at, s->opts.connect_timeout_ms);
 	if (r == 0 && ei_decode_string(reply.buff, &at, s->otp) < 0)
 		snprintf(s->otp, sizeof s->otp, "?");
-	if (r == 0) {
-		args_begin(&a, 1);
-		arg_atom(&a, "flameprof_agent");
-		r = rex_call_args(s, "erlang", "whereis", &a, &reply, &at, s->opts.connect_timeout_ms);
-		/* undefined, or the pid of an agent that holds the name */
-		if (r == 0 && ei_decode_atom(reply.buff, &at, atom) < 0)
-			r = serr(s, SAMPLER_ERR_BUSY,
-				 "'%s' is already being profiled by another flameprof; wait for it to finish, flameprof runs one at a time per node",
-				 s->node);
-	}
 	ei_x_free(&reply);
 	return r;
 }
@@ -48,7 +37,7 @@ static int spawn_agent(sampler_t *s)
 	args_begin(&a, 4);
 	arg_atom(&a, FP_AGENT_MODULE);
 	arg_atom(&a, "init");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 7) == 0;
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 9) == 0;
 	arg_atom(&a, "sink");
 	a.ok = a.ok && ei_x_encode_pid(&a.x, ei_self(&s->ec)) == 0;
 	arg_atom(&a, "top");
@@ -63,11 +52,15 @@ static int spawn_agent(sampler_t *s)
 	arg_binaries(&a, s->opts.pids, s->opts.npids);
 	arg_atom(&a, "names");
 	arg_binaries(&a, s->opts.names, s->opts.nnames);
+	arg_atom(&a, "lock");
+	a.ok = a.ok && ei_x_encode_pid(&a.x, &s->lock) == 0;
+	arg_atom(&a, "lock_timer");
+	arg_raw(&a, s->lock_timer.buff, s->lock_timer.index);
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	/* spawn_opt options: [{priority, max}] */
+	/* spawn_opt options: [{priority, high}] (why high: the agent's ?PRIO) */
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_tuple_header(&a.x, 2) == 0;
 	arg_atom(&a, "priority");
-	arg_atom(&a, "max");
+	arg_atom(&a, "high");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
 	r = rex_call_args(s, "erlang", "spawn_opt", &a, &reply, &at, s->opts.connect_timeout_ms);
 	if (r == 0 && ei_decode_pid(reply.buff, &at, &s->agent) < 0)
@@ -94,22 +87,34 @@ static int await_start(sampler_t *s)
 		if (k == DEC_STARTED) {
 			s->old_depth = res.old_depth;
 			s->have_agent = 1;
+			s->have_lock = 0; /* the agent has it now */
 			return 0;
 		}
-		if (k == DEC_AGENT_ERROR && strcmp(res.reason, "busy") == 0)
-			return serr(s, SAMPLER_ERR_BUSY,
-				    "'%s' is already being profiled by another flameprof (agent %s); wait for it to finish, flameprof runs one at a time per node",
-				    s->node, res.detail);
 		if (k == DEC_AGENT_ERROR)
-			return serr(s, SAMPLER_ERR_AGENT, "the agent refused to start on '%s' (%s)", s->node, res.reason);
+			return serr(s, SAMPLER_ERR_AGENT, "the agent could not start on '%s' (%s: %s)",
+				    s->node, res.reason, res.detail);
 	}
 }
 
+static int load_and_spawn(sampler_t *s);
+
 int sampler_start(sampler_t *s)
 {
-	int r, loaded, old;
-	if ((r = check_node(s)) < 0)
+	int r;
+	if ((r = check_node(s)) < 0 || (r = lock_take(s)) < 0)
 		return r;
+	/* Holding the lock, nothing else can be loading or running an agent. */
+	if ((r = load_and_spawn(s)) < 0 && r != SAMPLER_ERR_LOST) {
+		/* best effort: the first error is the one to report */
+		lock_release(s);
+		unload_module(s);
+	}
+	return r;
+}
+
+static int load_and_spawn(sampler_t *s)
+{
+	int r, loaded, old;
 	/* A module left by a run that died between loading and starting (its
 	 * watchdog removes it within a minute anyway), or one still being
 	 * purged: purging walks every process, minutes on a crowded node. */
@@ -129,14 +134,9 @@ int sampler_start(sampler_t *s)
 		return serr(s, SAMPLER_ERR_BUSY,
 			    "'%s' is still purging the agent of an earlier run (purging checks every process); try again in a minute",
 			    s->node);
-	if ((r = load_agent(s)) < 0)
+	if ((r = load_agent(s)) < 0 || (r = spawn_agent(s)) < 0)
 		return r;
-	if ((r = spawn_agent(s)) < 0 || (r = await_start(s)) < 0) {
-		if (r != SAMPLER_ERR_LOST)
-			unload_module(s); /* best effort: the first error is the one to report */
-		return r;
-	}
-	return 0;
+	return await_start(s);
 }
 
 /* ---------------------------------------------------------------- running */
@@ -184,6 +184,13 @@ int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 		if (k == DEC_STOPPED) {
 			s->have_agent = 0;
 			return 2;
+		}
+		if (k == DEC_AGENT_ERROR) {
+			s->have_agent = 0;
+			return serr(s, SAMPLER_ERR_AGENT_DOWN,
+				    "the agent on '%s' ended unexpectedly (%s); it restored backtrace_depth and removes its module; "
+				    "the samples taken so far are kept",
+				    s->node, res.detail);
 		}
 	}
 }

@@ -3,7 +3,11 @@
  *
  * erl_call's order (ei_init, ei_connect_xinit, connect), but with our own
  * epmd lookup (epmd.c) so each failure gets its own sentence, and a deadline
- * on every step. Our node name is unique per run: flameprof_<pid>_<random>.
+ * on every step. Our node name is the same for every run of one user on one
+ * host, flameprof_<user>: the target keeps each node name it has seen as an
+ * atom for good, so a name per run would add an atom per run (525,000 a
+ * year from cron once a minute; the default limit is 1,048,576 and reaching
+ * it kills the node). The creation still differs per run.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <pwd.h>
 #include <arpa/inet.h>
 #include "internal.h"
 
@@ -94,6 +99,30 @@ static void our_host(const sampler_t *s, char *out, size_t cap)
 	snprintf(out, cap, "%s", h);
 }
 
+/* flameprof_<user>, the user name cut to what a node name can hold. */
+static void default_alive(char *out, size_t cap)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+	char user[33];
+	size_t n = 0;
+	if (pw && pw->pw_name)
+		for (const char *p = pw->pw_name; *p && n < sizeof user - 1; p++)
+			user[n++] = valid_alive(p, 1) ? *p : '_';
+	user[n] = '\0';
+	if (n == 0)
+		snprintf(user, sizeof user, "uid%u", (unsigned)geteuid());
+	snprintf(out, cap, "flameprof_%s", user);
+}
+
+int sampler_check_node_name(const char *alive, char *err, size_t errlen)
+{
+	if (valid_alive(alive, strlen(alive)) && strlen(alive) < 64)
+		return 0;
+	snprintf(err, errlen, "'%.80s' cannot be our node name; use letters, digits, '_' and '-' (at most 63), without '@host'",
+		 alive);
+	return SAMPLER_ERR_USAGE;
+}
+
 static unsigned run_random(void)
 {
 	struct timespec ts;
@@ -112,10 +141,11 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 	if (!s)
 		return SAMPLER_ERR_NOMEM;
 	s->fd = -1;
+	s->local_lock_fd = -1;
 	s->old_depth = -1;
 	s->opts = *opts;
 	dec_init(&s->tables);
-	if (ei_x_new(&s->rx) < 0)
+	if (ei_x_new(&s->rx) < 0 || ei_x_new(&s->lock_timer) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 
 	if (sampler_check_node(opts->node, s->err, sizeof s->err) < 0)
@@ -131,7 +161,16 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 		ei_ready = 1;
 	}
 	unsigned rnd = run_random();
-	snprintf(alive, sizeof alive, "flameprof_%d_%04x", (int)getpid(), rnd & 0xffff);
+	if (opts->alive) {
+		if (sampler_check_node_name(opts->alive, s->err, sizeof s->err) < 0)
+			return SAMPLER_ERR_USAGE;
+		snprintf(alive, sizeof alive, "%s", opts->alive);
+	} else {
+		default_alive(alive, sizeof alive);
+	}
+	int e = lock_local(s, alive);
+	if (e < 0)
+		return e;
 	our_host(s, host, sizeof host);
 	snprintf(self, sizeof self, "%s@%s", alive, host);
 	inet_aton("127.0.0.1", &addr);
@@ -148,15 +187,17 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 		left = 1;
 	int fd = ei_xconnect_host_port_tmo(&s->ec, &addr, port, (unsigned)left);
 	if (fd < 0) {
-		int e = erl_errno;
+		e = erl_errno;
 		if (fd == ERL_TIMEOUT || e == ETIMEDOUT)
 			return serr(s, SAMPLER_ERR_CONNECT,
 				    "cannot reach '%s': no handshake within %d ms on port %d; the node may be overloaded, try --connect-timeout 30s",
 				    s->node, opts->connect_timeout_ms, port);
 		if (e == EIO)
+			/* a name already connected is refused the same way; on this
+			 * host lock_local() has ruled that out */
 			return serr(s, SAMPLER_ERR_COOKIE,
-				    "'%s' rejected our cookie; give the node's cookie with --cookie-file FILE",
-				    s->node);
+				    "'%s' rejected our cookie; give the node's cookie with --cookie-file FILE (or, if another host connects as '%s', choose another --node-name)",
+				    s->node, alive);
 		return serr(s, SAMPLER_ERR_CONNECT, "cannot reach '%s' on port %d: %s; is the node running?",
 			    s->node, port, strerror(e ? e : ECONNREFUSED));
 	}
@@ -177,7 +218,9 @@ void sampler_free(sampler_t *s)
 		ei_x_free(&h->x);
 		free(h);
 	}
+	lock_local_free(s);
 	ei_x_free(&s->rx);
+	ei_x_free(&s->lock_timer);
 	dec_free(&s->tables);
 	free(s);
 }

@@ -39,7 +39,7 @@ enum dec_kind {
 	DEC_BATCH = 1,   /* out->batch filled */
 	DEC_STARTED,     /* out->old_depth, out->agent_pid_* filled */
 	DEC_STOPPED,     /* the agent finished */
-	DEC_AGENT_ERROR, /* out->detail: what the agent refused ("busy", holder pid) */
+	DEC_AGENT_ERROR, /* out->reason, out->detail: why the agent ended or could not start */
 	DEC_OTHER,       /* not one of ours: ignore */
 };
 

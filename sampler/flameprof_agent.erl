@@ -1,8 +1,15 @@
 %% flameprof_agent - the in-node half of flameprof.
 %%
 %% Loaded into the target by the flameprof C-node with code:load_binary/3
-%% under a versioned module name (the build renames the module). One
-%% coordinator process runs at max priority. Every window it selects the
+%% under a versioned module name (the build renames the module). Before it
+%% touches any code, the C-node takes the node's one flameprof name: it
+%% registers a lock process that runs no code of ours
+%% (erlang:hibernate(erlang, exit, [normal]): it ends at its first message,
+%% which an erlang:send_after/3 timer sends if no agent adopts it), so two
+%% runs started together cannot both load, and neither can purge the other's
+%% agent. The agent links
+%% to the lock and kills it when it ends. One coordinator process runs at
+%% high priority (see ?PRIO). Every window it selects the
 %% busiest processes (reductions gained since the last window) and gives each
 %% a worker; every round it asks all workers at once, so the process_info
 %% signals are handled in parallel (one after another took 50-980 ms for 100
@@ -13,11 +20,15 @@
 %% Batches go out with nosuspend sends and are counted when dropped, so the
 %% node never waits for flameprof. When the C-node goes away (monitor_node)
 %% or says stop, the agent restores backtrace_depth, stops its workers,
-%% unregisters, deletes its own module and has it purged.
+%% frees the name, deletes its own module and has it purged. A guardian
+%% process, linked to the coordinator and trapping exits, does the same when
+%% the coordinator dies in any other way (a crash, exit(Pid, kill)), and tells
+%% the C-node at once; the coordinator does it, and tells, when the guardian
+%% or the lock dies.
 %%
 %% Messages to the sink (the C-node's pid); sampler/decode.c reads them:
 %%   {fp_started, Proto, Agent, OldDepth}
-%%   {fp_error, Proto, busy, HolderPidText}
+%%   {fp_error, Proto, agent_down, WhatText}  (the agent ended unasked)
 %%   {fp_stopped, Proto, {Rounds, Samples, Dropped, Late, Missed}}
 %%   {fp_batch, Seq, Info, Defs, Samples}
 %%     Info = {RoundStartUs, RoundUs, LatenessUs, Asked, Answered,
@@ -32,16 +43,23 @@
 %%                 {16 metrics in the order of sampler/sample.h}}]
 %% From the sink: stop.
 -module(flameprof_agent).
--export([init/1, worker/4, scanner/2]).
+-export([init/1, worker/4, scanner/2, guardian/4]).
 -on_load(watchdog/0).
 
 -define(PROTO, 1).
--define(LOCK, flameprof_agent).          % registered name: one agent per node
+-define(LOCK, flameprof_agent).          % registered name of the lock: one agent per node
 -define(MAX_IDS, 500000).                % intern table bounds; then a reset
 -define(MAX_TAB_WORDS, 2097152).         % 16 MiB of intern table on the node
 -define(MAX_PROCS, 100000).
--define(WATCHDOG_MS, 60000).
--define(PRUNE_EVERY, 12).                % scans between prunings of dead pids             % an agent starts within this of loading
+-define(WATCHDOG_MS, 60000).             % checks for an agent this often after loading
+-define(PRUNE_EVERY, 12).                % scans between prunings of dead pids
+%% Priorities, chosen by measurement (doc/benchmarks.md, "agent
+%% priorities"): the coordinator and its workers at high, the guardian at
+%% high (so a dead coordinator is cleaned up at once), the scans at normal
+%% after the first. max is the runtime's own.
+-ifndef(PRIO).
+-define(PRIO, high).
+-endif.
 -define(SAMPLE_COST, 5).                 % reductions a sample may cost its target
 -define(CHEAP_ITEMS, [reductions, status, message_queue_len, sequential_trace_token]).
 -define(ITEMS, [current_function, current_stacktrace, status, reductions,
@@ -61,36 +79,59 @@
             select_round = 0,     % round number at the last selection
             seq = 0, defs = [], pending = [], rounds = 0, samples = 0, dropped = 0,
             last_send = 0,        % when the last batch went out (heartbeat)
-            late = 0, missed = 0, dict_key}).
+            late = 0, missed = 0, dict_key,
+            dicts = #{},          % target pid => {cached, InitialCall, Label}, once read
+                                  % (OTP before 26.2: whole dictionaries)
+            lock,                 % the lock process holding ?LOCK (linked)
+            guardian}).           % restores the node if this process dies
 
 %% ---------------------------------------------------------------- start
 
 %% flameprof loads this module, then starts the agent in a second request.
 %% If it dies in between, nothing would ever remove the module: a watchdog
-%% started at load time does, unless an agent of this module has started.
+%% started at load time does, once the lock is gone (its timer ends it)
+%% and no agent of this module has adopted it.
 watchdog() ->
-    spawn(fun() -> receive after ?WATCHDOG_MS -> orphan_check() end end),
+    spawn(fun orphan_check/0),
     ok.
 
 orphan_check() ->
-    Mine = case whereis(?LOCK) of
-               undefined -> false;
-               Pid -> erlang:process_info(Pid, initial_call) =:= {initial_call, {?MODULE, init, 1}}
-           end,
-    case Mine of
-        true -> ok;
-        false -> unload_self()
+    receive after ?WATCHDOG_MS -> ok end,
+    case whereis(?LOCK) of
+        undefined -> unload_self();
+        Lock ->
+            case erlang:process_info(Lock, links) of
+                {links, Links} ->
+                    Adopted = [L || L <- Links, is_pid(L), node(L) =:= node(),
+                                    erlang:process_info(L, initial_call) =:=
+                                        {initial_call, {?MODULE, init, 1}}],
+                    Adopted =:= [] andalso orphan_check();
+                undefined -> orphan_check()
+            end
     end.
 
+%% Lock is the process the C-node registered as ?LOCK; LockTimer the
+%% erlang:send_after/3 timer that ends it if we never start.
 init(Opts) ->
     #{sink := Sink, top := Top, hz := Hz, every_ms := EveryMs, depth := Depth,
-      pids := Pids, names := Names} = Opts,
+      pids := Pids, names := Names, lock := Lock, lock_timer := LockTimer} = Opts,
     process_flag(trap_exit, true),
     Node = node(Sink),
     erlang:monitor_node(Node, true),
-    case catch register(?LOCK, self()) of
+    %% linked first: if the lock is already dead, the 'EXIT' ends us below
+    link(Lock),
+    case whereis(?LOCK) =:= Lock of
         true ->
-            Old = erlang:system_flag(backtrace_depth, Depth),
+            _ = erlang:cancel_timer(LockTimer),
+            %% The guardian raises the depth itself (OTP 25 cannot read it
+            %% without setting it), so from that moment on something that
+            %% knows the old value outlives this process whatever happens.
+            Guardian = spawn_opt(?MODULE, guardian, [self(), Sink, Lock, Depth],
+                                 [link, {priority, high}]),
+            Old = receive
+                      {depth_raised, Guardian, D} -> D;
+                      {'EXIT', Guardian, _} -> exit(Lock, kill), unload_self(), exit(normal)
+                  end,
             Tab = ets:new(?MODULE, [set, protected, {read_concurrency, true}]),
             Scanner = spawn_opt(?MODULE, scanner, [self(), 0], [link, {priority, high}]),
             Now = now_us(),
@@ -99,17 +140,42 @@ init(Opts) ->
                    every_us = EveryMs * 1000, old_depth = Old,
                    explicit_pids = Pids, explicit_names = Names, tab = Tab,
                    next_round = Now, next_select = Now,
-                   dict_key = dict_key_supported()},
+                   dict_key = dict_key_supported(), lock = Lock, guardian = Guardian},
             Sink ! {fp_started, ?PROTO, self(), Old},
             loop(S);
-        _ ->
-            Holder = whereis(?LOCK),
-            Sink ! {fp_error, ?PROTO, busy, list_to_binary(pid_text(Holder))},
+        false ->
+            Sink ! {fp_error, ?PROTO, agent_down, <<"the lock was gone before the agent started">>},
+            exit(Lock, kill),
+            unload_self(),
             exit(normal)
     end.
 
+%% The guardian: it raises backtrace_depth, and whatever ends the
+%% coordinator, the node is restored. When
+%% the coordinator ends on its own (finish/2) it has done all but the
+%% module; for any other end the guardian restores backtrace_depth (the
+%% workers and the scanner are linked to the coordinator and die with it),
+%% frees the name and tells the C-node. Either way it deletes the module
+%% last (the purge this starts kills whatever still runs our code).
+guardian(Coordinator, Sink, Lock, Depth) ->
+    process_flag(trap_exit, true),
+    OldDepth = erlang:system_flag(backtrace_depth, Depth),
+    Coordinator ! {depth_raised, self(), OldDepth},
+    receive
+        {'EXIT', Coordinator, normal} -> ok;
+        {'EXIT', Coordinator, Why} ->
+            erlang:system_flag(backtrace_depth, OldDepth),
+            exit(Lock, kill),
+            catch erlang:send(Sink, {fp_error, ?PROTO, agent_down, down_text(coordinator, Why)},
+                              [nosuspend])
+    end,
+    unload_self().
+
+down_text(Who, Why) ->
+    text(iolist_to_binary(io_lib:format("~s ended: ~0tP", [Who, Why, 6]))).
+
 %% OTP 26.2+ can read one key of another process's dictionary; older
-%% releases copy the whole dictionary, so we ask for it once per window only.
+%% releases copy the whole dictionary (see dict_items/2).
 dict_key_supported() ->
     try erlang:process_info(self(), {dictionary, '$initial_call'}) of
         _ -> true
@@ -137,6 +203,8 @@ loop(S0) ->
 %% Messages that may arrive at any time.
 other(stop, S) -> finish(S, stopped);
 other({nodedown, Node}, #s{sink_node = Node} = S) -> finish(S, nodedown);
+other({'EXIT', G, Why}, #s{guardian = G} = S) -> finish(S#s{guardian = undefined}, {down, guardian, Why});
+other({'EXIT', L, Why}, #s{lock = L} = S) -> finish(S, {down, lock, Why});
 other({sampled, W, R, T, St, Stack, Label, M, Info}, S) ->
     %% A reply to an earlier round: a late sample is still a true sample; it
     %% goes out with the next batch (the C side puts samples in time order).
@@ -242,8 +310,12 @@ ensure_worker(P, S) ->
         true -> S;
         false ->
             {Idx, S1} = proc_index(P, S),
-            W = spawn_opt(?MODULE, worker, [self(), P, S#s.tab, S#s.dict_key],
-                          [link, {priority, max}]),
+            Dict = case S#s.dict_key of
+                       true -> key;
+                       false -> maps:get(P, S#s.dicts, unread)
+                   end,
+            W = spawn_opt(?MODULE, worker, [self(), P, S#s.tab, Dict],
+                          [link, {priority, ?PRIO}]),
             S1#s{workers = maps:put(W, {P, Idx, true}, S1#s.workers),
                  by_target = maps:put(P, W, S1#s.by_target)}
     end.
@@ -335,9 +407,13 @@ take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, S) ->
     end.
 
 proc_def(none, _, _, _, S) -> S;
-proc_def({Initial, Name}, Target, Idx, W, S) ->
+proc_def({Initial, Name, Dict}, Target, Idx, W, S) ->
     Ws = maps:update_with(W, fun({T, I, _}) -> {T, I, false} end, S#s.workers),
-    S#s{workers = Ws, defs = [{proc, Idx, Target, Initial, Name} | S#s.defs]}.
+    Dicts = case Dict of
+                {cached, _, _} -> maps:put(Target, Dict, S#s.dicts);
+                _ -> S#s.dicts
+            end,
+    S#s{workers = Ws, dicts = Dicts, defs = [{proc, Idx, Target, Initial, Name} | S#s.defs]}.
 
 %% ---------------------------------------------------------------- interning
 
@@ -390,7 +466,8 @@ reset(S) ->
     Procs = maps:from_list([{T, I} || {_, {T, I, _}} <- maps:to_list(S#s.workers)]),
     Ws = maps:map(fun(_, {T, I, _}) -> {T, I, true} end, S#s.workers),
     %% late samples still pending name ids the C side is about to forget
-    S#s{next_id = 1, defs = [reset], reset_round = S#s.round - 1, pending = [],
+    Dicts = maps:with(maps:keys(Procs), S#s.dicts),
+    S#s{next_id = 1, defs = [reset], reset_round = S#s.round - 1, pending = [], dicts = Dicts,
         procs = Procs, workers = Ws, next_proc = lists:max([0 | maps:values(Procs)]) + 1}.
 
 %% ---------------------------------------------------------------- sending
@@ -417,12 +494,15 @@ send_batch1(S, Info, Samples) ->
 
 %% ---------------------------------------------------------------- stopping
 
+%% Ends the agent: the node as it was, then a word to the C-node. The
+%% guardian, if alive, deletes the module once this process has exited.
 finish(S, Why) ->
     Ws = [S#s.scanner | maps:keys(S#s.workers)],
     [begin unlink(W), exit(W, kill) end || W <- Ws],
     erlang:system_flag(backtrace_depth, S#s.old_depth),
     ets:delete(S#s.tab),
-    catch unregister(?LOCK),
+    unlink(S#s.lock),
+    exit(S#s.lock, kill),
     case Why of
         stopped ->
             %% a plain send: the C-node is reading, and the last batch matters
@@ -432,9 +512,15 @@ finish(S, Why) ->
                              lists:reverse(S#s.defs), S#s.pending}),
             S#s.sink ! {fp_stopped, ?PROTO, {S#s.rounds, S#s.samples, S#s.dropped,
                                              S#s.late, S#s.missed}};
-        nodedown -> ok
+        nodedown -> ok;
+        {down, Who, Reason} ->
+            catch erlang:send(S#s.sink, {fp_error, ?PROTO, agent_down, down_text(Who, Reason)},
+                              [nosuspend])
     end,
-    unload_self(),
+    case S#s.guardian of
+        undefined -> unload_self();
+        _ -> ok
+    end,
     exit(normal).
 
 %% Leave no trace: the module goes too. Deleting is quick; purging walks
@@ -452,18 +538,21 @@ unload_self() ->
 
 %% ---------------------------------------------------------------- workers
 
-worker(Agent, P, Tab, DictKey) -> worker(Agent, P, Tab, DictKey, none).
+%% Dict: key (read one key of the target's dictionary), unread (read the
+%% whole dictionary once) or {cached, InitialCall, Label} (read already).
+worker(Agent, P, Tab, Dict) -> worker(Agent, P, Tab, Dict, none).
 
-worker(Agent, P, Tab, DictKey, Last) ->
+worker(Agent, P, Tab, Dict, Last) ->
     receive
         {sample, R, Info} ->
             case sample(P, Last) of
                 gone ->
                     Agent ! {gone, self(), R};
                 {T, St, StackKey, Tok, M} ->
+                    {Names, Dict1} = info(Info, P, Dict),
                     Agent ! {sampled, self(), R, T, status(St), stack_ref(Tab, StackKey),
-                             label(Tab, Tok), M, info(Info, P, DictKey)},
-                    worker(Agent, P, Tab, DictKey, {element(1, M), StackKey, M})
+                             label(Tab, Tok), M, Names},
+                    worker(Agent, P, Tab, Dict1, {element(1, M), StackKey, M})
             end;
         stop -> ok
     end.
@@ -542,12 +631,12 @@ status(suspended) -> 5;
 status(_) -> 2.
 
 %% Names and initial calls, once per window.
-info(false, _P, _) -> none;
-info(true, P, DictKey) ->
+info(false, _P, Dict) -> {none, Dict};
+info(true, P, Dict) ->
     case erlang:process_info(P, [registered_name, initial_call]) of
-        undefined -> none;
+        undefined -> {none, Dict};
         [{registered_name, Reg}, {initial_call, IC}] ->
-            {PlInitial, PlLabel} = dict_items(P, DictKey),
+            {PlInitial, PlLabel, Dict1} = dict_items(P, Dict),
             Initial = case PlInitial of
                           {M, F, A} -> mfa(M, F, A);
                           _ -> case IC of {M, F, A} -> mfa(M, F, A); _ -> <<>> end
@@ -557,18 +646,29 @@ info(true, P, DictKey) ->
                        [] -> text(PlLabel);
                        _ -> text(Reg)
                    end,
-            {Initial, Name}
+            {{Initial, Name, Dict1}, Dict1}
     end.
 
-dict_items(P, true) ->
+%% OTP 26.2 and later read one key without copying the dictionary. Before,
+%% process_info(P, dictionary) copies all of it (megabytes in some
+%% processes): that is done once per process per capture, the result kept
+%% here and by the coordinator, and at normal priority, so a big copy never
+%% holds up the node's high-priority work.
+dict_items(P, key) ->
     {dict_value(erlang:process_info(P, {dictionary, '$initial_call'})),
-     dict_value(erlang:process_info(P, {dictionary, '$process_label'}))};
-dict_items(P, false) ->
-    case erlang:process_info(P, dictionary) of
-        {dictionary, D} ->
-            {proplists:get_value('$initial_call', D),
-             proplists:get_value('$process_label', D)};
-        _ -> {undefined, undefined}
+     dict_value(erlang:process_info(P, {dictionary, '$process_label'})), key};
+dict_items(_P, {cached, Initial, Label} = Dict) ->
+    {Initial, Label, Dict};
+dict_items(P, unread) ->
+    Prio = process_flag(priority, normal),
+    D = erlang:process_info(P, dictionary),
+    process_flag(priority, Prio),
+    case D of
+        {dictionary, L} ->
+            Initial = proplists:get_value('$initial_call', L),
+            Label = proplists:get_value('$process_label', L),
+            {Initial, Label, {cached, Initial, Label}};
+        _ -> {undefined, undefined, unread}
     end.
 
 dict_value({{dictionary, _}, V}) -> V;
@@ -595,5 +695,3 @@ text(T) -> text(iolist_to_binary(io_lib:format("~0tP", [T, 8]))).
 line(L) when is_integer(L), L >= 0 -> L;
 line(_) -> 0.
 
-pid_text(P) when is_pid(P) -> pid_to_list(P);
-pid_text(_) -> "unknown".

@@ -25,6 +25,11 @@ struct sampler_s {
 	erlang_pid agent;
 	int have_agent;              /* agent started and not yet stopped */
 	int tracer_lock_busy;        /* calls: another session holds the node */
+	erlang_pid lock;             /* our lock process on the node (lock.c) */
+	int have_lock;               /* spawned and not yet adopted or killed */
+	ei_x_buff lock_timer;        /* its erlang:send_after timer reference, encoded */
+	int local_lock_fd;           /* flock on our node name and the target; -1 */
+	char local_lock_path[1024];
 	int old_depth;
 	long long last_rx_ms;        /* monotonic time of the last message or tick */
 	struct held_msg *held, *held_tail;
@@ -88,6 +93,15 @@ int unload_embedded(sampler_t *s, const char *name);
 /* agent.c: waits (bounded) until module name is deleted and purged on the
  * node; @return as sampler_unload(). */
 int unload_wait(sampler_t *s, const char *name);
+
+/* lock.c: lock_local() takes this host's lock on our node name and the
+ * target (SAMPLER_ERR_BUSY when held); lock_take() the node's flameprof
+ * name (SAMPLER_ERR_BUSY when another run holds it); lock_release() kills
+ * our lock process if no agent has adopted it (best effort). */
+int lock_local(sampler_t *s, const char *alive);
+void lock_local_free(sampler_t *s);
+int lock_take(sampler_t *s);
+void lock_release(sampler_t *s);
 
 /* load.c: loads the agent module (or compiles it on the node). */
 int load_agent(sampler_t *s);

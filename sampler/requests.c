@@ -160,10 +160,12 @@ static int session_pid(const ei_x_buff *x, erlang_pid *pid)
 static int error_sentence(sampler_t *s, const struct req_msg *m)
 {
 	const char *r = m->reason, *d = m->detail;
-	if (strcmp(r, "busy") == 0)
+	if (strcmp(r, "busy") == 0) {
+		s->tracer_lock_busy = 1;
 		return serr(s, SAMPLER_ERR_BUSY,
 			    "'%s' already has a flameprof tracing session (%s); wait for it to finish, one runs at a time per node",
 			    s->node, d);
+	}
 	if (strcmp(r, "nomatch") == 0)
 		return serr(s, SAMPLER_ERR_USAGE, "%s on '%s'; load the module first or correct the pattern",
 			    d, s->node);
@@ -236,8 +238,9 @@ int sampler_requests_start(sampler_t *s, const struct requests_options *o, unsig
 	if ((r = load_embedded(s, &fp_requests_module)) < 0)
 		return r;
 	if ((r = spawn_tracer(s, o)) < 0 || (r = await_start(s, nentry, ntier)) < 0) {
-		/* busy: the module may be the running session's own code */
-		if (r != SAMPLER_ERR_LOST && r != SAMPLER_ERR_BUSY)
+		/* A refused start removes its own module, except when another
+		 * session holds the node: the module may be its code. */
+		if (r != SAMPLER_ERR_LOST && !s->tracer_lock_busy)
 			unload_wait(s, FP_REQUESTS_MODULE);
 		return r;
 	}

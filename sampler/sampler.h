@@ -28,11 +28,13 @@ enum sampler_err {
 	SAMPLER_ERR_LOST = -6,    /* the node went away or fell silent */
 	SAMPLER_ERR_PROTO = -7,   /* the node sent something we cannot read */
 	SAMPLER_ERR_NOMEM = -8,
+	SAMPLER_ERR_AGENT_DOWN = -9, /* the agent ended unasked (crashed or killed) */
 };
 
 struct sampler_options {
 	const char *node;          /* target, name@host (short or long name) */
 	const char *cookie;        /* the cookie text (never printed) */
+	const char *alive;         /* our node name before '@'; NULL: flameprof_<user> */
 	int connect_timeout_ms;    /* each connect step and each setup request */
 	int silence_timeout_ms;    /* no message for this long: the node is lost */
 	unsigned top;              /* processes picked by reductions per window */
@@ -69,17 +71,25 @@ struct sampler_batch {
  * @return 0, or SAMPLER_ERR_USAGE with one sentence in err. */
 int sampler_check_node(const char *node, char *err, size_t errlen);
 
+/* Checks a --node-name (our alive part). @return 0, or SAMPLER_ERR_USAGE
+ * with one sentence in err. */
+int sampler_check_node_name(const char *alive, char *err, size_t errlen);
+
 /* Connects to opts->node (epmd lookup, TCP, handshake). *out is set even on
  * failure so that sampler_error() works; free it with sampler_free(). */
 int sampler_connect(sampler_t **out, const struct sampler_options *opts);
 
-/* Loads the agent (or compiles it on the target if the .beam does not load
- * there), raises backtrace_depth and starts sampling. */
+/* Takes the node's one flameprof name (SAMPLER_ERR_BUSY if another run
+ * holds it; nothing else is touched before), loads the agent (or compiles
+ * it on the target if the .beam does not load there), raises
+ * backtrace_depth and starts sampling. */
 int sampler_start(sampler_t *s);
 
 /* Waits up to timeout_ms for the next batch.
  * @return 1 a batch is in *out, 0 nothing arrived in time, 2 the agent has
- * stopped (after sampler_request_stop), or a negative enum sampler_err. */
+ * stopped (after sampler_request_stop), or a negative enum sampler_err
+ * (SAMPLER_ERR_AGENT_DOWN: the agent ended unasked and has restored the
+ * node; sampler_unload() then checks its module is gone). */
 int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out);
 
 /* Asks the agent to stop; keep calling sampler_next() until it returns 2. */

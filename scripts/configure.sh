@@ -1,9 +1,10 @@
 #!/bin/sh
 # configure.sh - writes build/config.mk: where erl_interface, zstd and zlib
-# live on this machine. Installs missing packages first (install-deps.sh).
+# live on this machine. Installs the build packages first if any is missing
+# (install-deps.sh build).
 set -eu
 here=$(dirname "$0")
-"$here/install-deps.sh" --check || "$here/install-deps.sh"
+"$here/install-deps.sh" build
 ei=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')
 otp=$(erl -noshell -eval 'io:format("~s",[erlang:system_info(otp_release)]),halt().')
 cat <<MK

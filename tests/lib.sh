@@ -41,6 +41,8 @@ is() {
 	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got  '$1'"; echo "#   want '$2'"; fi
 }
 diag() { echo "# $*"; }
+# skip REASON: a TAP test that is skipped, and says why.
+skip() { T_COUNT=$((T_COUNT + 1)); echo "ok $T_COUNT # SKIP $1"; }
 
 # Private epmd on 127.0.0.1 only.
 start_epmd() {
@@ -249,6 +251,10 @@ closed_ok() {
 		readers_ok "$f" >/dev/null || { readers_ok "$f"; return 1; }
 	done
 }
+
+# closed_some_ok DIR: DIR holds at least one closed capture file, and
+# closed_ok holds for them.
+closed_some_ok() { ls "$1"/flameprof_*.perf.* >/dev/null 2>&1 && closed_ok "$1"; }
 
 # node_clean_within SECONDS NODE: the node is restored within the time.
 node_clean_within() { wait_until "$1" node_clean "$2"; }

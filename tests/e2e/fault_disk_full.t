@@ -41,6 +41,6 @@ if mount -t tmpfs -o size=128k,mode=0750 tmpfs "$odir" 2>/dev/null; then
 	cp -a "$odir" "$T_DIR/small.kept" 2>/dev/null
 	umount "$odir"
 else
-	ok 0 "# SKIP cannot mount a tmpfs here (not root?)"
+	skip "cannot mount a tmpfs here (not root?)"
 fi
 finish

@@ -26,4 +26,21 @@ for name in '@' 'a@' '@host' 'a@b c' "$long@127.0.0.1" "a@$long" 'a b@127.0.0.1'
 	check "... in one sentence: $(fp_errors | head -1 | cut -c1-120)" one_sentence
 	check "... at once, without waiting for a connect ($ms ms)" test "$ms" -lt 2000
 done
+
+# The load bound: processes x --hz beyond what the agent delivers is refused
+# at once, before connecting, unless --force.
+fp --top 100 --hz 1000 -o "$T_DIR/out_load" "$NODE"
+is "$FP_RC" 64 "--top 100 --hz 1000 is refused with exit 64"
+check "... in one sentence naming the bound and --force" sh -c "grep -q 'beyond the 20000 .*--force' '$T_DIR/fp.err'"
+check "... before anything is written" test -z "$(ls -A "$T_DIR/out_load" 2>/dev/null)"
+fp --top 30 --hz 1000 --force --duration 1s --every 1s -o "$T_DIR/out_force" "$NODE"
+is "$FP_RC" 0 "with --force it runs (exit 0)"
+check "... and the node is left as it was" node_clean_within 5 "$NODE"
+
+# Our node name: a bad --node-name is refused at once with exit 64.
+for name in 'a@b' 'a b' '' 'x/y'; do
+	fp --node-name "$name" --connect-timeout 3s -o "$T_DIR/out_bad" "$NODE"
+	is "$FP_RC" 64 "--node-name '$name' is refused with exit 64"
+	check "... in one sentence: $(fp_errors | head -1 | cut -c1-120)" one_sentence
+done
 finish

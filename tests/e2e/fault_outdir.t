@@ -27,7 +27,7 @@ if mkdir -p "$odir" && chattr +i "$odir" 2>/dev/null && chattr -i "$odir"; then
 	done
 	check "immutable: the node is restored" node_clean "$NODE"
 else
-	ok 0 "# SKIP chattr +i is not supported here"
+	skip "chattr +i is not supported here"
 fi
 
 # ---- removed

@@ -22,7 +22,7 @@ for mode in resumed frozen; do
 	check "$mode: one sentence says so: $(fp_errors | head -1)" one_sentence
 	check "$mode: no dotfile is left" test -z "$(ls -A "$T_DIR/$mode" | grep '^\.')"
 	check "$mode: every closed file decompresses and passes every reader rule" \
-		sh -c "ls '$T_DIR/$mode'/flameprof_*.perf.zst >/dev/null 2>&1" && closed_ok "$T_DIR/$mode"
+		closed_some_ok "$T_DIR/$mode"
 	if [ $mode = resumed ]; then
 		kill -CONT "$NODE_PID"
 		check "resumed: the node cleans up by itself (agent gone, module purged, depth 13)" \

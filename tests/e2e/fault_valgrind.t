@@ -6,7 +6,7 @@
 # definite leaks: valgrind would exit 99 and its log would say so.
 # (make check VALGRIND=1 runs every e2e test this way.)
 . "$(dirname "$0")/../lib.sh"
-command -v valgrind >/dev/null || { plan 1; ok 0 "# SKIP valgrind is not installed"; exit 0; }
+command -v valgrind >/dev/null || { plan 1; skip "valgrind is not installed"; exit 0; }
 start_epmd && compile_workloads && start_node vg "fp_busy:start(4)" || exit 1
 
 vg() {

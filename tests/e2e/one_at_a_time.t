@@ -2,7 +2,9 @@
 # One flameprof per node: a second one against a node that is being
 # profiled exits 69 with the "already being profiled" sentence, quickly,
 # and the first one goes on undisturbed: it completes, exits 0, its file
-# is whole, and the node is left as it was.
+# is whole, and the node is left as it was. The second one runs under
+# another --node-name, so it reaches the node's lock; a third under the
+# same (default) name is refused on this host with its own sentence.
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node one "fp_busy:start(4)" || exit 1
 
@@ -13,7 +15,7 @@ agent=$(rpc "$NODE" "erlang whereis [flameprof_agent]")
 
 t0=$(now_ms)
 timeout -s KILL 30 "$FLAMEPROF" --cookie-file "$T_DIR/cookie" --connect-timeout 2s --duration 2s \
-	-o "$T_DIR/second" "$NODE" >"$T_DIR/second.out" 2>"$T_DIR/second.err"
+	--node-name fp_second -o "$T_DIR/second" "$NODE" >"$T_DIR/second.out" 2>"$T_DIR/second.err"
 rc=$?
 el=$(( $(now_ms) - t0 ))
 sed 's/^/#   second: /' "$T_DIR/second.err"
@@ -23,7 +25,15 @@ check "with the 'already being profiled' sentence naming the node" \
 is "$(grep -c '^flameprof: ' "$T_DIR/second.err")" 1 "and nothing else"
 check "within the connect timeout + 3 s (${el} ms)" test "$el" -lt 5000
 check "the second one wrote no file" test -z "$(ls -A "$T_DIR/second" 2>/dev/null)"
-is "$(rpc "$NODE" "erlang whereis [flameprof_agent]")" "$agent" "the first agent is still the one registered"
+is "$(rpc "$NODE" "erlang whereis [flameprof_agent]")" "$agent" "the first run's lock is still the one registered"
+
+timeout -s KILL 30 "$FLAMEPROF" --cookie-file "$T_DIR/cookie" --connect-timeout 2s --duration 2s \
+	-o "$T_DIR/third" "$NODE" >"$T_DIR/third.out" 2>"$T_DIR/third.err"
+rc=$?
+sed 's/^/#   third: /' "$T_DIR/third.err"
+is "$rc" 69 "a third under the same node name exits 69"
+check "saying another flameprof is connected under our node name" \
+	grep -q "^flameprof: another flameprof of yours is connected to '$NODE' under our node name" "$T_DIR/third.err"
 is "$(rpc "$NODE" "erlang system_flag [backtrace_depth, 64]")" 64 "backtrace_depth is still the first run's 64"
 
 fp_wait 20

@@ -30,7 +30,7 @@ case $features in
 	is "$whole" 0 "OTP $release reads one dictionary key: no whole dictionary is copied"
 	check "the agent read keys instead ($key reads)" test "${key:-0}" -gt 0 ;;
 *)
-	ok 0 "# SKIP process_info(P, {dictionary, Key}) needs OTP 26.2; this node runs OTP $release"
+	skip "process_info(P, {dictionary, Key}) needs OTP 26.2; this node runs OTP $release"
 	check "OTP $release copies a dictionary at most once per process per capture (most: ${per_pid:-?})" \
 		test "${per_pid:-99}" -le 1 ;;
 esac
@@ -40,7 +40,7 @@ case $features in
 	check "the labelled process shows 'name:fp_labelled_worker' as its name category" \
 		grep -q 'name:fp_labelled_worker (\[category\])' "$T_DIR/all.txt" ;;
 *)
-	ok 0 "# SKIP proc_lib:set_label/1 needs OTP 27; this node runs OTP $release" ;;
+	skip "proc_lib:set_label/1 needs OTP 27; this node runs OTP $release" ;;
 esac
 check "every perf-script reader rule holds" readers_ok $files
 check "the node is left as it was" node_clean "$NODE"

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../requests_lib.sh"
 start_epmd && compile_workloads && start_node rkv "kv_service:start(1)" || exit 1
 
-fpr $KV_TIERS --duration 12s --every 2s --stats "$T_DIR/stats.jsonl" --slow 45ms \
+fpr $KV_TIERS --duration 16s --every 2s --stats "$T_DIR/stats.jsonl" --slow 90ms \
 	--slow-file "$T_DIR/slow.jsonl" "$NODE"
 is "$FP_RC" 0 "the run exits 0"
 sed 's/^/#   /' "$T_DIR/fp.out"
@@ -37,13 +37,13 @@ for l in lines:
     assert o["count"] > 0 and o["p50_us"] <= o["p99_us"] <= o["max_us"] * 1.04 + 1
 ' "$T_DIR/stats.jsonl"
 check "--stats: several windows" test "$(cut -d, -f1 "$T_DIR/stats.jsonl" | sort -u | wc -l)" -ge 3
-check "--slow: only requests over 45 ms, each with its tiers and 3 processes" python3 -c '
+check "--slow: only requests over 90 ms, each with its tiers and 3 processes" python3 -c '
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 assert lines, "no slow request"
 for l in lines:
     o = json.loads(l)
-    assert o["total_us"] >= 45000 and set(o["tiers"]) == {"parse", "handle", "db", "format"}, o
+    assert o["total_us"] >= 90000 and set(o["tiers"]) == {"parse", "handle", "db", "format"}, o
     assert len(o["pids"]) == 3, o
 ' "$T_DIR/slow.jsonl"
 check "the node is clean afterwards (patterns, flags, tracer)" wait_until 10 kv_clean "$NODE"

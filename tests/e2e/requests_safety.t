@@ -34,10 +34,12 @@ check "SIGINT: the entry pattern is set" wait_until 20 kv_traced "$NODE"
 timeout -s KILL 30 "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" -p kv_service:db/2 --duration 1s "$NODE" \
 	>"$T_DIR/second.out" 2>"$T_DIR/second.err"
 is "$?" 69 "busy: flameprof calls meanwhile exits 69"
-check "busy: saying the node has a tracing session" grep -q 'already has a flameprof tracing session' "$T_DIR/second.err"
-timeout -s KILL 30 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" --entry kv_service:request/2 --duration 1s "$NODE" \
-	>"$T_DIR/second.out" 2>"$T_DIR/second.err"
-is "$?" 69 "busy: a second flameprof requests exits 69"
+# under the same node name this host's lock refuses it first; calls has no --node-name
+check "busy: saying the node is taken" grep -qE 'already has a flameprof tracing session|another flameprof of yours is connected' "$T_DIR/second.err"
+timeout -s KILL 30 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" --node-name second --entry kv_service:request/2 \
+	--duration 1s "$NODE" >"$T_DIR/second.out" 2>"$T_DIR/second.err"
+is "$?" 69 "busy: a second flameprof requests (another node name) exits 69"
+check "busy: the node's lock refused it: one tracing session per node" grep -q 'already has a flameprof tracing session' "$T_DIR/second.err"
 sleep 2
 FP_PID=$first
 kill -INT "$FP_PID"

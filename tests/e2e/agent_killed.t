@@ -1,0 +1,54 @@
+#!/bin/bash
+# Whatever ends the agent's processes on the node, the node is left as it
+# was. Each of them is killed mid-capture (exit(P, kill)):
+#   the coordinator, the guardian, the lock: flameprof says so in one
+#   sentence within 2 s and exits 70; its file is whole;
+#   a worker, the scanner: the capture goes on (they are started again)
+#   and ends normally with exit 0.
+# Every time: no process of ours is left, backtrace_depth is restored, the
+# module is deleted and purged.
+. "$(dirname "$0")/../lib.sh"
+start_epmd && compile_workloads && start_node victim "fp_busy:start(4)" || exit 1
+MOD=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
+
+# eval EXPR: evaluates EXPR on the node.
+eval_on() { echo "$1" | "$ERL_CALL" -name "$NODE" -c "$T_COOKIE" -timeout 10 -e 2>&1; }
+# kill_ours FUN ARITY: kills the first of our module's processes started in
+# FUN/ARITY; prints {ok, how many there were}.
+kill_ours() {
+	eval_on "Ps = [P || P <- erlang:processes(), erlang:process_info(P, initial_call) =:= {initial_call, {'$MOD', $1, $2}}], [exit(P, kill) || P <- lists:sublist(Ps, 1)], length(Ps)."
+}
+no_process_of_ours() {
+	[ "$(eval_on "[P || P <- erlang:processes(), element(1, element(2, erlang:process_info(P, initial_call))) =:= '$MOD']." )" = "{ok, []}" ]
+}
+
+for victim in "init 1 coordinator 70" "guardian 4 guardian 70" "lock - lock 70" "worker 4 worker 0" "scanner 2 scanner 0"; do
+	set -- $victim
+	fun=$1 arity=$2 what=$3 want=$4
+	fp_bg --duration 6s --top 5 --every 1s --node-name "fp_$what" -o "$T_DIR/$what" "$NODE"
+	check "$what: the agent is running" wait_until 10 sh -c "[ \"\$('$ERL_CALL' -name '$NODE' -c '$T_COOKIE' -timeout 10 -a 'erlang whereis [flameprof_agent]')\" != undefined ]"
+	sleep 1.5
+	if [ "$what" = lock ]; then
+		eval_on "exit(whereis(flameprof_agent), kill)." >/dev/null
+	else
+		n=$(kill_ours "$fun" "$arity")
+		is "$n" "{ok, $( [ "$what" = worker ] && echo 5 || echo 1 )}" "$what: found and killed"
+	fi
+	t0=$(now_ms)
+	fp_wait 20
+	el=$(( $(now_ms) - t0 ))
+	is "$FP_RC" "$want" "$what: flameprof exits $want"
+	if [ "$want" = 70 ]; then
+		check "$what: within 2 s (${el} ms)" test "$el" -lt 2000
+		check "$what: one sentence saying the agent ended unexpectedly" \
+			sh -c "grep -q \"^flameprof: the agent on '$NODE' ended unexpectedly (.*$what\" '$T_DIR/fp.err'"
+		check "$what: and only that one" one_sentence
+	else
+		check "$what: no error" test -z "$(fp_errors)"
+	fi
+	check "$what: the file is closed and whole" closed_some_ok "$T_DIR/$what"
+	check "$what: samples before the kill are kept" test -n "$(decompressed "$T_DIR/$what"/*.perf.zst | grep -m1 'cpu-clock:')"
+	check "$what: the node is left as it was" node_clean_within 5 "$NODE"
+	check "$what: no process of our module is left" wait_until 5 no_process_of_ours
+done
+finish

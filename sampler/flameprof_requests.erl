@@ -49,6 +49,7 @@
 -define(PROTO, 1).
 -define(LOCK, flameprof_tracer).
 -define(WATCHDOG_MS, 60000).
+-define(SWEEP_DELAY_MS, 200).
 -define(TICK_MS, 20).
 -define(REORDER_MS, 50).
 -define(RELOAD_CHECK_MS, 500).
@@ -92,15 +93,24 @@ guard(Sink, Session, MFAs) ->
         {setting, More} ->
             guard(Sink, Session, More ++ MFAs);
         {'EXIT', Session, normal} ->
+            %% The session removed everything itself. A process spawned
+            %% while it cleared the flags can still have taken them: a
+            %% second sweep, once the spawns in flight have landed.
+            sweep(Session),
             finish();
         {'EXIT', Session, Why} ->
             cleanup(MFAs, Session),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
             _ = erlang:send(Sink, {fp_req_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
+            sweep(Session),
             finish();
         _ ->
             guard(Sink, Session, MFAs)
     end.
+
+sweep(Session) ->
+    timer:sleep(?SWEEP_DELAY_MS),
+    cleanup([], Session).
 
 finish() ->
     catch unregister(?LOCK),

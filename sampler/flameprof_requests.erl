@@ -162,7 +162,7 @@ setup(Guardian, Opts) ->
               max_late => maps:get(max_late_ms, Opts) * 1000, max_queue => maps:get(max_queue, Opts),
               buf => [], stacks => #{}, depth => #{}, reqs => #{}, hist => #{}, ids => #{}, slow_list => [],
               counts => #{requests => 0, stray => 0, pauses => 0, slow_left => 0, dropped => 0},
-              reloaded => [], paused_until => undefined, backoff => ?BACKOFF_MS,
+              reloaded => [], paused_until => undefined, backoff => ?BACKOFF_MS, last_trip => now_mono(),
               entry_on => true, window_start => now_us(), sample_start => now_mono(), last_reload_check => now_us(),
               stamps => stamps(Entry ++ TierMFAs)},
         patterns(S, true),
@@ -341,11 +341,14 @@ breaker(_, #{max_queue := Max} = S) ->
 
 %% Everything off, the queue and the requests in flight dropped; back on
 %% after a backoff that doubles while the node stays overloaded.
-trip(#{counts := C, reqs := Reqs, backoff := B} = S) ->
+trip(#{counts := C, reqs := Reqs, backoff := B0, last_trip := Last} = S) ->
     patterns(S, false),
     flush_trace(),
-    Backoff = min(B * 2, ?MAX_BACKOFF_MS),
-    S#{paused_until := now_mono() + B * 1000, backoff := Backoff, buf := [], stacks := #{}, depth := #{},
+    Now = now_mono(),
+    %% a minute without a trip starts the backoff over
+    B = case Now - Last > 60000000 of true -> ?BACKOFF_MS; false -> B0 end,
+    S#{paused_until := Now + B * 1000, backoff := min(B * 2, ?MAX_BACKOFF_MS), last_trip := Now,
+       buf := [], stacks := #{}, depth := #{},
        reqs := #{}, counts := C#{pauses := maps:get(pauses, C) + 1,
                                  dropped := maps:get(dropped, C) + maps:size(Reqs)}}.
 

@@ -28,16 +28,34 @@ B         = build
 ifneq ($(filter-out clean install,$(or $(MAKECMDGOALS),all)),)
 -include $(B)/config.mk
 endif
-ALL_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_REENTRANT \
+FP_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_REENTRANT \
 	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' -DFP_TRACER_MODULE='"$(TRACER_MOD)"' \
-	-DFP_REQUESTS_MODULE='"$(REQUESTS_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS)
+	-DFP_REQUESTS_MODULE='"$(REQUESTS_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS)
+# -Werror is for the project's own builds: `make check` and CI turn it on
+# (WERROR=1, below); a plain `make` with a newer compiler warns and still
+# builds. WERROR=0 turns it off there too. Objects are not rebuilt when
+# only a flag changes: `make clean` first.
+ALL_CFLAGS = -std=c11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) $(FP_CPPFLAGS)
 LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 
-LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c report/*.c calls/*.c requests/*.c) \
-	$(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c $(B)/gen/requests_blob.c
-CLI_SRC  = $(wildcard cli/*.c)
+# The library holds every room and the front door's parts; cli/main.c alone
+# makes the program (the unit tests link the rest).
+LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c requests/*.c) \
+	$(filter-out cli/main.c,$(wildcard cli/*.c)) $(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c \
+	$(B)/gen/requests_blob.c
+CLI_SRC  = cli/main.c
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
-HDRS     = $(wildcard */*.h) $(B)/config.mk
+# The fuzz targets' sources (tests/fuzz/run.sh runs what these build).
+FMT_SRC  = $(wildcard formatter/*.c) sampler/sample.c
+FUZZ_SRC_decode = sampler/decode.c sampler/term_check.c $(FMT_SRC)
+FUZZ_SRC_format = $(FMT_SRC)
+FUZZ_SRC_index  = report/rep_index_read.c report/rep_collect.c report/rep_frames.c report/rep_trie.c \
+	index/ix_parse.c report/rep_order.c report/rep_folded.c formatter/escape.c formatter/out.c
+FUZZ_LIBS_index = -lzstd
+FUZZ_SRC_calls  = sampler/calls_decode.c sampler/term_check.c calls/calls_out.c
+FUZZ_SRC_requests = sampler/requests_decode.c sampler/term_check.c requests/req_table.c requests/hist.c
+FUZZ_LIBS_requests = -lm
+FUZZ     = decode format index calls requests
 
 .PHONY: all check check-unit check-e2e check-long check-fuzz bench bench-requests demo demo-requests fuzz install clean deps-demo deps-check
 all: $(B)/flameprof
@@ -84,28 +102,43 @@ $(B)/gen/$(REQUESTS_MOD).P: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk
 $(B)/gen/requests_blob.c: $(B)/gen/$(REQUESTS_MOD).beam $(B)/gen/$(REQUESTS_MOD).P scripts/embed.sh
 	(scripts/embed.sh fp_requests_beam $< && scripts/embed.sh fp_requests_source $(B)/gen/$(REQUESTS_MOD).P) > $@
 
-$(B)/obj/%.o: %.c $(HDRS)
-	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(CFLAGS) -c -o $@ $<
-$(B)/asan/%.o: %.c $(HDRS)
-	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -c -o $@ $<
+# Each object depends on the headers it includes (-MMD -MP writes them down
+# in a .d beside it) and on config.mk (the include paths).
+$(B)/obj/%.o: %.c $(B)/config.mk
+	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(B)/asan/%.o: %.c $(B)/config.mk
+	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -MMD -MP -c -o $@ $<
+-include $(wildcard $(B)/obj/*/*.d $(B)/obj/*/*/*.d $(B)/asan/*/*.d $(B)/asan/*/*/*.d $(B)/tests/*.d $(B)/*.d)
 
 $(B)/libflameprof.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(B)/asan/libflameprof.a: $(LIB_SRC:%.c=$(B)/asan/%.o)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(B)/flameprof: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libflameprof.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
-$(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/asan/libflameprof.a
-	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -o $@ $< $(B)/asan/libflameprof.a $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(B)/tests/%: tests/unit/%.c $(B)/asan/libflameprof.a
+	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -MMD -MP $(LDFLAGS) -o $@ $< $(B)/asan/libflameprof.a $(LIBS)
 
 # Text through rotate/ with the report index, as a capture writes it (the
 # report tests and bench), built with the sanitizers like the unit tests.
 $(B)/ixgen: tests/report/ixgen.c $(B)/asan/libflameprof.a
-	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -o $@ $< $(B)/asan/libflameprof.a $(LIBS)
+	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -MMD -MP $(LDFLAGS) -o $@ $< $(B)/asan/libflameprof.a $(LIBS)
+# The C pipeline alone (make bench), on the optimised library.
+$(B)/pipeline: bench/pipeline.c $(B)/libflameprof.a
+	$(CC) $(ALL_CFLAGS) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(B)/libflameprof.a $(LIBS)
+# libFuzzer targets (clang), each from its own source list above.
+CLANG ?= clang
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11
+# Rebuilt when any of its sources or any header changes (one compiler run
+# over all its sources, so no per-object dependency files).
+.SECONDEXPANSION:
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $(wildcard */*.h) $(B)/config.mk
+	@mkdir -p $(@D) && $(CLANG) $(FUZZ_FLAGS) $(FP_CPPFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SRC_$*) $(EI_LIBS) $(FUZZ_LIBS_$*) -lpthread
 
 # One prove run over everything, so its summary is the last line.
 TEST_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	FLAMEPROF=$(CURDIR)/$(B)/flameprof IXGEN=$(CURDIR)/$(B)/ixgen VALGRIND="$(VALGRIND)"
+check check-unit check-e2e check-long check-fuzz: WERROR ?= 1
 check: deps-check $(B)/flameprof $(B)/ixgen $(TESTS:%=$(B)/tests/%) check-fuzz
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t) $(wildcard tests/e2e/*.t)
 check-unit: deps-check $(B)/flameprof $(TESTS:%=$(B)/tests/%)
@@ -115,13 +148,13 @@ check-e2e: deps-check $(B)/flameprof $(B)/ixgen
 check-long: deps-check $(B)/flameprof
 	$(TEST_ENV) $(PROVE) $(wildcard tests/long/*.t)
 
-# libFuzzer targets over the decoder, the formatter, the report index and the
-# calls decoder and writers (tests/fuzz/run.sh):
+# libFuzzer targets over the decoder, the formatter, the report index
+# reader and the calls decoder and writers (tests/fuzz/run.sh):
 # a few seconds each in check, FUZZ_SECONDS each in fuzz.
 FUZZ_SECONDS ?= 300
-check-fuzz: deps-check $(B)/config.mk
+check-fuzz: deps-check $(FUZZ:%=$(B)/fuzz/fuzz_%)
 	tests/fuzz/run.sh 8
-fuzz: deps-check $(B)/config.mk
+fuzz: deps-check $(FUZZ:%=$(B)/fuzz/fuzz_%)
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 demo: deps-demo $(B)/flameprof
@@ -130,7 +163,7 @@ demo: deps-demo $(B)/flameprof
 demo-requests: deps-demo $(B)/flameprof
 	examples/demo_requests.sh $(CURDIR)/$(B)/flameprof
 
-bench: $(B)/flameprof
+bench: $(B)/flameprof $(B)/pipeline
 	bench/run.sh $(CURDIR)/$(B)/flameprof
 
 # flameprof requests' cost on a 4-tier service (BENCH_SECS, BENCH_RATE)

@@ -16,7 +16,8 @@
  * Each pass starts from fresh tables and times one stage set on one core
  * (CLOCK_PROCESS_CPUTIME_ID; the program is single-threaded):
  *   decode        dec_message only
- *   format        dec_message + time sort + fmt_event (as cli/run.c's write_batch)
+ *   format        dec_message + time sort + fmt_event (cli/batch_out.c, as a
+ *                 capture writes a batch)
  *   <codec>       all of it + rot_append, rot_flush every 5 s of samples,
  *                 rot_close: zstd 1/3/19, gzip 6, none, and zstd 3 with the
  *                 report index (what a capture writes by default)
@@ -29,8 +30,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "../cli/batch_out.h"
 #include "../formatter/formatter.h"
-#include "../report/rep_index.h"
+#include "../index/index.h"
 #include "../rotate/rotate.h"
 #include "../sampler/decode.h"
 
@@ -307,34 +309,25 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int by_time(const void *a, const void *b)
-{
-	const struct fp_sample *x = *(const struct fp_sample *const *)a;
-	const struct fp_sample *y = *(const struct fp_sample *const *)b;
-	return (x->time_us > y->time_us) - (x->time_us < y->time_us);
-}
-
 static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec codec, int level,
 		int index, const char *dir, const char *label)
 {
-	rep_ixw *ixw = index ? rep_ixw_create(level) : NULL;
+	ix_writer *ixw = index ? ix_writer_create(level) : NULL;
 	struct rot_index ix;
 	static const enum fmt_category cats[] = { FMT_CAT_INITIAL_CALL, FMT_CAT_NAME, FMT_CAT_SEQ_TRACE };
 	struct fmt_options fo = { cats, 3 };
 	struct dec_tables t;
 	struct dec_result res;
 	char err[256], header[4096];
-	size_t cap = 1 << 16;
-	char *buf = malloc(cap);
-	const struct fp_sample *order[NPROC * 2];
 	fmt_ctx *fmt = fmt_create(&fo);
+	struct fp_batch_out out;
 	rot_t *rot = NULL;
 	uint64_t samples = 0;
 
-	if (!buf || !fmt || (index && !ixw))
+	if (!fmt || fp_batch_out_init(&out, fmt, NULL) < 0 || (index && !ixw))
 		return -1;
 	if (ixw)
-		rep_ixw_hook(ixw, &ix);
+		ix_writer_hook(ixw, &ix);
 	if (stage == WRITE) {
 		fmt_header("shop@127.0.0.1", "top=100 every=5.000s hz=97 depth=64 categories=initial_call,name,seq_trace",
 			   header, sizeof header);
@@ -345,6 +338,7 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 			fprintf(stderr, "pipeline: %s\n", rot_error(rot));
 			return -1;
 		}
+		out.rot = rot;
 	}
 	dec_init(&t);
 	double c0 = cpu_now();
@@ -358,20 +352,9 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 		samples += n;
 		if (stage == DECODE)
 			continue;
-		for (size_t i = 0; i < n; i++)
-			order[i] = &res.batch.samples[i];
-		qsort(order, n, sizeof *order, by_time);
-		for (size_t i = 0; i < n; i++) {
-			int64_t tw;
-			size_t len = fmt_event(fmt, order[i], buf, cap, &tw);
-			if (len >= cap) {
-				fprintf(stderr, "pipeline: event of %zu bytes\n", len);
-				return -1;
-			}
-			if (stage == WRITE && rot_append(rot, buf, len, tw) < 0) {
-				fprintf(stderr, "pipeline: %s\n", rot_error(rot));
-				return -1;
-			}
+		if (fp_batch_write(&out, res.batch.samples, n) < 0) {
+			fprintf(stderr, "pipeline: %s\n", rot ? rot_error(rot) : "out of memory");
+			return -1;
 		}
 		if (stage == WRITE && (b + 1) % WINDOW_ROUNDS == 0 && rot_flush(rot) < 0) {
 			fprintf(stderr, "pipeline: %s\n", rot_error(rot));
@@ -395,10 +378,10 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 		       (unsigned long long)samples, secs, samples / secs);
 	fflush(stdout);
 	rot_free(rot);
-	rep_ixw_free(ixw);
+	ix_writer_free(ixw);
 	dec_free(&t);
 	fmt_free(fmt);
-	free(buf);
+	fp_batch_out_free(&out);
 	return 0;
 }
 

@@ -337,16 +337,12 @@ part crowd && bench_crowd
 # ---------------------------------------------------------------- 4. the C pipeline alone
 bench_pipeline() {
 	say "pipeline: $PIPE_BATCHES batches of 100 samples, decode -> format -> compress -> write"
-	local cflags libs
-	cflags=$(sed -n 's/^EI_CFLAGS = //p' "$ROOT/build/config.mk")
-	libs="$(sed -n 's/^EI_LIBS = //p' "$ROOT/build/config.mk") $(sed -n 's/^PKG_LIBS = //p' "$ROOT/build/config.mk")"
-	# shellcheck disable=SC2086
-	if ! cc -std=c11 -O2 -g -Wall -Wextra -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $cflags \
-		-o "$B_DIR/pipeline" "$ROOT/bench/pipeline.c" "$ROOT/build/libflameprof.a" $libs -lpthread -lm; then
-		say "cannot build bench/pipeline.c"; return
+	# built by `make bench` (the Makefile's $(B)/pipeline) on the optimised library
+	if [ ! -x "$ROOT/build/pipeline" ]; then
+		say "no build/pipeline: run 'make bench'"; return
 	fi
 	mkdir -p "$B_DIR/pipe"
-	"$B_DIR/pipeline" -n "$PIPE_BATCHES" -d "$B_DIR/pipe" > "$B_DIR/pipeline.out" 2> "$B_DIR/pipeline.err"
+	"$ROOT/build/pipeline" -n "$PIPE_BATCHES" -d "$B_DIR/pipe" > "$B_DIR/pipeline.out" 2> "$B_DIR/pipeline.err"
 	cat "$B_DIR/pipeline.err" >&2
 	put pipe_wire "$(sed -n 's/.*, \([0-9.]*\) bytes\/sample on the wire/\1/p' "$B_DIR/pipeline.err")"
 	while read -r stage codec level n secs rate bps; do

@@ -8,12 +8,14 @@
  * flameprof dies instead, the tracer sees the node go and cleans up.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 #include <time.h>
+#include <unistd.h>
 #include "calls.h"
 #include "calls_options.h"
 #include "msg.h"
@@ -58,6 +60,21 @@ static int exit_for(int err)
 	case SAMPLER_ERR_NOMEM: return EX_OSERR;
 	default: return EX_UNAVAILABLE;
 	}
+}
+
+/* Our node name: flameprof_calls_<user>, the same every run as a capture's
+ * flameprof_<user> is, and not that one, so that a user can capture and
+ * count calls on one node at once. */
+static void default_alive(char *out, size_t cap)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+	size_t n = (size_t)snprintf(out, cap, "flameprof_calls_");
+	for (const char *p = pw && pw->pw_name ? pw->pw_name : ""; *p && n + 1 < cap && n < 63; p++)
+		out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			   *p == '-' ? *p : '_';
+	out[n] = '\0';
+	if (strcmp(out, "flameprof_calls_") == 0)
+		snprintf(out, cap, "flameprof_calls_uid%u", (unsigned)geteuid());
 }
 
 static int get_cookie(const struct calls_config *cfg, char *buf, size_t cap, const char **out)
@@ -136,8 +153,13 @@ static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
 		.limit = cfg->limit, .force = cfg->force, .per_process = cfg->per_process,
 		.max_run_queue = cfg->max_run_queue,
 	};
+	char alive[64];
+	if (cfg->node_name)
+		snprintf(alive, sizeof alive, "%s", cfg->node_name);
+	else
+		default_alive(alive, sizeof alive);
 	struct sampler_options so = {
-		.node = cfg->node, .cookie = cookie,
+		.node = cfg->node, .cookie = cookie, .alive = alive,
 		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
 		.silence_timeout_ms = 15000,
 	};
@@ -206,7 +228,8 @@ int calls_main(int argc, char **argv)
 		goto done;
 	}
 	fp_verbosity = cfg.verbosity;
-	if (sampler_check_node(cfg.node, err, sizeof err) < 0) {
+	if (sampler_check_node(cfg.node, err, sizeof err) < 0 ||
+	    (cfg.node_name && sampler_check_node_name(cfg.node_name, err, sizeof err) < 0)) {
 		fp_usage("%s", err);
 		rc = EX_USAGE;
 		goto done;

@@ -52,6 +52,8 @@ static const struct opt options[] = {
 	{ "force", 0, NULL, K_SET, F(force), 1, 0, "trace however many functions match" },
 	{ "max-run-queue", 0, "N", K_UINT, F(max_run_queue), 0, 100000000,
 	  "end the run early, with its results, once the node's run queues stay above N (or 4x their length at the start) for 1 s (default 200; 0: never)" },
+	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
+	  "our node name before '@' (default flameprof_calls_<user>, one run of yours per node at a time)" },
 	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
 	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
 	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,

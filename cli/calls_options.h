@@ -34,6 +34,7 @@ struct calls_config {
 	unsigned limit;                    /* --limit */
 	int force;                         /* --force */
 	unsigned max_run_queue;            /* --max-run-queue; 0: no limit */
+	const char *node_name;             /* --node-name; NULL: flameprof_calls_<user> */
 	const char *cookie_file;           /* --cookie-file */
 	const char *cookie;                /* --cookie (discouraged) */
 	int64_t connect_timeout_us;        /* --connect-timeout */

@@ -1,36 +1,29 @@
 /*
- * main.c - the front door: argv in, exit status out.
+ * main.c - the front door: argv in, exit status out. The first argument
+ * picks the command; each command's table and parser live in its own file
+ * (options.c: record, the default; report_opts.c: report), all run by the
+ * one option engine (optparse.h). A new command is one row here.
  */
-#include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include "calls.h"
-#include "requests.h"
-#include "msg.h"
 #include "options.h"
-#include "run.h"
-#include "../report/report.h"
+#include "report_opts.h"
+#include "requests.h"
+
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv); /* argv[0] is the command's name */
+} commands[] = {
+	{ "report", fp_report_main },
+	{ "calls", calls_main },
+	{ "requests", requests_main },
+};
 
 int main(int argc, char **argv)
 {
-	struct fp_config cfg;
-
-	if (argc > 1 && strcmp(argv[1], "report") == 0)
-		return report_main(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "calls") == 0)
-		return calls_main(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "requests") == 0)
-		return requests_main(argc - 1, argv + 1);
-	int rc = fp_parse_options(argc, argv, &cfg);
-	if (rc)
-		return rc;
-	if (cfg.help) {
-		fp_print_help();
-		return 0;
-	}
-	if (cfg.version) {
-		printf("flameprof %s (agent %s)\n", FP_VERSION, FP_AGENT_MODULE);
-		return 0;
-	}
-	fp_verbosity = cfg.verbosity;
-	return fp_run(&cfg);
+	for (size_t k = 0; argc > 1 && k < sizeof commands / sizeof commands[0]; k++)
+		if (strcmp(argv[1], commands[k].name) == 0)
+			return commands[k].main(argc - 1, argv + 1);
+	return fp_record_main(argc, argv);
 }

@@ -1,29 +1,25 @@
 /*
- * options.c - the option table, its parser and --help.
+ * options.c - the capture's (record's) option table and its front door:
+ * argv to struct fp_config through the option engine (optparse.h), the
+ * combinations checked, then fp_run().
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include "msg.h"
+#include "optparse.h"
 #include "options.h"
+#include "run.h"
 
-enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_SET, K_FLAG_HELP };
-
-struct opt {
-	const char *name;     /* long name without "--" */
-	char short_name;      /* 0: none */
-	const char *value;    /* value name in --help; NULL: no value */
-	enum kind kind;
-	size_t offset;        /* field in struct fp_config */
-	long long min, max;   /* K_UINT bounds; K_SET: min is the value set */
-	const char *help;     /* NULL: hidden */
-};
+/* Each row's id is its kind: how apply() reads the value into field. */
+enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_SET };
 
 #define F(field) offsetof(struct fp_config, field)
 
-static const struct opt options[] = {
+static const struct fp_opt options[] = {
 	{ "top", 0, "N", K_UINT, F(top), 0, 100000,
 	  "sample the N processes that gained the most reductions in each window (default 100; 0: only --pid/--name)" },
 	{ "every", 0, "DUR", K_DUR, F(every_us), 0, 0,
@@ -152,80 +148,81 @@ static int parse_cats(struct fp_config *cfg, const char *text)
 	return 0;
 }
 
-static int apply(const struct opt *o, const char *val, struct fp_config *cfg, const char *spelled)
+static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
+		 char *detail, size_t cap)
 {
-	char *field = (char *)cfg + o->offset;
+	struct fp_config *cfg = ctx;
+	char *field = (char *)cfg + o->field;
 	char *end;
-	switch (o->kind) {
+	switch ((enum kind)o->id) {
 	case K_UINT: {
 		errno = 0;
 		long long v = strtoll(val, &end, 10);
 		if (end == val || *end || errno || v < o->min || v > o->max) {
-			fp_usage("'%s' is not a valid value for %s: give a whole number from %lld to %lld",
+			snprintf(detail, cap, "'%s' is not a valid value for %s: give a whole number from %lld to %lld",
 				 val, spelled, o->min, o->max);
-			return -1;
+			return FP_OPT_USAGE;
 		}
-		if (o->offset == F(level))
+		if (o->field == F(level))
 			*(int *)field = (int)v;
 		else
 			*(unsigned *)field = (unsigned)v;
-		return 0;
+		return FP_OPT_OK;
 	}
 	case K_HZ: {
 		errno = 0;
 		double v = strtod(val, &end);
 		if (end == val || *end || errno || !(v > 0) || v > 10000) {
-			fp_usage("'%s' is not a valid value for %s: give a rate above 0 and at most 10000, e.g. 97",
+			snprintf(detail, cap, "'%s' is not a valid value for %s: give a rate above 0 and at most 10000, e.g. 97",
 				 val, spelled);
-			return -1;
+			return FP_OPT_USAGE;
 		}
 		*(double *)field = v;
-		return 0;
+		return FP_OPT_OK;
 	}
 	case K_DUR:
 		if (fp_parse_duration(val, (int64_t *)field) < 0) {
-			fp_usage("'%s' is not a valid duration for %s: write e.g. 500ms, 5s, 2m or 1h", val, spelled);
-			return -1;
+			snprintf(detail, cap, "'%s' is not a valid duration for %s: write e.g. 500ms, 5s, 2m or 1h", val, spelled);
+			return FP_OPT_USAGE;
 		}
-		return 0;
+		return FP_OPT_OK;
 	case K_SIZE:
 		if (fp_parse_size(val, (uint64_t *)field) < 0) {
-			fp_usage("'%s' is not a valid size for %s: write e.g. 64k, 100M or 1G", val, spelled);
-			return -1;
+			snprintf(detail, cap, "'%s' is not a valid size for %s: write e.g. 64k, 100M or 1G", val, spelled);
+			return FP_OPT_USAGE;
 		}
-		return 0;
+		return FP_OPT_OK;
 	case K_STR:
 		*(const char **)field = val;
-		return 0;
+		return FP_OPT_OK;
 	case K_LIST: {
-		size_t *n = o->offset == F(pids) ? &cfg->npids : &cfg->nnames;
+		size_t *n = o->field == F(pids) ? &cfg->npids : &cfg->nnames;
 		if (*n == FP_MAX_TARGETS) {
-			fp_usage("too many %s options: at most %d", spelled, FP_MAX_TARGETS);
-			return -1;
+			snprintf(detail, cap, "too many %s options: at most %d", spelled, FP_MAX_TARGETS);
+			return FP_OPT_USAGE;
 		}
 		((const char **)field)[(*n)++] = val;
-		return 0;
+		return FP_OPT_OK;
 	}
 	case K_CODEC:
 		if (rot_codec_parse(val, (enum rot_codec *)field) < 0) {
-			fp_usage("'%s' is not a codec for %s: use zstd, gzip or none", val, spelled);
-			return -1;
+			snprintf(detail, cap, "'%s' is not a codec for %s: use zstd, gzip or none", val, spelled);
+			return FP_OPT_USAGE;
 		}
-		return 0;
+		return FP_OPT_OK;
 	case K_CATS:
 		if (parse_cats(cfg, val) < 0) {
-			fp_usage("'%s' is not a valid list for %s: use names from initial_call,name,memory,queue,seq_trace, each once, or 'none'",
+			snprintf(detail, cap, "'%s' is not a valid list for %s: use names from initial_call,name,memory,queue,seq_trace, each once, or 'none'",
 				 val, spelled);
-			return -1;
+			return FP_OPT_USAGE;
 		}
-		return 0;
+		return FP_OPT_OK;
 	case K_SET:
 		*(int *)field = (int)o->min;
-		return 0;
-	case K_FLAG_HELP:
-		return 0;
+		return FP_OPT_OK;
 	}
-	return -1;
+	snprintf(detail, cap, "%s: no such kind of option", spelled);
+	return FP_OPT_USAGE;
 }
 
 static void defaults(struct fp_config *cfg)
@@ -250,141 +247,116 @@ static void defaults(struct fp_config *cfg)
 	cfg->progress = -1;
 }
 
-static const struct opt *find_long(const char *name, size_t n)
-{
-	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
-		if (strlen(options[k].name) == n && strncmp(options[k].name, name, n) == 0)
-			return &options[k];
-	return NULL;
-}
-
-static const struct opt *find_short(char c)
-{
-	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
-		if (options[k].short_name == c)
-			return &options[k];
-	return NULL;
-}
-
 /* Combinations, checked once everything is parsed (redis-cli). */
-static int check(struct fp_config *cfg)
+static int check(struct fp_config *cfg, char *detail, size_t cap)
 {
 	if (cfg->help || cfg->version)
-		return 0;
+		return FP_OPT_OK;
 	if (!cfg->node) {
-		fp_usage("no node given; name the node to profile, e.g. 'flameprof app@db1'");
-		return -1;
+		snprintf(detail, cap, "no node given; name the node to profile, e.g. 'flameprof app@db1'");
+		return FP_OPT_USAGE;
 	}
 	if (cfg->top == 0 && cfg->npids == 0 && cfg->nnames == 0) {
-		fp_usage("--top 0 samples only explicit processes; add --pid or --name");
-		return -1;
+		snprintf(detail, cap, "--top 0 samples only explicit processes; add --pid or --name");
+		return FP_OPT_USAGE;
 	}
 	if (cfg->every_us < 100000) {
-		fp_usage("--every must be at least 100ms");
-		return -1;
+		snprintf(detail, cap, "--every must be at least 100ms");
+		return FP_OPT_USAGE;
 	}
 	if (cfg->flush_us < 100000) {
-		fp_usage("--flush must be at least 100ms");
-		return -1;
+		snprintf(detail, cap, "--flush must be at least 100ms");
+		return FP_OPT_USAGE;
 	}
 	if (cfg->connect_timeout_us < 100000 || cfg->silence_timeout_us < 1000000) {
-		fp_usage("--connect-timeout must be at least 100ms and --silence-timeout at least 1s");
-		return -1;
+		snprintf(detail, cap, "--connect-timeout must be at least 100ms and --silence-timeout at least 1s");
+		return FP_OPT_USAGE;
 	}
 	if (cfg->level > 9 && cfg->codec == ROT_GZIP) {
-		fp_usage("gzip levels go from 1 to 9");
-		return -1;
+		snprintf(detail, cap, "gzip levels go from 1 to 9");
+		return FP_OPT_USAGE;
 	}
 	if ((double)(cfg->top + cfg->npids + cfg->nnames) * cfg->hz > FP_LOAD_BOUND && !cfg->force) {
-		fp_usage("--top %u at --hz %g asks for %.0f samples/s, beyond the %s the agent delivers on the node without harm; "
+		snprintf(detail, cap, "--top %u at --hz %g asks for %.0f samples/s, beyond the %s the agent delivers on the node without harm; "
 			 "lower --top or --hz, or add --force", cfg->top, cfg->hz,
 			 (cfg->top + cfg->npids + cfg->nnames) * cfg->hz, FP_LOAD_BOUND_TEXT);
-		return -1;
+		return FP_OPT_USAGE;
 	}
 	if (cfg->cookie && cfg->cookie_file) {
-		fp_usage("--cookie and --cookie-file cannot be used together");
-		return -1;
+		snprintf(detail, cap, "--cookie and --cookie-file cannot be used together");
+		return FP_OPT_USAGE;
+	}
+	return FP_OPT_OK;
+}
+
+static int operand(void *ctx, const char *arg, char *detail, size_t cap)
+{
+	struct fp_config *cfg = ctx;
+	if (cfg->node) {
+		snprintf(detail, cap, "one node at a time: '%s' and '%s' given", cfg->node, arg);
+		return FP_OPT_USAGE;
+	}
+	cfg->node = arg;
+	return FP_OPT_OK;
+}
+
+static const struct fp_command RECORD = {
+	.name = "flameprof",
+	.synopsis = "usage: flameprof [options] NODE\n"
+		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
+		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n"
+		    "       flameprof requests [options] --entry MOD:FUN/ARITY [--tier NAME=MOD:FUN/ARITY]... NODE\n"
+		    "                                             (see 'flameprof requests --help')\n\n"
+		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
+		    "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
+		    "options:\n",
+	.epilog = "\nexit status: 0 done, 64 usage, 69 cannot connect or start the agent,\n"
+		  "70 the agent ended unasked (node restored), 73 output directory not\n"
+		  "writable, 74 I/O error (disk full), 75 node lost during the capture,\n"
+		  "76 protocol error, 77 cookie rejected.\n"
+		  "See flameprof(1) and README.md.\n",
+	.help_column = 26,
+	.hint_inline = 0,
+	.opts = options,
+	.nopts = sizeof options / sizeof options[0],
+	.apply = apply,
+	.operand = operand,
+};
+
+int fp_parse_options(int argc, char **argv, struct fp_config *cfg)
+{
+	char detail[512];
+	int rc;
+	defaults(cfg);
+	rc = fp_opt_parse(&RECORD, argc, argv, cfg, detail, sizeof detail);
+	if (rc == FP_OPT_OK)
+		rc = check(cfg, detail, sizeof detail);
+	if (rc == FP_OPT_USAGE) {
+		fp_opt_usage(&RECORD, detail);
+		return EX_USAGE;
 	}
 	return 0;
 }
 
-int fp_parse_options(int argc, char **argv, struct fp_config *cfg)
-{
-	defaults(cfg);
-	int only_args = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const struct opt *o = NULL;
-		const char *val = NULL;
-		char spelled[64];
-		if (!only_args && strcmp(a, "--") == 0) {
-			only_args = 1;
-			continue;
-		}
-		if (!only_args && a[0] == '-' && a[1] == '-') {
-			const char *eq = strchr(a + 2, '=');
-			size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-			o = find_long(a + 2, n);
-			snprintf(spelled, sizeof spelled, "--%.*s", (int)n, a + 2);
-			if (!o) {
-				fp_usage("unknown option '%s'", spelled);
-				return 64;
-			}
-			if (eq)
-				val = eq + 1;
-		} else if (!only_args && a[0] == '-' && a[1] && !a[2]) {
-			o = find_short(a[1]);
-			snprintf(spelled, sizeof spelled, "-%c", a[1]);
-			if (!o) {
-				fp_usage("unknown option '%s'", spelled);
-				return 64;
-			}
-		} else {
-			if (cfg->node) {
-				fp_usage("one node at a time: '%s' and '%s' given", cfg->node, a);
-				return 64;
-			}
-			cfg->node = a;
-			continue;
-		}
-		if (o->value && !val) {
-			if (i + 1 >= argc) {
-				fp_usage("%s needs a value (%s)", spelled, o->value);
-				return 64;
-			}
-			val = argv[++i];
-		} else if (!o->value && val) {
-			fp_usage("%s takes no value", spelled);
-			return 64;
-		}
-		if (apply(o, val, cfg, spelled) < 0)
-			return 64;
-	}
-	return check(cfg) < 0 ? 64 : 0;
-}
-
 void fp_print_help(void)
 {
-	printf("usage: flameprof [options] NODE\n"
-	       "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
-	       "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n\n"
-	       "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
-	       "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
-	       "options:\n");
-	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
-		const struct opt *o = &options[k];
-		char left[64], sh[8] = "    ";
-		if (!o->help)
-			continue;
-		if (o->short_name)
-			snprintf(sh, sizeof sh, "-%c, ", o->short_name);
-		snprintf(left, sizeof left, "%s--%s%s%s", sh, o->name, o->value ? " " : "",
-			 o->value ? o->value : "");
-		printf("  %-26s %s\n", left, o->help);
+	fp_opt_help(&RECORD, stdout);
+}
+
+int fp_record_main(int argc, char **argv)
+{
+	struct fp_config cfg;
+	int rc = fp_parse_options(argc, argv, &cfg);
+	if (rc)
+		return rc;
+	if (cfg.help) {
+		fp_print_help();
+		return 0;
 	}
-	printf("\nexit status: 0 done, 64 usage, 69 cannot connect or start the agent,\n"
-	       "70 the agent ended unasked (node restored), 73 output directory not\n"
-	       "writable, 74 I/O error (disk full), 75 node lost during the capture,\n"
-	       "76 protocol error, 77 cookie rejected.\n"
-	       "See flameprof(1) and README.md.\n");
+	if (cfg.version) {
+		printf("flameprof %s (agent %s)\n", FP_VERSION, FP_AGENT_MODULE);
+		return 0;
+	}
+	fp_verbosity = cfg.verbosity;
+	return fp_run(&cfg);
 }

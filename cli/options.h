@@ -1,7 +1,7 @@
 /*
- * options.h - argv becomes one struct fp_config; nothing past the front
- * door sees argv. One table drives parsing and --help (git's
- * parse-options), so the help cannot drift from what is parsed.
+ * options.h - the capture (record): argv becomes one struct fp_config;
+ * nothing past the front door sees argv. Its table runs on the one option
+ * engine (optparse.h), which drives parsing and --help alike.
  */
 #ifndef FP_OPTIONS_H
 #define FP_OPTIONS_H
@@ -53,8 +53,12 @@ struct fp_config {
 	int help, version;
 };
 
+/* argv[0] is the program; the rest are the capture's options and NODE.
+ * Parses them, prints --help, --version or a usage error, else runs the
+ * capture (fp_run()). @return an exit status from <sysexits.h>. */
+int fp_record_main(int argc, char **argv);
 /* Fills cfg from argv. @return 0, or 64 (EX_USAGE) after printing the
- * reason through fp_usage(). */
+ * reason (fp_opt_usage()). */
 int fp_parse_options(int argc, char **argv, struct fp_config *cfg);
 void fp_print_help(void);
 /* "5s", "500ms", "2m", "1h", "1.5s", plain seconds. @return 0 or -1. */

@@ -10,6 +10,7 @@
  * up by itself.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,21 @@ static int exit_for(int err)
 	case SAMPLER_ERR_NOMEM: return EX_OSERR;
 	default: return EX_UNAVAILABLE;
 	}
+}
+
+/* Our node name: flameprof_requests_<user>, the same every run, and not
+ * the one of a capture or of calls, so that a user can run those on the
+ * same node meanwhile (the node's tracer still allows one tracing session). */
+static void default_alive(char *out, size_t cap)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+	size_t n = (size_t)snprintf(out, cap, "flameprof_requests_");
+	for (const char *p = pw && pw->pw_name ? pw->pw_name : ""; *p && n + 1 < cap && n < 63; p++)
+		out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			   *p == '-' ? *p : '_';
+	out[n] = '\0';
+	if (strcmp(out, "flameprof_requests_") == 0)
+		snprintf(out, cap, "flameprof_requests_uid%u", (unsigned)geteuid());
 }
 
 static int get_cookie(const struct requests_config *cfg, char *buf, size_t cap, const char **out)
@@ -169,8 +185,13 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		.sample_permille = cfg->sample_permille, .max_late_ms = (unsigned)(cfg->max_late_us / 1000),
 		.max_queue = cfg->max_queue,
 	};
+	char alive[64];
+	if (cfg->node_name)
+		snprintf(alive, sizeof alive, "%s", cfg->node_name);
+	else
+		default_alive(alive, sizeof alive);
 	struct sampler_options so = {
-		.node = cfg->node, .alive = cfg->node_name, .cookie = cookie,
+		.node = cfg->node, .alive = alive, .cookie = cookie,
 		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
 		.silence_timeout_ms = 15000,
 	};

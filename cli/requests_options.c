@@ -54,7 +54,7 @@ static const struct opt options[] = {
 	{ "max-queue", 0, "N", K_UINT, F(max_queue), 100, 10000000,
 	  "circuit breaker: pause tracing when the node's tracer holds N messages (default 50000)" },
 	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
-	  "our node name before the '@' (default flameprof_<user>)" },
+	  "our node name before the '@' (default flameprof_requests_<user>)" },
 	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
 	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
 	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,

@@ -13,11 +13,12 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
+#include "batch_out.h"
 #include "msg.h"
 #include "run.h"
 #include "status.h"
 #include "../formatter/formatter.h"
-#include "../report/rep_index.h"
+#include "../index/index.h"
 #include "../rotate/rotate.h"
 #include "../sampler/sampler.h"
 
@@ -54,13 +55,9 @@ static long long now_ms(void)
 struct run {
 	const struct fp_config *cfg;
 	sampler_t *sampler;
-	fmt_ctx *fmt;
 	rot_t *rot;
-	rep_ixw *index;
-	char *buf;
-	size_t cap;
-	const struct fp_sample **order;
-	size_t order_cap;
+	ix_writer *index;
+	struct fp_batch_out out; /* formatter -> rotate */
 	struct fp_status_state status;
 };
 
@@ -82,43 +79,13 @@ static int exit_for_rotate(int err)
 	return err == ROT_ERR_DIR ? EX_CANTCREAT : err == ROT_ERR_NOMEM ? EX_OSERR : EX_IOERR;
 }
 
-static int by_time(const void *a, const void *b)
-{
-	const struct fp_sample *x = *(const struct fp_sample *const *)a;
-	const struct fp_sample *y = *(const struct fp_sample *const *)b;
-	return (x->time_us > y->time_us) - (x->time_us < y->time_us);
-}
-
 /* Writes a batch in time order. @return 0 or a negative rot_err. */
 static int write_batch(struct run *r, const struct sampler_batch *b)
 {
-	if (b->nsamples > r->order_cap) {
-		const struct fp_sample **p = realloc(r->order, b->nsamples * sizeof *p);
-		if (!p)
-			return ROT_ERR_NOMEM;
-		r->order = p;
-		r->order_cap = b->nsamples;
-	}
-	for (size_t k = 0; k < b->nsamples; k++)
-		r->order[k] = &b->samples[k];
-	qsort(r->order, b->nsamples, sizeof *r->order, by_time);
-	for (size_t k = 0; k < b->nsamples; k++) {
-		int64_t t;
-		size_t n = fmt_event(r->fmt, r->order[k], r->buf, r->cap, &t);
-		if (n >= r->cap) {
-			char *p = realloc(r->buf, n + 1);
-			if (!p)
-				return ROT_ERR_NOMEM;
-			r->buf = p;
-			r->cap = n + 1;
-			n = fmt_event(r->fmt, r->order[k], r->buf, r->cap, &t);
-		}
-		int e = rot_append(r->rot, r->buf, n, t);
-		if (e < 0)
-			return e;
-	}
-	fp_status_batch(&r->status, b);
-	return 0;
+	int e = fp_batch_write(&r->out, b->samples, b->nsamples);
+	if (e == 0)
+		fp_status_batch(&r->status, b);
+	return e;
 }
 
 static int confirm_unloaded(struct run *r);
@@ -191,8 +158,8 @@ static int open_output(struct run *r, const char *node)
 	struct rot_index ix;
 	/* The report index reads the text as it goes out. Without memory for
 	 * it the files are only slower to report on. */
-	if (cfg->codec == ROT_ZSTD && !cfg->no_index && (r->index = rep_ixw_create(cfg->level))) {
-		rep_ixw_hook(r->index, &ix);
+	if (cfg->codec == ROT_ZSTD && !cfg->no_index && (r->index = ix_writer_create(cfg->level))) {
+		ix_writer_hook(r->index, &ix);
 		ro.index = &ix;
 	}
 	int e = rot_open(&r->rot, &ro);
@@ -200,6 +167,7 @@ static int open_output(struct run *r, const char *node)
 		fp_error("%s; choose another directory with -o DIR", rot_error(r->rot));
 		return exit_for_rotate(e);
 	}
+	r->out.rot = r->rot;
 	return 0;
 }
 
@@ -333,10 +301,8 @@ int fp_run(const struct fp_config *cfg)
 	struct fmt_options fo = { cfg->cats, cfg->ncats };
 	if ((rc = read_cookie(cfg, cookie, sizeof cookie, &ck)) != 0)
 		goto out;
-	r.cap = 1 << 16;
-	r.buf = malloc(r.cap);
-	fmt = r.fmt = fmt_create(&fo);
-	if (!r.buf || !fmt) {
+	fmt = fmt_create(&fo);
+	if (!fmt || fp_batch_out_init(&r.out, fmt, NULL) < 0) {
 		fp_error("out of memory");
 		rc = EX_OSERR;
 		goto out;
@@ -354,9 +320,8 @@ out:
 	fp_status_clear();
 	sampler_free(r.sampler);
 	rot_free(r.rot);
-	rep_ixw_free(r.index);
+	ix_writer_free(r.index);
 	fmt_free(fmt);
-	free(r.buf);
-	free(r.order);
+	fp_batch_out_free(&r.out);
 	return rc;
 }

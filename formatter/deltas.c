@@ -12,20 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "../common/hash.h"
 
 #define FMT_STALE_US (60 * INT64_C(1000000))
 #define FMT_INITIAL_CAP 256 /* a power of two; top 100 fits without growing */
 
 static size_t slot_of(const struct fmt_deltas *d, uint32_t number, uint32_t serial)
 {
-	/* splitmix64's finaliser: pid numbers are dense, spread them */
-	uint64_t k = (uint64_t)serial << 32 | number;
-	k ^= k >> 30;
-	k *= UINT64_C(0xbf58476d1ce4e5b9);
-	k ^= k >> 27;
-	k *= UINT64_C(0x94d049bb133111eb);
-	k ^= k >> 31;
-	return (size_t)k & (d->cap - 1);
+	/* pid numbers are dense: spread them */
+	return (size_t)fp_mix64((uint64_t)serial << 32 | number) & (d->cap - 1);
 }
 
 static int table_alloc(struct fmt_deltas *d, size_t cap)

@@ -2,8 +2,9 @@
  * escape.c - the reversible symbol escape (doc/output-format.md, "Escaping").
  *
  * Atoms can hold any byte. Every perf-script reader we target splits lines on
- * characters an atom may contain (DESIGN.md §4): Flamescope cuts a symbol at
- * its first '+' and splits it on "->", stackcollapse-perf.pl joins frames with
+ * characters an atom may contain (doc/output-format.md, "Reader rules and
+ * where they are met"): Flamescope cuts a symbol at its first '+' and
+ * splits it on "->", stackcollapse-perf.pl joins frames with
  * ';', drops symbols starting with '(' and deletes quotes, speedscope wants a
  * dso without whitespace (JavaScript's \s, which includes Unicode spaces),
  * and every reader is line based. So a byte that could matter becomes %XX

@@ -2,7 +2,8 @@
  * perf.c - one sample in, one Linux `perf script` event out; the file header.
  *
  * The format and the reader rules behind each choice are in
- * doc/output-format.md (from DESIGN.md §4). tests/readers.py checks output
+ * doc/output-format.md ("Reader rules and where they are met"; the reasons
+ * in doc/design.md). tests/readers.py checks output
  * against every rule.
  */
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rep_parse.h"
+#include "../index/ix_parse.h"
 
 #define MARK_STATUS_OK 1u
 
@@ -195,7 +195,7 @@ static int resolve_metric(rep_collect *c, const char *rest, size_t len)
 {
 	const char *names[MAX_NAMES];
 	size_t lens[MAX_NAMES], n = 0, pos = 0;
-	while (n < MAX_NAMES && rep_next_metric(rest, len, &pos, &names[n], &lens[n]))
+	while (n < MAX_NAMES && ix_next_metric(rest, len, &pos, &names[n], &lens[n]))
 		n++;
 	return resolve_names(c, names, lens, n);
 }
@@ -372,7 +372,7 @@ static void read_metrics(rep_collect *c, const char *rest, size_t len)
 	int r;
 	c->nmetrics = 0;
 	while (c->nmetrics < REP_MAX_METRICS &&
-	       (r = rep_next_metric_value(rest, len, &pos, &nm, &nl, &v, &d)) != 0) {
+	       (r = ix_next_metric_value(rest, len, &pos, &nm, &nl, &v, &d)) != 0) {
 		if (r < 0 || nl > sizeof c->mname_buf - used)
 			continue;
 		memcpy(c->mname_buf + used, nm, nl);
@@ -429,10 +429,10 @@ uint32_t rep_collect_status(rep_collect *c, const char *comm, size_t len, int *o
 
 static int event_line(rep_collect *c, const char *s, size_t len)
 {
-	struct rep_event_line ev;
+	struct ix_event_line ev;
 	int ok, rc;
 	uint32_t id;
-	if (rep_parse_event(s, len, &ev) != 0) {
+	if (ix_parse_event(s, len, &ev) != 0) {
 		c->st.bad_lines++;
 		return 0;
 	}
@@ -459,7 +459,7 @@ static int event_line(rep_collect *c, const char *s, size_t len)
 		int64_t v, d;
 		if (!c->resolved && (rc = resolve_metric(c, ev.rest, ev.rest_len)) != 0)
 			return rc;
-		if (rep_find_metric(ev.rest, ev.rest_len, c->metric, c->metric_len, &v, &d)) {
+		if (ix_find_metric(ev.rest, ev.rest_len, c->metric, c->metric_len, &v, &d)) {
 			c->w = c->use_delta ? d : v;
 		} else {
 			c->w = 0;
@@ -498,11 +498,11 @@ uint32_t rep_collect_frame(rep_collect *c, int is_category, const char *sym, siz
 
 static int frame_line(rep_collect *c, const char *s, size_t len)
 {
-	struct rep_frame_line fr;
+	struct ix_frame_line fr;
 	uint32_t id;
 	if (!c->in_event || !c->keep)
 		return 0;
-	if (rep_parse_frame(s, len, &fr) != 0) {
+	if (ix_parse_frame(s, len, &fr) != 0) {
 		c->st.bad_lines++;
 		return 0;
 	}
@@ -519,20 +519,20 @@ static int frame_line(rep_collect *c, const char *s, size_t len)
 int rep_collect_line(rep_collect *c, const char *s, size_t len)
 {
 	int rc = 0;
-	switch (rep_line_kind(s, len)) {
-	case REP_L_BLANK:
+	switch (ix_line_kind(s, len)) {
+	case IX_L_BLANK:
 		rc = commit(c);
 		break;
-	case REP_L_COMMENT:
+	case IX_L_COMMENT:
 		break;
-	case REP_L_EVENT:
+	case IX_L_EVENT:
 		if ((rc = commit(c)) == 0)
 			rc = event_line(c, s, len);
 		break;
-	case REP_L_FRAME:
+	case IX_L_FRAME:
 		rc = frame_line(c, s, len);
 		break;
-	case REP_L_OTHER:
+	case IX_L_OTHER:
 		c->st.bad_lines++;
 		break;
 	}

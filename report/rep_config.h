@@ -1,7 +1,8 @@
 /*
  * rep_config.h - what `flameprof report` was asked to do, as plain data.
  *
- * Filled by rep_opts_parse() from argv; nothing past rep_opts.c sees argv.
+ * Filled by rep_opts_parse() (cli/report_opts.c) from argv; nothing past the
+ * front door sees argv.
  */
 #ifndef REP_CONFIG_H
 #define REP_CONFIG_H

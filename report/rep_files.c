@@ -9,7 +9,7 @@
 #include "../formatter/formatter.h"
 #include "../rotate/naming.h"
 #include "rep_input.h"
-#include "rep_parse.h"
+#include "../index/ix_parse.h"
 
 /* How far into a file its first event is looked for: the header is a few
  * dozen lines, so this only gives up on a file that is not perf text. */
@@ -79,8 +79,8 @@ void rep_file_first_event(struct rep_file *f)
 	if (!in)
 		return;
 	while (n++ < FIRST_EVENT_LINES && rep_input_line(in, &line, &len) > 0) {
-		struct rep_event_line ev;
-		if (rep_line_kind(line, len) == REP_L_EVENT && rep_parse_event(line, len, &ev) == 0) {
+		struct ix_event_line ev;
+		if (ix_line_kind(line, len) == IX_L_EVENT && ix_parse_event(line, len, &ev) == 0) {
 			f->first_us = ev.time_us;
 			break;
 		}

@@ -1,12 +1,16 @@
 /*
- * rep_frames.c - an open-addressing hash of frames over one string pool.
+ * rep_frames.c - the frames, interned in one open-addressing table
+ * (common/slots.h) over one string pool.
  */
 #include "rep_frames.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rep_hash.h"
+#include "../common/grow.h"
+#include "../common/hash.h"
+#include "../common/slots.h"
 #include "../formatter/formatter.h"
 
 struct entry {
@@ -52,16 +56,10 @@ void rep_frames_free(rep_frames *t)
 static long pool_add(rep_frames *t, const char *s, size_t len)
 {
 	size_t off = t->plen;
-	if (t->plen + len + 1 > t->pcap) {
-		size_t nc = t->pcap ? t->pcap : 4096;
-		char *np;
-		while (t->plen + len + 1 > nc)
-			nc *= 2;
-		if (nc > UINT32_MAX || !(np = realloc(t->pool, nc)))
-			return -1;
-		t->pool = np;
-		t->pcap = nc;
-	}
+	/* offsets are 32-bit */
+	if (t->plen + len + 1 > UINT32_MAX ||
+	    fp_grow((void **)&t->pool, &t->pcap, t->plen + len + 1, 1, 4096) != 0)
+		return -1;
 	if (len)
 		memcpy(t->pool + off, s, len);
 	t->pool[off + len] = '\0';
@@ -69,28 +67,10 @@ static long pool_add(rep_frames *t, const char *s, size_t len)
 	return (long)off;
 }
 
-static int grow_slots(rep_frames *t)
-{
-	size_t ns = t->nslots * 2, i;
-	uint32_t *sl = calloc(ns, sizeof *sl);
-	if (!sl)
-		return -1;
-	for (i = 0; i < t->n; i++) {
-		size_t j = t->v[i].hash & (ns - 1);
-		while (sl[j])
-			j = (j + 1) & (ns - 1);
-		sl[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = sl;
-	t->nslots = ns;
-	return 0;
-}
-
 uint32_t rep_frames_intern(rep_frames *t, enum rep_kind kind, const char *raw, size_t len,
 			   const char *dso, size_t dso_len, int *is_new)
 {
-	uint32_t h = rep_hash32(kind, raw, len);
+	uint32_t h = fp_hash32(kind, raw, len);
 	size_t j = h & (t->nslots - 1);
 	struct entry *e;
 	long roff, noff, doff;
@@ -105,14 +85,10 @@ uint32_t rep_frames_intern(rep_frames *t, enum rep_kind kind, const char *raw, s
 		j = (j + 1) & (t->nslots - 1);
 	}
 	/* New: store raw, unescaped name, dso. */
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 256;
-		struct entry *nv = realloc(t->v, nc * sizeof *nv);
-		if (!nv)
-			return REP_NO_FRAME;
-		t->v = nv;
-		t->cap = nc;
-	}
+	if (fp_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v, 256) != 0 ||
+	    fp_slots_room(&t->slots, &t->nslots, t->n, t->v, sizeof *t->v,
+			  offsetof(struct entry, hash), 1024) != 0)
+		return REP_NO_FRAME;
 	if ((roff = pool_add(t, raw, len)) < 0)
 		return REP_NO_FRAME;
 	/* The name goes right after; unescaped text is never longer. */
@@ -138,15 +114,8 @@ uint32_t rep_frames_intern(rep_frames *t, enum rep_kind kind, const char *raw, s
 	e->dso_len = (uint32_t)dso_len;
 	e->hash = h;
 	e->kind = (uint8_t)kind;
+	fp_slots_put(t->slots, t->nslots, h, t->n);
 	t->n++;
-	if (t->n * 2 > t->nslots) {
-		if (grow_slots(t) != 0) {
-			t->n--;
-			return REP_NO_FRAME;
-		}
-	} else {
-		t->slots[j] = (uint32_t)t->n;
-	}
 	if (is_new)
 		*is_new = 1;
 	return (uint32_t)t->n - 1;

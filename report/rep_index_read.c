@@ -10,7 +10,7 @@
  * first time a kept event uses a stack, which is when the text path
  * would first see them, so both paths build the same tables.
  */
-#include "rep_index.h"
+#include "rep_index_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +22,8 @@
 #include <zstd.h>
 
 #include "rep_collect.h"
-#include "rep_index_fmt.h"
+#include "../common/grow.h"
+#include "../index/ix_fmt.h"
 
 #define RAW_MAX ((uint64_t)1 << 30) /* a section bigger than this is not ours */
 #define BAD (-13)                     /* the index is damaged; x->why says how */
@@ -235,7 +236,7 @@ static int tables(struct ix *x, const struct ix_block *b)
 	unsigned char *raw;
 	const unsigned char *p, *end;
 	uint64_t n, i, k, v, w;
-	if (ix_grow((void **)&x->tables, &x->tables_cap, x->ntables + 1, sizeof *x->tables) != 0 ||
+	if (fp_grow((void **)&x->tables, &x->tables_cap, x->ntables + 1, sizeof *x->tables, 64) != 0 ||
 	    !(raw = malloc(b->raw[0] ? b->raw[0] : 1)))
 		return REP_IX_NOMEM;
 	x->tables[x->ntables++] = raw;
@@ -247,7 +248,7 @@ static int tables(struct ix *x, const struct ix_block *b)
 		return bad(x, "a block has no tables");
 	/* frames */
 	if (ix_get_varint(&p, end, &n) || n > b->raw[0] ||
-	    ix_grow((void **)&x->frames, &x->frames_cap, x->nframes + n, sizeof *x->frames))
+	    fp_grow((void **)&x->frames, &x->frames_cap, x->nframes + n, sizeof *x->frames, 64))
 		return bad(x, "a frame table is malformed");
 	for (i = 0; i < n; i++) {
 		struct ix_frame *f = &x->frames[x->nframes++];
@@ -268,7 +269,7 @@ static int tables(struct ix *x, const struct ix_block *b)
 	for (i = 0; i < n; i++) {
 		struct ix_layout *l = &x->layouts[x->nlayouts++];
 		if (ix_get_varint(&p, end, &v) || v > IX_MAX_SLOTS ||
-		    ix_grow((void **)&x->lnames, &x->lnames_cap, x->nlnames + v, sizeof *x->lnames))
+		    fp_grow((void **)&x->lnames, &x->lnames_cap, x->nlnames + v, sizeof *x->lnames, 64))
 			return bad(x, "a metric table is malformed");
 		l->first = x->nlnames;
 		l->n = v;
@@ -281,12 +282,12 @@ static int tables(struct ix *x, const struct ix_block *b)
 	}
 	/* stacks */
 	if (ix_get_varint(&p, end, &n) || n > b->raw[0] ||
-	    ix_grow((void **)&x->stacks, &x->stacks_cap, x->nstacks + n, sizeof *x->stacks))
+	    fp_grow((void **)&x->stacks, &x->stacks_cap, x->nstacks + n, sizeof *x->stacks, 64))
 		return bad(x, "a stack table is malformed");
 	for (i = 0; i < n; i++) {
 		struct ix_stack *s = &x->stacks[x->nstacks++];
 		if (ix_get_varint(&p, end, &v) || v > (uint64_t)(end - p) ||
-		    ix_grow((void **)&x->fids, &x->fids_cap, x->nfids + v, sizeof *x->fids))
+		    fp_grow((void **)&x->fids, &x->fids_cap, x->nfids + v, sizeof *x->fids, 64))
 			return bad(x, "a stack table is malformed");
 		s->off = x->nfids;
 		s->n = v;
@@ -300,7 +301,7 @@ static int tables(struct ix *x, const struct ix_block *b)
 	}
 	/* pids */
 	if (ix_get_varint(&p, end, &n) || n > b->raw[0] ||
-	    ix_grow((void **)&x->pids, &x->pids_cap, x->npids + n, sizeof *x->pids))
+	    fp_grow((void **)&x->pids, &x->pids_cap, x->npids + n, sizeof *x->pids, 64))
 		return bad(x, "a pid table is malformed");
 	for (i = 0; i < n; i++) {
 		if (ix_get_varint(&p, end, &v) || ix_get_varint(&p, end, &w) || v > UINT32_MAX ||
@@ -417,7 +418,7 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 		struct ix_block *b = &x->blocks[bi];
 		const unsigned char *p[IX_S_METRICS + 2 * IX_MAX_SLOTS], *e[IX_S_METRICS + 2 * IX_MAX_SLOTS];
 		uint64_t i;
-		if (ix_grow((void **)&x->buf, &x->buf_cap, b->size, 1) != 0) {
+		if (fp_grow((void **)&x->buf, &x->buf_cap, b->size, 1, 64) != 0) {
 			rc = REP_IX_NOMEM;
 			break;
 		}
@@ -430,7 +431,7 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 		for (k = IX_S_TIME; k < b->nsec; k++) {
 			if (!wanted(k, weighted, cand, all))
 				continue;
-			if (ix_grow((void **)&x->col[k], &x->col_cap[k], b->raw[k] + 1, 1) != 0) {
+			if (fp_grow((void **)&x->col[k], &x->col_cap[k], b->raw[k] + 1, 1, 64) != 0) {
 				rc = REP_IX_NOMEM;
 				break;
 			}

@@ -18,6 +18,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "../common/grow.h"
+
 enum codec { C_PLAIN, C_ZSTD, C_GZIP };
 
 struct rep_input_s {
@@ -203,14 +205,11 @@ int rep_input_line(rep_input *in, const char **line, size_t *len)
 		memmove(in->obuf, s, in->oend - in->opos);
 		in->oend -= in->opos;
 		in->opos = 0;
-		if (in->oend == in->ocap) {
-			char *nb = realloc(in->obuf, in->ocap * 2);
-			if (!nb) {
-				snprintf(in->err, sizeof in->err, "out of memory");
-				return REP_IN_NOMEM;
-			}
-			in->obuf = nb;
-			in->ocap *= 2;
+		/* a line longer than the buffer: double it */
+		if (in->oend == in->ocap &&
+		    fp_grow((void **)&in->obuf, &in->ocap, in->ocap + 1, 1, 4 << 20) != 0) {
+			snprintf(in->err, sizeof in->err, "out of memory");
+			return REP_IN_NOMEM;
 		}
 		int rc = decode(in);
 		if (rc < 0)

@@ -1,7 +1,7 @@
 /*
- * rep_main.c - the front door of `flameprof report`: argv to config, inputs
- * through the collector, then the writers. The only file here that prints
- * or picks exit statuses.
+ * rep_main.c - `flameprof report` once the front door (cli/report_opts.c)
+ * has its config: inputs through the collector, then the writers. The only
+ * file in report/ that prints or picks exit statuses.
  */
 #include "report.h"
 
@@ -14,10 +14,10 @@
 #include <sysexits.h>
 
 #include "rep_collect.h"
+#include "rep_config.h"
 #include "rep_files.h"
-#include "rep_index.h"
+#include "rep_index_read.h"
 #include "rep_input.h"
-#include "rep_opts.h"
 #include "rep_order.h"
 #include "rep_pprof.h"
 #include "rep_text.h"
@@ -297,9 +297,8 @@ static const char *format_name(enum rep_format f)
 		: "speedscope profile";
 }
 
-int report_main(int argc, char **argv)
+int report_run(const struct rep_config *cfg)
 {
-	struct rep_config cfg;
 	char detail[512];
 	struct rep_file *files = NULL;
 	size_t nfiles = 0, i, indexed = 0;
@@ -310,19 +309,9 @@ int report_main(int argc, char **argv)
 	int64_t t0;
 	int rc = 0;
 
-	switch (rep_opts_parse(argc, argv, &cfg, detail, sizeof detail)) {
-	case REP_OPTS_HELP:
-		rep_opts_help(stdout);
-		return 0;
-	case REP_OPTS_USAGE:
-		rep_msg("%s; see 'flameprof report --help'", detail);
-		return EX_USAGE;
-	case REP_OPTS_OK:
-		break;
-	}
-	if ((rc = gather(&cfg, &files, &nfiles)) != 0)
+	if ((rc = gather(cfg, &files, &nfiles)) != 0)
 		goto out;
-	c = rep_collect_create(&cfg, &cerr, detail, sizeof detail);
+	c = rep_collect_create(cfg, &cerr, detail, sizeof detail);
 	if (!c) {
 		rep_msg("cannot start: %s", detail);
 		rc = cerr == REP_C_USAGE ? EX_USAGE : EX_OSERR;
@@ -330,7 +319,7 @@ int report_main(int argc, char **argv)
 	}
 	if ((t0 = rep_files_t0(files, nfiles)) != REP_NO_TIME)
 		rep_collect_set_t0(c, t0);
-	if (cfg.format == REP_F_PPROF) {
+	if (cfg->format == REP_F_PPROF) {
 		if (!(pp = rep_pprof_create())) {
 			rep_msg("cannot start: out of memory");
 			rc = EX_OSERR;
@@ -338,16 +327,16 @@ int report_main(int argc, char **argv)
 		}
 		rep_collect_on_kept(c, rep_pprof_kept, pp);
 	}
-	if ((rc = read_all(c, &cfg, files, nfiles, pp, &indexed)) != 0)
+	if ((rc = read_all(c, cfg, files, nfiles, pp, &indexed)) != 0)
 		goto out;
 	const struct rep_stats *st = rep_collect_stats(c);
-	if (!cfg.quiet && st->events)
+	if (!cfg->quiet && st->events)
 		rep_msg("read %llu events from %zu file%s (%zu through the report index)",
 			(unsigned long long)st->events, nfiles, nfiles == 1 ? "" : "s", indexed);
 	if (st->events == 0) {
 		rep_msg("cannot find any event in %s'%s' (is it perf script text?)",
 			nfiles > 1 ? "the files from " : "",
-			nfiles > 1 ? cfg.inputs[0] : files[0].path);
+			nfiles > 1 ? cfg->inputs[0] : files[0].path);
 		rc = EX_DATAERR;
 		goto out;
 	}
@@ -367,14 +356,14 @@ int report_main(int argc, char **argv)
 		goto out;
 	}
 	{
-		struct rep_view v = { &cfg, rep_collect_frames(c), rep_collect_trie(c), &order, st,
+		struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &order, st,
 				      rep_collect_weight_name(c), rep_collect_weighted(c), 0, 0 };
 		struct rep_heat heat;
 		rep_collect_range(c, &v.from_us, &v.to_us);
 		rep_collect_heat(c, &heat);
-		rc = write_one(cfg.output, format_name(cfg.format), &v, &heat, pp, cfg.format);
-		if (rc == 0 && cfg.heatmap)
-			rc = write_one(cfg.heatmap, "heatmap", &v, &heat, pp, REP_F_HEATMAP);
+		rc = write_one(cfg->output, format_name(cfg->format), &v, &heat, pp, cfg->format);
+		if (rc == 0 && cfg->heatmap)
+			rc = write_one(cfg->heatmap, "heatmap", &v, &heat, pp, REP_F_HEATMAP);
 	}
 out:
 	rep_order_free(&order);

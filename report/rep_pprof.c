@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rep_hash.h"
+#include "../common/hash.h"
 
 struct agg_key {
 	uint32_t leaf, pid, serial, node;
@@ -132,7 +132,7 @@ static int grow(rep_pprof *p)
 	if (!(sl = calloc(nc * 2, sizeof *sl)))
 		return -1;
 	for (i = 0; i < p->n; i++) {
-		size_t j = rep_hash32(0, &p->keys[i], sizeof p->keys[i]) & (nc * 2 - 1);
+		size_t j = fp_hash32(0, &p->keys[i], sizeof p->keys[i]) & (nc * 2 - 1);
 		while (sl[j])
 			j = (j + 1) & (nc * 2 - 1);
 		sl[j] = (uint32_t)i + 1;
@@ -156,7 +156,7 @@ int rep_pprof_kept(void *arg, const struct rep_kept *ev)
 			return -1; /* out of memory; past 32 metrics the rest are left out */
 	if (p->n == p->cap && (p->n >= UINT32_MAX - 1 || grow(p) != 0))
 		return -1;
-	j = rep_hash32(0, &key, sizeof key) & (p->nslots - 1);
+	j = fp_hash32(0, &key, sizeof key) & (p->nslots - 1);
 	while (p->slots[j] && memcmp(&p->keys[p->slots[j] - 1], &key, sizeof key) != 0)
 		j = (j + 1) & (p->nslots - 1);
 	if (!p->slots[j]) {

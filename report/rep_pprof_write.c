@@ -9,13 +9,16 @@
  * they are properties of the process, not of the code.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "../formatter/formatter.h"
-#include "rep_hash.h"
+#include "../common/grow.h"
+#include "../common/hash.h"
+#include "../common/slots.h"
 #include "rep_pb.h"
 #include "rep_pprof.h"
 #include "rep_write.h"
@@ -25,59 +28,47 @@
 /* ==== Writing ==== */
 
 /* The string table: each distinct string once, string_table[0] = "". */
+struct str_ent {
+	char *s;
+	size_t len;
+	uint32_t hash;
+};
+
 struct strtab {
 	struct rep_pb out; /* the Profile message's field 6 entries */
-	char **s;
-	size_t *len;
+	struct str_ent *v; /* by id */
 	size_t n, cap;
-	uint32_t *slots;
+	uint32_t *slots;   /* common/slots.h: id + 1 */
 	size_t nslots;
 	int failed;
 };
 
 static int64_t str_id(struct strtab *t, const char *s, size_t len)
 {
-	uint32_t h = rep_hash32(1, s, len);
+	uint32_t h = fp_hash32(1, s, len);
 	size_t j;
+	struct str_ent *e;
 	if (t->failed)
 		return 0;
-	if (t->n * 2 >= t->nslots) {
-		size_t ns = t->nslots ? t->nslots * 2 : 1024, i;
-		uint32_t *sl = calloc(ns, sizeof *sl);
-		if (!sl)
-			goto fail;
-		for (i = 0; i < t->n; i++) {
-			j = rep_hash32(1, t->s[i], t->len[i]) & (ns - 1);
-			while (sl[j])
-				j = (j + 1) & (ns - 1);
-			sl[j] = (uint32_t)i + 1;
+	if (t->nslots)
+		for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
+			e = &t->v[t->slots[j] - 1];
+			if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
+				return (int64_t)t->slots[j] - 1;
 		}
-		free(t->slots);
-		t->slots = sl;
-		t->nslots = ns;
-	}
-	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
-		if (t->len[t->slots[j] - 1] == len && memcmp(t->s[t->slots[j] - 1], s, len) == 0)
-			return (int64_t)t->slots[j] - 1;
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 256;
-		char **ns = realloc(t->s, nc * sizeof *ns);
-		size_t *nl;
-		if (!ns)
-			goto fail;
-		t->s = ns;
-		if (!(nl = realloc(t->len, nc * sizeof *nl)))
-			goto fail;
-		t->len = nl;
-		t->cap = nc;
-	}
-	if (!(t->s[t->n] = malloc(len ? len : 1)))
+	if (fp_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v, 256) != 0 ||
+	    fp_slots_room(&t->slots, &t->nslots, t->n, t->v, sizeof *t->v,
+			  offsetof(struct str_ent, hash), 1024) != 0)
 		goto fail;
-	memcpy(t->s[t->n], s, len);
-	t->len[t->n] = len;
-	t->slots[j] = (uint32_t)++t->n;
+	e = &t->v[t->n];
+	if (!(e->s = malloc(len ? len : 1)))
+		goto fail;
+	memcpy(e->s, s, len);
+	e->len = len;
+	e->hash = h;
+	fp_slots_put(t->slots, t->nslots, h, t->n);
 	rep_pb_bytes(&t->out, 6, s, len);
-	return (int64_t)t->n - 1;
+	return (int64_t)t->n++;
 fail:
 	t->failed = 1;
 	return 0;
@@ -91,9 +82,8 @@ static int64_t str0(struct strtab *t, const char *s)
 static void strtab_free(struct strtab *t)
 {
 	for (size_t i = 0; i < t->n; i++)
-		free(t->s[i]);
-	free(t->s);
-	free(t->len);
+		free(t->v[i].s);
+	free(t->v);
 	free(t->slots);
 	rep_pb_free(&t->out);
 }

@@ -12,9 +12,11 @@
 #include <string.h>
 
 #include "rep_frames.h"
+#include "../common/grow.h"
+#include "../common/hash.h"
 
 struct stack_slot {
-	uint64_t hash;
+	uint32_t hash;
 	uint32_t leaf; /* node id; 0: empty (the root is never a leaf here) */
 	uint32_t len;
 };
@@ -28,17 +30,9 @@ struct rep_trie_s {
 	size_t nstacks, used_stacks;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t kid_hash(uint32_t parent, uint32_t frame)
 {
-	return mix(((uint64_t)parent << 32 | frame) * 0x9e3779b97f4a7c15ull);
+	return fp_mix64((uint64_t)parent << 32 | frame);
 }
 
 rep_trie *rep_trie_create(void)
@@ -101,14 +95,9 @@ static uint32_t child(rep_trie *t, uint32_t parent, uint32_t frame)
 			return t->kids[j];
 		j = (j + 1) & (t->nkids - 1);
 	}
-	if (t->n == t->cap) {
-		size_t nc = t->cap * 2;
-		struct rep_node *nv;
-		if (nc > UINT32_MAX || !(nv = realloc(t->v, nc * sizeof *nv)))
-			return 0;
-		t->v = nv;
-		t->cap = nc;
-	}
+	/* node ids are 32-bit */
+	if (t->n == UINT32_MAX || fp_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v, 1024) != 0)
+		return 0;
 	nd = &t->v[t->n];
 	memset(nd, 0, sizeof *nd);
 	nd->frame = frame;
@@ -121,18 +110,6 @@ static uint32_t child(rep_trie *t, uint32_t parent, uint32_t frame)
 	if (t->n * 2 > t->nkids && grow_kids(t) != 0)
 		return 0;
 	return (uint32_t)t->n - 1;
-}
-
-static uint64_t path_hash(const uint32_t *path, size_t n)
-{
-	uint64_t h = 0x243f6a8885a308d3ull ^ n;
-	size_t i;
-	for (i = 0; i + 2 <= n; i += 2)
-		h = (h ^ ((uint64_t)path[i] << 32 | path[i + 1])) * 0x9e3779b97f4a7c15ull +
-		    (h >> 29);
-	if (i < n)
-		h = (h ^ path[i]) * 0x9e3779b97f4a7c15ull;
-	return mix(h);
 }
 
 static int same_path(const rep_trie *t, uint32_t leaf, const uint32_t *path, size_t n)
@@ -169,13 +146,13 @@ static int grow_stacks(rep_trie *t)
 
 int rep_trie_leaf(rep_trie *t, const uint32_t *path, size_t n, uint32_t *leaf)
 {
-	uint64_t h;
+	uint32_t h;
 	size_t j, i;
 	uint32_t node = 0;
 	*leaf = 0;
 	if (n == 0)
 		return 0;
-	h = path_hash(path, n);
+	h = fp_hash32(0x243f6a8885a308d3ull, path, n * sizeof *path);
 	j = h & (t->nstacks - 1);
 	while (t->stacks[j].leaf) {
 		struct stack_slot *s = &t->stacks[j];

@@ -8,13 +8,15 @@
 #ifndef FP_REPORT_H
 #define FP_REPORT_H
 
+struct rep_config;
+
 /*
- * argv[0] is "report"; the rest are its options and inputs. Prints its own
- * messages (prefixed "flameprof: ") on stderr.
- * @return an exit status from <sysexits.h>: 0 ok, 64 usage, 65 an input that
- * is not perf-script text, 66 an input that cannot be opened, 73 an output
- * that cannot be created, 74 a write error.
+ * Draws what cfg asks for (filled by the front door, cli/report_opts.c).
+ * Prints its own messages (prefixed "flameprof: ") on stderr.
+ * @return an exit status from <sysexits.h>: 0 ok, 64 usage (a --weight the
+ * events lack), 65 an input that is not perf-script text, 66 an input that
+ * cannot be opened, 73 an output that cannot be created, 74 a write error.
  */
-int report_main(int argc, char **argv);
+int report_run(const struct rep_config *cfg);
 
 #endif

@@ -19,37 +19,16 @@
 #include <zstd.h>
 
 #include "codec.h"
+#include "../common/grow.h"
 
 /* ==== output buffer ==== */
 
 int rot_buf_reserve(struct rot_buf *b, size_t more)
 {
-	size_t want, cap;
-	unsigned char *p;
-
-	if (more > SIZE_MAX - b->len)
+	if (more > SIZE_MAX - b->len ||
+	    fp_grow((void **)&b->data, &b->cap, b->len + more, 1, 64 * 1024) != 0)
 		return ROT_ERR_NOMEM;
-	want = b->len + more;
-	if (want <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 64 * 1024;
-	while (cap < want)
-		cap = cap > SIZE_MAX / 2 ? want : cap * 2;
-	p = realloc(b->data, cap);
-	if (!p)
-		return ROT_ERR_NOMEM;
-	b->data = p;
-	b->cap = cap;
 	return 0;
-}
-
-void rot_buf_compact(struct rot_buf *b)
-{
-	if (b->done == 0)
-		return;
-	memmove(b->data, b->data + b->done, b->len - b->done);
-	b->len -= b->done;
-	b->done = 0;
 }
 
 void rot_buf_free(struct rot_buf *b)
@@ -323,11 +302,6 @@ int rot_codec_end_frame(rot_codec_t *c, struct rot_buf *out, char *err, size_t e
 	if (rc == 0)
 		c->pending = 0;
 	return rc;
-}
-
-size_t rot_codec_pending(const rot_codec_t *c)
-{
-	return c->pending;
 }
 
 const char *rot_codec_ext(enum rot_codec kind)

@@ -24,8 +24,6 @@ struct rot_buf {
 
 /* Makes room for at least `more` bytes after len. @return 0 or ROT_ERR_NOMEM. */
 int rot_buf_reserve(struct rot_buf *b, size_t more);
-/* Forgets the written part (call after done == len). */
-void rot_buf_compact(struct rot_buf *b);
 void rot_buf_free(struct rot_buf *b);
 
 typedef struct rot_codec_s rot_codec_t;
@@ -42,8 +40,6 @@ int rot_codec_write(rot_codec_t *c, struct rot_buf *out, const void *p, size_t n
  * write starts a new one. No-op when nothing was written since the last
  * end. @return as rot_codec_write. */
 int rot_codec_end_frame(rot_codec_t *c, struct rot_buf *out, char *err, size_t errlen);
-/* Bytes written into the current, not yet ended frame. */
-size_t rot_codec_pending(const rot_codec_t *c);
 /* File name extension, e.g. ".zst"; "" for plain text. */
 const char *rot_codec_ext(enum rot_codec kind);
 void rot_codec_free(rot_codec_t *c);

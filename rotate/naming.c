@@ -141,16 +141,3 @@ int rot_name_parse(const char *name, const char *fnode, char *st, unsigned long 
 			return 1;
 	return 0;
 }
-
-int rot_flamescope_path_ok(const char *path)
-{
-	for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
-		unsigned char ch = *s;
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || (ch >= 0x20 && ch <= 0x5c) ||
-		    (ch && strchr(".,/_%+:", ch)))
-			continue;
-		return 0;
-	}
-	return 1;
-}

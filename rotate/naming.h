@@ -40,10 +40,4 @@ void rot_name_file(char *out, const char *fnode, int64_t time_us, unsigned seq,
  * above never match. */
 int rot_name_parse(const char *name, const char *fnode, char *stamp, unsigned long *seq);
 
-/* Flamescope's path check (app/common/fileutil.py):
- *     invalidchars = re.compile('[^a-zA-Z0-9.,/_%+: -\\\\]')
- * The class ends in the range ' '-'\' (0x20-0x5c), so it allows every
- * printable ASCII byte except ] ^ ` { | } ~. @return 1 if path passes. */
-int rot_flamescope_path_ok(const char *path);
-
 #endif

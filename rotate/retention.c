@@ -15,6 +15,7 @@
 
 #include "naming.h"
 #include "retention.h"
+#include "../common/grow.h"
 
 struct old_file {
 	char name[ROT_NAME_MAX];
@@ -38,7 +39,7 @@ static int newer_first(const void *a, const void *b)
 
 unsigned rot_retention(int dirfd, const char *fnode, unsigned keep, uint64_t keep_bytes)
 {
-	struct old_file *v = NULL, *nv;
+	struct old_file *v = NULL;
 	size_t n = 0, cap = 0;
 	unsigned removed = 0;
 	uint64_t total = 0;
@@ -67,13 +68,8 @@ unsigned rot_retention(int dirfd, const char *fnode, unsigned keep, uint64_t kee
 			continue;
 		strcpy(f.name, de->d_name);
 		f.size = (uint64_t)st.st_size;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof *v);
-			if (!nv)
-				goto out;       /* keep everything rather than guess */
-			v = nv;
-		}
+		if (fp_grow((void **)&v, &cap, n + 1, sizeof *v, 64) != 0)
+			goto out;       /* keep everything rather than guess */
 		v[n++] = f;
 	}
 	if (n > 1)

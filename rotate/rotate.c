@@ -12,13 +12,10 @@
  *
  * Nothing is fsync'd per flush: a flush is a write(2) of whole frames,
  * which a crash of *this process* cannot lose (the page cache has it); only
- * the machine going down can, and then at most the last few flushes.
- * Measured on this machine (ext4 on virtio, 2-core VM, 200 rounds): write
- * of a 4 KiB frame ~2-3 us, fsync after it ~95 us; 64 KiB: ~20 us and
- * ~135 us. Cheap at one flush a second, but it is the writer blocking on
- * the disk, which on a busy disk (journal commit) can take far longer, and
- * the caller may flush often. So fsync only where it buys something: the
- * file before its rename, the directory after it.
+ * the machine going down can, and then at most the last few flushes. An
+ * fsync costs many times the write and blocks on a busy disk
+ * (doc/benchmarks.md, "Measurements behind the code"), so fsync only where
+ * it buys something: the file before its rename, the directory after it.
  *
  * Errors are not sticky: a failed write keeps the unwritten rest of its
  * frame in memory (struct rot_buf) and the next flush retries from where
@@ -38,6 +35,7 @@
 #include "naming.h"
 #include "retention.h"
 #include "rotate.h"
+#include "../common/grow.h"
 
 /* Suffixes -1..-999 for names already taken in the same millisecond. */
 #define SEQ_MAX 1000
@@ -338,19 +336,8 @@ static int hold_add(rot_t *r, const void *rec, size_t len, int64_t t)
 {
 	struct hold *h = &r->hold;
 
-	if (len > h->cap - h->len) {
-		size_t cap = h->cap ? h->cap : 4096;
-		while (cap - h->len < len) {
-			if (cap > SIZE_MAX / 2)
-				return fail(r, ROT_ERR_NOMEM, "cannot hold a record: out of memory");
-			cap *= 2;
-		}
-		char *p = realloc(h->data, cap);
-		if (!p)
-			return fail(r, ROT_ERR_NOMEM, "cannot hold a record: out of memory");
-		h->data = p;
-		h->cap = cap;
-	}
+	if (len > SIZE_MAX - h->len || fp_grow((void **)&h->data, &h->cap, h->len + len, 1, 4096) != 0)
+		return fail(r, ROT_ERR_NOMEM, "cannot hold a record: out of memory");
 	if (len)
 		memcpy(h->data + h->len, rec, len);
 	h->len += len;

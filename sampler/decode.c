@@ -12,6 +12,7 @@
 #include <ei.h>
 #include "decode.h"
 #include "term_check.h"
+#include "../common/grow.h"
 
 enum entry_kind { ENTRY_NONE, ENTRY_FRAME, ENTRY_STACK, ENTRY_LABEL };
 
@@ -96,17 +97,12 @@ void dec_free(struct dec_tables *t)
 /* Grows a table so that index id exists; new slots are zeroed. */
 static int grow(void **arr, size_t *n, size_t id, size_t size)
 {
+	size_t old = *n;
 	if (id < *n)
 		return 0;
-	size_t want = *n ? *n : 256;
-	while (want <= id)
-		want *= 2;
-	char *p = realloc(*arr, want * size);
-	if (!p)
+	if (id == SIZE_MAX || fp_grow(arr, n, id + 1, size, 256) != 0)
 		return -2;
-	memset(p + *n * size, 0, (want - *n) * size);
-	*arr = p;
-	*n = want;
+	memset((char *)*arr + old * size, 0, (*n - old) * size);
 	return 0;
 }
 

@@ -13,7 +13,8 @@
 %% busiest processes (reductions gained since the last window) and gives each
 %% a worker; every round it asks all workers at once, so the process_info
 %% signals are handled in parallel (one after another took 50-980 ms for 100
-%% processes on a saturated node, in parallel about 1.3 ms: DESIGN.md §3).
+%% processes on a saturated node, in parallel about 1.3 ms: doc/benchmarks.md,
+%% "Measurements behind the code"; doc/design.md has the agent's life cycle).
 %%
 %% It ships as little as it can: each distinct stack, frame and seq_trace
 %% label gets a small integer once, and a sample is a tuple of integers.

@@ -93,7 +93,6 @@ int unload_embedded(sampler_t *s, const char *name);
 /* agent.c: waits (bounded) until module name is deleted and purged on the
  * node; @return as sampler_unload(). */
 int unload_wait(sampler_t *s, const char *name);
-
 /* lock.c: lock_local() takes this host's lock on our node name and the
  * target (SAMPLER_ERR_BUSY when held); lock_take() the node's flameprof
  * name (SAMPLER_ERR_BUSY when another run holds it); lock_release() kills

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""readers.py - check perf-script text against every reader rule of DESIGN.md §4.
+"""readers.py - check perf-script text against every reader rule of
+doc/output-format.md ("Reader rules and where they are met").
 
 Usage: tests/readers.py FILE...   (plain, .gz via `gzip -dc`, .zst via `zstd -dc`)
 

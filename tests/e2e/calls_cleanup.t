@@ -39,12 +39,18 @@ check "session killed: nothing is left on the node" wait_until 5 clean call_time
 fpc_bg -p fp_calls_wl:target/1 --duration 60s "$NODE"
 first=$FP_PID
 check "busy: the first run has its breakpoint" wait_until 20 set_on call_count
-timeout -s KILL 30 "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" -p fp_calls_wl:hit/2 --duration 1s "$NODE" \
+# another node name: the same user's second run would be stopped on this
+# host already (one connection per node name, checked below)
+timeout -s KILL 30 "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" --node-name fp_second -p fp_calls_wl:hit/2 --duration 1s "$NODE" \
 	>"$T_DIR/second.out" 2>"$T_DIR/second.err"
 is "$?" 69 "busy: a second run exits 69"
 sed 's/^/#   second: /' "$T_DIR/second.err"
 is "$(grep -c . "$T_DIR/second.err")" 1 "busy: with one sentence"
 check "busy: that names the tracing session" grep -q 'already has a flameprof tracing session' "$T_DIR/second.err"
+timeout -s KILL 30 "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" -p fp_calls_wl:hit/2 --duration 1s "$NODE" \
+	>"$T_DIR/third.out" 2>"$T_DIR/third.err"
+is "$?" 69 "busy: a second run under the same node name exits 69 before connecting"
+check "busy: and says so" grep -q "under our node name 'flameprof_calls_" "$T_DIR/third.err"
 check "busy: the first run's breakpoint is still there" set_on call_count
 rpc "$NODE" "fp_calls_wl hit [777]" >/dev/null
 FP_PID=$first

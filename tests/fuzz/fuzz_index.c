@@ -1,6 +1,6 @@
 /*
  * fuzz_index.c - libFuzzer target over the report index reader
- * (rep_index_read, report/rep_index.h), and the collector behind it.
+ * (rep_index_read, index/index.h), and the collector behind it.
  *
  * Input: a whole capture file as it would lie on disk. It is written into
  * one memfd per process and read back through /proc/self/fd/N, so the
@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "../../report/rep_collect.h"
-#include "../../report/rep_index.h"
+#include "../../report/rep_index_read.h"
 #include "../../report/rep_order.h"
 #include "../../report/rep_write.h"
 

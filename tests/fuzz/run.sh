@@ -1,32 +1,17 @@
 #!/bin/sh
-# run.sh SECONDS [TARGET...] - builds the libFuzzer targets (clang,
-# -fsanitize=fuzzer,address,undefined) into build/fuzz/ and runs each for
-# SECONDS over a scratch copy of its seed corpus (tests/fuzz/corpus/<name>).
+# run.sh SECONDS [TARGET...] - runs each libFuzzer target (built by the
+# Makefile into build/fuzz/ with clang, -fsanitize=fuzzer,address,undefined,
+# from the source lists there: `make build/fuzz/fuzz_index`) for SECONDS
+# over a scratch copy of its seed corpus (tests/fuzz/corpus/<name>).
 # Exits non-zero on any crash, leak or sanitizer report; the reproducer is
 # left in build/fuzz/ (crash-*, leak-*). `make check` runs it for a few
 # seconds a target, `make fuzz` for longer (FUZZ_SECONDS).
 set -eu
 secs=${1:-5}; shift || true
 targets=${*:-"decode format index calls requests"}
-CLANG=${CLANG:-clang}
 B=build/fuzz
-mkdir -p "$B"
-EI_CFLAGS=$(sed -n 's/^EI_CFLAGS = //p' build/config.mk)
-EI_LIBS=$(sed -n 's/^EI_LIBS = //p' build/config.mk)
-FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L"
-FMT_SRC="formatter/categories.c formatter/deltas.c formatter/escape.c formatter/out.c formatter/perf.c sampler/sample.c"
-# the index reader and the collector it feeds (rep_frames unescapes with fmt_unescape)
-REP_SRC="report/rep_index_read.c report/rep_collect.c report/rep_frames.c report/rep_trie.c report/rep_parse.c report/rep_order.c report/rep_folded.c formatter/escape.c formatter/out.c"
 for t in $targets; do
-	case $t in
-	decode) src="tests/fuzz/fuzz_decode.c sampler/decode.c sampler/term_check.c $FMT_SRC" libs="" ;;
-	format) src="tests/fuzz/fuzz_format.c $FMT_SRC" libs="" ;;
-	index) src="tests/fuzz/fuzz_index.c $REP_SRC" libs="-lzstd" ;;
-	calls) src="tests/fuzz/fuzz_calls.c sampler/calls_decode.c sampler/term_check.c calls/calls_out.c" libs="" ;;
-	requests) src="tests/fuzz/fuzz_requests.c sampler/requests_decode.c sampler/term_check.c requests/req_table.c requests/hist.c" libs="-lm" ;;
-	*) echo "run.sh: unknown target '$t'" >&2; exit 64 ;;
-	esac
-	$CLANG $FLAGS $EI_CFLAGS -o "$B/fuzz_$t" $src $EI_LIBS $libs -lpthread
+	[ -x "$B/fuzz_$t" ] || { echo "run.sh: no $B/fuzz_$t (make $B/fuzz_$t)" >&2; exit 64; }
 	work="$B/corpus_$t"
 	rm -rf "$work"; mkdir -p "$work"
 	[ -d "tests/fuzz/corpus/$t" ] && cp "tests/fuzz/corpus/$t"/* "$work"/

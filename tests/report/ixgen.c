@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../report/rep_index.h"
-#include "../../report/rep_parse.h"
+#include "../../index/index.h"
+#include "../../index/ix_parse.h"
 #include "../../rotate/rotate.h"
 
 static uint64_t index_bytes;
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 {
 	long per_flush = argc > 3 ? atol(argv[3]) : 50000;
 	long per_file = argc > 4 ? atol(argv[4]) : 0;
-	rep_ixw *w = rep_ixw_create(3);
+	ix_writer *w = ix_writer_create(3);
 	struct rot_index ix;
 	struct rot_options ro = { .dir = argc > 1 ? argv[1] : ".", .node = argc > 2 ? argv[2] : "x@y",
 				  .codec = ROT_ZSTD, .index = &ix };
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ixgen DIR NODE [EVENTS_PER_FLUSH [ROTATE_EVENTS]]\n");
 		return 64;
 	}
-	rep_ixw_hook(w, &ix);
+	ix_writer_hook(w, &ix);
 	writer_take = ix.take;
 	ix.take = count_take;
 	/* The leading '#' lines are the header of every file, as in a capture. */
@@ -68,9 +68,9 @@ int main(int argc, char **argv)
 			if (!(rec = realloc(rec, rcap)))
 				return die(NULL, "read");
 		}
-		if (rep_line_kind(line, (size_t)n - (line[n - 1] == '\n')) == REP_L_EVENT) {
-			struct rep_event_line ev;
-			if (rep_parse_event(line, (size_t)n - 1, &ev) == 0)
+		if (ix_line_kind(line, (size_t)n - (line[n - 1] == '\n')) == IX_L_EVENT) {
+			struct ix_event_line ev;
+			if (ix_parse_event(line, (size_t)n - 1, &ev) == 0)
 				t = ev.time_us;
 		}
 		memcpy(rec + rlen, line, (size_t)n);
@@ -98,12 +98,12 @@ int main(int argc, char **argv)
 		return die(r, "close");
 	if (rot_current_path(r)[0])
 		printf("%s\n", rot_current_path(r));
-	if (rep_ixw_given_up(w))
-		fprintf(stderr, "ixgen: the last file has no index: %s\n", rep_ixw_why(w));
+	if (ix_writer_given_up(w))
+		fprintf(stderr, "ixgen: the last file has no index: %s\n", ix_writer_why(w));
 	fprintf(stderr, "ixgen: %ld events, %llu bytes of index\n", events,
 		(unsigned long long)index_bytes);
 	rot_free(r);
-	rep_ixw_free(w);
+	ix_writer_free(w);
 	free(line);
 	free(rec);
 	return 0;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # formatter_readers.t - the formatter's output, hostile atoms included, passes
-# every perf-script reader rule (tests/readers.py, from DESIGN.md §4), plain
+# every perf-script reader rule (tests/readers.py, doc/output-format.md), plain
 # and compressed. Run from the repo root by prove (make check-unit), after
 # build/tests/test_formatter is built; it builds nothing itself.
 bin=${FP_TEST_BIN:-build/tests}/test_formatter

@@ -82,7 +82,7 @@ static int upper_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F');
 }
 
-/* Every symbol obeys the reader rules of DESIGN.md §4 by itself. */
+/* Every symbol obeys the reader rules (doc/output-format.md) by itself. */
 static int symbol_is_safe(const char *s, size_t n)
 {
 	size_t i;

@@ -7,7 +7,7 @@
  * without one), written through rotate/ with the index hook exactly as a
  * capture writes it, and read both ways for many report configs: the
  * index must give the same stats, frame table, trie, heatmap, folded and
- * speedscope output as the text, byte for byte (and report_main with and
+ * speedscope output as the text, byte for byte (and fp_report_main with and
  * without --no-index the same files). Then the cases where the index must
  * step aside (the writer gave up, other codecs, damage), a loop that
  * damages every byte of an index (nothing may crash or leak, and what still
@@ -25,11 +25,13 @@
 
 #include "tap.h"
 #include "../../report/rep_collect.h"
-#include "../../report/rep_index.h"
-#include "../../report/rep_index_fmt.h"
+#include "../../index/index.h"
+#include "../../report/rep_index_read.h"
+#include "../../index/ix_fmt.h"
 #include "../../report/rep_input.h"
 #include "../../report/rep_order.h"
 #include "../../report/rep_write.h"
+#include "../../cli/report_opts.h"
 #include "../../report/report.h"
 #include "../../rotate/rotate.h"
 
@@ -469,7 +471,7 @@ static void free_capture(struct capture *c)
 
 /* ==== writing through rotate/ with the index hook ==== */
 
-static rep_ixw *ixw; /* one writer for the run, as a capture has one */
+static ix_writer *ixw; /* one writer for the run, as a capture has one */
 
 #define MAXF 8
 
@@ -498,7 +500,7 @@ static char *write_file(const struct capture *c, size_t lo, size_t hi, size_t pe
 	char *p = NULL;
 	rot_t *r;
 	int rc;
-	rep_ixw_hook(ixw, &ix);
+	ix_writer_hook(ixw, &ix);
 	rc = rot_open(&r, &ro);
 	for (size_t i = lo; rc == 0 && i < hi; i++) {
 		size_t at = i ? c->end[i - 1] : 0;
@@ -512,9 +514,9 @@ static char *write_file(const struct capture *c, size_t lo, size_t hi, size_t pe
 		p = strdup(rot_current_path(r));
 	else
 		fprintf(stderr, "# rotate: %s\n", rot_error(r));
-	if (codec == ROT_ZSTD && rep_ixw_given_up(ixw)) {
+	if (codec == ROT_ZSTD && ix_writer_given_up(ixw)) {
 		fs->given_up = 1;
-		snprintf(fs->why, sizeof fs->why, "%s", rep_ixw_why(ixw));
+		snprintf(fs->why, sizeof fs->why, "%s", ix_writer_why(ixw));
 	}
 	rot_free(r);
 	return p;
@@ -978,7 +980,7 @@ static void test_mixed(void)
 	free_capture(&bad);
 }
 
-/* report_main with "-q" and the arguments given, up to a NULL. */
+/* fp_report_main with "-q" and the arguments given, up to a NULL. */
 static int report(const char *arg, ...)
 {
 	char *av[16] = { "report", "-q" };
@@ -989,7 +991,7 @@ static int report(const char *arg, ...)
 		av[ac++] = (char *)(uintptr_t)arg;
 	va_end(ap);
 	av[ac] = NULL;
-	return report_main(ac, av);
+	return fp_report_main(ac, av);
 }
 
 static int same_file(const char *a, const char *b)
@@ -1489,7 +1491,7 @@ static void test_crafted(void)
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/fp_report_index.XXXXXX");
-	if (!mkdtemp(dir) || !(ixw = rep_ixw_create(3)))
+	if (!mkdtemp(dir) || !(ixw = ix_writer_create(3)))
 		return 1;
 	subtest("hand-built indexes", test_crafted);
 	subtest("index and text agree: small files", test_agree_small);
@@ -1500,7 +1502,7 @@ int main(void)
 	subtest("report_main with and without --no-index", test_report_main);
 	subtest("files without an index", test_no_index);
 	subtest("damage", test_damage);
-	rep_ixw_free(ixw);
+	ix_writer_free(ixw);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

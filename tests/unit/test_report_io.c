@@ -1,6 +1,6 @@
 /*
  * test_report_io.c - reading inputs (zstd, gzip, plain; concatenated and
- * truncated), directories, and report_main's exit statuses end to end.
+ * truncated), directories, and fp_report_main's exit statuses end to end.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 
 #include "tap.h"
 #include "../../report/rep_input.h"
+#include "../../cli/report_opts.h"
 #include "../../report/report.h"
 
 static char dir[64];
@@ -168,7 +169,7 @@ static int run(const char *a1, const char *a2, const char *a3, const char *a4, c
 	for (int i = 0; i < 5 && in[i]; i++)
 		av[ac++] = (char *)(uintptr_t)in[i];
 	av[ac] = NULL;
-	return report_main(ac, av);
+	return fp_report_main(ac, av);
 }
 
 static void test_main(void)

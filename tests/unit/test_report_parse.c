@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "tap.h"
-#include "../../report/rep_opts.h"
-#include "../../report/rep_parse.h"
+#include "../../cli/optparse.h"
+#include "../../cli/report_opts.h"
+#include "../../index/ix_parse.h"
 #include "../../report/rep_text.h"
 
 /* Lines are copied to the heap with no NUL, so ASan catches any over-read. */
@@ -23,44 +24,44 @@ static char *dup_exact(const char *s, size_t *len)
 static void test_kinds(void)
 {
 	size_t n;
-	struct { const char *s; enum rep_line_kind k; } c[] = {
-		{ "", REP_L_BLANK }, { " \t", REP_L_BLANK }, { "# header", REP_L_COMMENT },
-		{ "running 1/0 [000] 1.000001: 1 cpu-clock:", REP_L_EVENT },
-		{ "\t0 a:b/1 (a.erl:1)", REP_L_FRAME }, { "    ffffffff81000000 f+0x1 (x)", REP_L_FRAME },
-		{ "\tzz not a frame", REP_L_OTHER },
+	struct { const char *s; enum ix_line_kind k; } c[] = {
+		{ "", IX_L_BLANK }, { " \t", IX_L_BLANK }, { "# header", IX_L_COMMENT },
+		{ "running 1/0 [000] 1.000001: 1 cpu-clock:", IX_L_EVENT },
+		{ "\t0 a:b/1 (a.erl:1)", IX_L_FRAME }, { "    ffffffff81000000 f+0x1 (x)", IX_L_FRAME },
+		{ "\tzz not a frame", IX_L_OTHER },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		char *s = dup_exact(c[i].s, &n);
-		is_int(rep_line_kind(s, n), c[i].k, "line kind of '%s'", c[i].s);
+		is_int(ix_line_kind(s, n), c[i].k, "line kind of '%s'", c[i].s);
 		free(s);
 	}
 }
 
 static void test_event_flameprof(void)
 {
-	struct rep_event_line ev;
+	struct ix_event_line ev;
 	size_t n;
 	char *s = dup_exact("garbage_collecting 4711/3 [000] 1700000000.123456: 1 cpu-clock:\t"
 			    "metric_erlang_reductions: 2000, -1500\tmetric_erlang_memory: 10, 0", &n);
 	int64_t v = 0, d = 0;
-	is_int(rep_parse_event(s, n, &ev), 0, "flameprof event parses");
+	is_int(ix_parse_event(s, n, &ev), 0, "flameprof event parses");
 	ok(ev.comm_len == 18 && !memcmp(ev.comm, "garbage_collecting", 18), "comm is the status");
 	is_int(ev.pid, 4711, "pid number");
 	is_int(ev.tid, 3, "pid serial");
 	is_int(ev.time_us, 1700000000123456LL, "time in microseconds");
-	is_int(rep_find_metric(ev.rest, ev.rest_len, "erlang_reductions", 17, &v, &d), 1, "metric found");
+	is_int(ix_find_metric(ev.rest, ev.rest_len, "erlang_reductions", 17, &v, &d), 1, "metric found");
 	is_int(v, 2000, "metric value");
 	is_int(d, -1500, "negative delta");
-	is_int(rep_find_metric(ev.rest, ev.rest_len, "erlang_memory", 13, &v, &d), 1, "last metric found");
-	is_int(rep_find_metric(ev.rest, ev.rest_len, "erlang_memor", 12, &v, &d), 0,
+	is_int(ix_find_metric(ev.rest, ev.rest_len, "erlang_memory", 13, &v, &d), 1, "last metric found");
+	is_int(ix_find_metric(ev.rest, ev.rest_len, "erlang_memor", 12, &v, &d), 0,
 	       "a prefix of a name does not match");
-	is_int(rep_find_metric(ev.rest, ev.rest_len, "reductions", 10, &v, &d), 0,
+	is_int(ix_find_metric(ev.rest, ev.rest_len, "reductions", 10, &v, &d), 0,
 	       "metric_ must start the name");
 	{
 		size_t pos = 0, nl;
 		const char *nm;
 		int k = 0;
-		while (rep_next_metric(ev.rest, ev.rest_len, &pos, &nm, &nl))
+		while (ix_next_metric(ev.rest, ev.rest_len, &pos, &nm, &nl))
 			k++;
 		is_int(k, 2, "two metric names iterated");
 	}
@@ -69,41 +70,41 @@ static void test_event_flameprof(void)
 
 static void test_event_generic(void)
 {
-	struct rep_event_line ev;
+	struct ix_event_line ev;
 	size_t n;
 	char *s;
 	s = dup_exact("kworker/0:1 H 123/456 [001] 98765.123456789:     250000 cpu-clock: ", &n);
-	is_int(rep_parse_event(s, n, &ev), 0, "perf event with a spaced comm parses");
+	is_int(ix_parse_event(s, n, &ev), 0, "perf event with a spaced comm parses");
 	ok(ev.comm_len == 13 && !memcmp(ev.comm, "kworker/0:1 H", 13), "comm keeps spaces and digits");
 	is_int(ev.pid, 123, "pid");
 	is_int(ev.tid, 456, "tid");
 	is_int(ev.time_us, 98765123456LL, "nanoseconds cut to microseconds");
 	free(s);
 	s = dup_exact("java 999 12.5: cycles:", &n);
-	is_int(rep_parse_event(s, n, &ev), 0, "no cpu field, no tid");
+	is_int(ix_parse_event(s, n, &ev), 0, "no cpu field, no tid");
 	is_int(ev.pid, 999, "a lone tid below 2^32 is the pid");
 	is_int(ev.tid, 0, "and serial 0");
 	is_int(ev.time_us, 12500000, "short fraction");
 	free(s);
 	/* flameprof's tid for <0.4711.3>: 3 * 2^32 + 4711 */
 	s = dup_exact("running 12884906599 [000] 1700000000.000001: 1 cpu-clock:", &n);
-	is_int(rep_parse_event(s, n, &ev), 0, "a tid past 2^32 parses");
+	is_int(ix_parse_event(s, n, &ev), 0, "a tid past 2^32 parses");
 	ok(ev.has_pid && ev.pid == 4711 && ev.tid == 3, "it gives <0.4711.3> back");
 	ok(ev.comm_len == 7 && !memcmp(ev.comm, "running", 7), "comm stops before the tid");
 	free(s);
 	s = dup_exact("running 4711/3 [000] 1700000000.000001: 1 cpu-clock:", &n);
-	is_int(rep_parse_event(s, n, &ev), 0, "the N/S of older files parses");
+	is_int(ix_parse_event(s, n, &ev), 0, "the N/S of older files parses");
 	ok(ev.has_pid && ev.pid == 4711 && ev.tid == 3, "the same process");
 	free(s);
 	s = dup_exact("running 18446744073709551616 [000] 1.000001: 1 cpu-clock:", &n);
-	is_int(rep_parse_event(s, n, &ev), 0, "a number past 2^64 - 1 is no tid...");
+	is_int(ix_parse_event(s, n, &ev), 0, "a number past 2^64 - 1 is no tid...");
 	ok(!ev.has_pid && ev.comm_len == 28, "...but part of the comm");
 	free(s);
 	s = dup_exact("swapper 0 [000] 1: cpu-clock:", &n);
-	is_int(rep_parse_event(s, n, &ev), -1, "no fractional timestamp: not an event");
+	is_int(ix_parse_event(s, n, &ev), -1, "no fractional timestamp: not an event");
 	free(s);
 	s = dup_exact("noPid [000] 3.25: x:", &n);
-	is_int(rep_parse_event(s, n, &ev), 0, "no pid");
+	is_int(ix_parse_event(s, n, &ev), 0, "no pid");
 	is_int(ev.has_pid, 0, "has_pid is 0");
 	ok(ev.comm_len == 5, "comm without pid");
 	free(s);
@@ -111,33 +112,33 @@ static void test_event_generic(void)
 
 static void test_frames(void)
 {
-	struct rep_frame_line fr;
+	struct ix_frame_line fr;
 	size_t n;
 	char *s;
 	s = dup_exact("\t0 my%20mod:f%2Bx/2 (my%20mod.erl:12)", &n);
-	is_int(rep_parse_frame(s, n, &fr), 0, "flameprof frame");
+	is_int(ix_parse_frame(s, n, &fr), 0, "flameprof frame");
 	ok(fr.sym_len == 16 && !memcmp(fr.sym, "my%20mod:f%2Bx/2", 16), "symbol as written");
 	ok(fr.dso_len == 15 && !memcmp(fr.dso, "my%20mod.erl:12", 15), "dso");
 	is_int(fr.is_category, 0, "a code frame");
 	free(s);
 	s = dup_exact("\t0 name:my_server ([category])", &n);
-	is_int(rep_parse_frame(s, n, &fr), 0, "category frame");
+	is_int(ix_parse_frame(s, n, &fr), 0, "category frame");
 	is_int(fr.is_category, 1, "recognised by its dso");
 	free(s);
 	s = dup_exact("\t    ffffffff8100abcd do_syscall_64+0x5b ([kernel.kallsyms])", &n);
-	is_int(rep_parse_frame(s, n, &fr), 0, "perf frame");
+	is_int(ix_parse_frame(s, n, &fr), 0, "perf frame");
 	ok(fr.sym_len == 13 && !memcmp(fr.sym, "do_syscall_64", 13), "cut at the '+' offset");
 	free(s);
 	s = dup_exact("\t7f00 std::foo(int) (/usr/lib/lib c.so)", &n);
-	is_int(rep_parse_frame(s, n, &fr), 0, "parentheses inside the symbol");
+	is_int(ix_parse_frame(s, n, &fr), 0, "parentheses inside the symbol");
 	ok(fr.sym_len == 13 && !memcmp(fr.sym, "std::foo(int)", 13), "the last ' (' starts the dso");
 	free(s);
 	s = dup_exact("\t7f00 nodso", &n);
-	is_int(rep_parse_frame(s, n, &fr), 0, "frame without a dso");
+	is_int(ix_parse_frame(s, n, &fr), 0, "frame without a dso");
 	is_int(fr.dso_len, 0, "empty dso");
 	free(s);
 	s = dup_exact("\t7f00", &n);
-	is_int(rep_parse_frame(s, n, &fr), -1, "address only: not a frame");
+	is_int(ix_parse_frame(s, n, &fr), -1, "address only: not a frame");
 	free(s);
 }
 
@@ -167,7 +168,7 @@ static void test_opts(void)
 	{
 		char *av[] = { "report", "-o", "x.svg", "in1", "--weight=memory", "--pid", "1/0",
 			       "--from", "2", "--to", "@1700000000", "-fspeedscope", "in2", NULL };
-		is_int(rep_opts_parse(13, av, &cfg, d, sizeof d), REP_OPTS_OK, "options parse");
+		is_int(rep_opts_parse(13, av, &cfg, d, sizeof d), FP_OPT_OK, "options parse");
 		is_str(cfg.output, "x.svg", "-o");
 		is_str(cfg.weight, "memory", "--weight=");
 		is_int(cfg.format, REP_F_SPEEDSCOPE, "-fVALUE");
@@ -178,24 +179,24 @@ static void test_opts(void)
 	}
 	{
 		char *av[] = { "report", "--bogus", "in", NULL };
-		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), REP_OPTS_USAGE, "unknown option");
+		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "unknown option");
 		ok(strstr(d, "'--bogus'") != NULL, "message names it: %s", d);
 	}
 	{
 		char *av[] = { "report", "in", "--from", "5", "--to", "4", NULL };
-		is_int(rep_opts_parse(6, av, &cfg, d, sizeof d), REP_OPTS_USAGE, "--from after --to");
+		is_int(rep_opts_parse(6, av, &cfg, d, sizeof d), FP_OPT_USAGE, "--from after --to");
 	}
 	{
 		char *av[] = { "report", "in", "-o", NULL };
-		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), REP_OPTS_USAGE, "missing value");
+		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "missing value");
 	}
 	{
 		char *av[] = { "report", "-o", "x", NULL };
-		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), REP_OPTS_USAGE, "no input");
+		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "no input");
 	}
 	{
 		char *av[] = { "report", "--help", NULL };
-		is_int(rep_opts_parse(2, av, &cfg, d, sizeof d), REP_OPTS_HELP, "--help");
+		is_int(rep_opts_parse(2, av, &cfg, d, sizeof d), FP_OPT_STOP, "--help");
 	}
 }
 

@@ -1,13 +1,14 @@
 /*
- * rep_index_fmt.h - the bytes of the report index (internal to report/).
+ * ix_fmt.h - the bytes of the report index (index/ writes them,
+ * report/rep_index_read.c reads them).
  *
  * The index rides inside a zstd output file as skippable frames, which
  * every zstd decoder passes over, so the file still decompresses to exactly
  * its perf-script text. The layout is documented in doc/output-format.md
  * ("The report index"); this header is its one definition in code.
  */
-#ifndef REP_INDEX_FMT_H
-#define REP_INDEX_FMT_H
+#ifndef IX_FMT_H
+#define IX_FMT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -98,23 +99,6 @@ static inline void ix_put_le32(unsigned char *p, uint32_t v)
 static inline uint32_t ix_get_le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Grows an array of `size`-byte entries to hold at least `need` (doubling).
- * @return 0, or -1 when out of memory (the array is unchanged). */
-static inline int ix_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *np;
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	if (nc > SIZE_MAX / size || !(np = realloc(*p, nc * size)))
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
 }
 
 #endif

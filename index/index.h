@@ -1,6 +1,11 @@
 /*
- * rep_index.h - the report index: what `flameprof report` needs from a
- * file, written beside its text so that a report does not re-read it.
+ * index.h - the report index: what `flameprof report` needs from a file,
+ * written beside its text so that a report does not re-read it. This room
+ * holds the index's format (ix_fmt.h), its writer (ix_write.c with its
+ * tables, ix_tables.c) and the perf-script text parser (ix_parse.h) and
+ * hash (ix_hash.h) that the writer and report/ share. The capture (cli/)
+ * feeds the writer through rotate/'s byte hook; report/ reads the index
+ * (report/rep_index_read.c) into its collector.
  *
  * A 1-hour capture of 100 processes at 97 Hz is ~35M events and ~50 GB of
  * perf-script text; decompressing and parsing that takes minutes. The
@@ -17,22 +22,22 @@
  * reads its text, so the index can only ever speed a report up. The
  * format is in doc/output-format.md.
  */
-#ifndef REP_INDEX_H
-#define REP_INDEX_H
+#ifndef IX_INDEX_H
+#define IX_INDEX_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct rep_ixw_s rep_ixw;
+typedef struct ix_writer_s ix_writer;
 struct rot_index;
 
 /* @return a writer (zstd level 0: default), or NULL when out of memory. */
-rep_ixw *rep_ixw_create(int level);
-void rep_ixw_free(rep_ixw *w);
+ix_writer *ix_writer_create(int level);
+void ix_writer_free(ix_writer *w);
 /* A new file starts: forget the tables, the pending events, the blocks. */
-void rep_ixw_reset(rep_ixw *w);
+void ix_writer_reset(ix_writer *w);
 /* Text as it goes into the file (whole lines; a line may span calls). */
-void rep_ixw_text(rep_ixw *w, const void *p, size_t n);
+void ix_writer_text(ix_writer *w, const void *p, size_t n);
 /*
  * At a frame boundary of the file: the bytes to write there next (skippable
  * frames), which start at file offset `offset`. With `last` the file ends
@@ -40,29 +45,12 @@ void rep_ixw_text(rep_ixw *w, const void *p, size_t n);
  * events pending, or the index was given up). The bytes stay valid until
  * the next call.
  */
-void rep_ixw_take(rep_ixw *w, uint64_t offset, int last, const void **out, size_t *len);
-/* Fills a rotate/ index hook that feeds this writer (rotate/rotate.h). */
-void rep_ixw_hook(rep_ixw *w, struct rot_index *hook);
-/* 1 when this file's index was given up (why: rep_ixw_why). */
-int rep_ixw_given_up(const rep_ixw *w);
-const char *rep_ixw_why(const rep_ixw *w);
-
-struct rep_collect_s;
-
-enum rep_ix_read {
-	REP_IX_NONE = 0,     /* no usable index: read the text (detail says why if damaged) */
-	REP_IX_NOMEM = -11,
-	REP_IX_CORRUPT = -12 /* damaged past the point where the text could be read instead */
-};
-
-/*
- * Reads a file's events into the collector through its index.
- * @return 1 when done (*nevents: how many), REP_IX_NONE when the file has
- * no sound index (nothing was collected; detail is "" or why the index
- * was refused), REP_IX_NOMEM, REP_IX_CORRUPT (detail), or REP_C_METRIC
- * from the collector (the --weight metric is not on the events).
- */
-int rep_index_read(struct rep_collect_s *c, const char *path, uint64_t *nevents, char *detail,
-		   size_t cap);
+void ix_writer_take(ix_writer *w, uint64_t offset, int last, const void **out, size_t *len);
+/* Fills a rotate/ index hook that feeds this writer (rotate/rotate.h):
+ * rotate/ sees only bytes in and bytes to write. */
+void ix_writer_hook(ix_writer *w, struct rot_index *hook);
+/* 1 when this file's index was given up (why: ix_writer_why). */
+int ix_writer_given_up(const ix_writer *w);
+const char *ix_writer_why(const ix_writer *w);
 
 #endif

@@ -1,8 +1,8 @@
 /*
- * rep_index_write.c - perf-script text in, report index blocks out.
+ * ix_write.c - perf-script text in, report index blocks out.
  *
  * Lines are classified and parsed exactly as the report's text path does
- * (rep_parse), so an index says what a text read would have said. Each
+ * (ix_parse.h), so an index says what a text read would have said. Each
  * event becomes a few varints in per-field columns; its frames become one
  * stack id, found by hashing the frame ids, and each distinct frame line
  * and stack is written once per file, in the block where it first occurs.
@@ -11,17 +11,18 @@
  * change, which is zero for almost every event and costs nothing after
  * compression.
  */
-#include "rep_index.h"
+#include "index.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
-#include "rep_hash.h"
-#include "rep_index_fmt.h"
-#include "rep_index_tables.h"
-#include "rep_parse.h"
+#include "../common/hash.h"
+#include "../common/grow.h"
+#include "ix_fmt.h"
+#include "ix_tables.h"
+#include "ix_parse.h"
 #include "../rotate/rotate.h"
 
 #define NCOLS (IX_S_METRICS + 2 * IX_MAX_SLOTS)
@@ -42,7 +43,7 @@ struct blk {
 	uint64_t offset, size, events;
 };
 
-struct rep_ixw_s {
+struct ix_writer_s {
 	ZSTD_CCtx *cc;
 	int level;
 	const char *why; /* the file's index was given up, and why */
@@ -78,7 +79,7 @@ struct rep_ixw_s {
 
 /* Gives this file's index up. Its memory goes back at once (the tables of
  * a file that outgrew their cap are large); the next file starts afresh. */
-static void give_up(rep_ixw *w, const char *why)
+static void give_up(ix_writer *w, const char *why)
 {
 	size_t i;
 	if (w->why)
@@ -96,7 +97,7 @@ static void give_up(rep_ixw *w, const char *why)
 }
 
 /* A table lookup failed: for its reason, or for memory. @return -1. */
-static int table_failed(rep_ixw *w)
+static int table_failed(ix_writer *w)
 {
 	give_up(w, w->tab.why ? w->tab.why : "out of memory");
 	return -1;
@@ -104,22 +105,22 @@ static int table_failed(rep_ixw *w)
 
 /* ==== events ==== */
 
-static int begin_event(rep_ixw *w, const char *s, size_t len)
+static int begin_event(ix_writer *w, const char *s, size_t len)
 {
-	struct rep_event_line ev;
+	struct ix_event_line ev;
 	const char *nm;
 	size_t pos = 0, nl;
 	uint32_t n = 0;
 	int64_t v, d;
 	int r;
-	if (rep_parse_event(s, len, &ev) != 0) {
+	if (ix_parse_event(s, len, &ev) != 0) {
 		give_up(w, "an event line the report cannot parse");
 		return -1;
 	}
 	w->sig.len = 0;
-	while ((r = rep_next_metric_value(ev.rest, ev.rest_len, &pos, &nm, &nl, &v, &d)) == 1) {
+	while ((r = ix_next_metric_value(ev.rest, ev.rest_len, &pos, &nm, &nl, &v, &d)) == 1) {
 		/* A blank in a name could hide a "metric_<name>:" that the
-		 * report's rep_find_metric finds and rep_next_metric does not. */
+		 * report's ix_find_metric finds and ix_next_metric does not. */
 		if (n == IX_MAX_SLOTS || memchr(nm, '\0', nl) || memchr(nm, ' ', nl) ||
 		    memchr(nm, '\t', nl) || memchr(nm, '\r', nl)) {
 			give_up(w, "an event with too many or odd metrics");
@@ -147,13 +148,13 @@ static int begin_event(rep_ixw *w, const char *s, size_t len)
 	return 0;
 }
 
-static int frame(rep_ixw *w, const char *s, size_t len)
+static int frame(ix_writer *w, const char *s, size_t len)
 {
-	struct rep_frame_line fr;
+	struct ix_frame_line fr;
 	uint32_t id;
 	if (!w->in_event)
 		return 0; /* the report ignores frames outside an event too */
-	if (rep_parse_frame(s, len, &fr) != 0) {
+	if (ix_parse_frame(s, len, &fr) != 0) {
 		give_up(w, "a frame line the report cannot parse");
 		return -1;
 	}
@@ -161,15 +162,15 @@ static int frame(rep_ixw *w, const char *s, size_t len)
 		fr.dso = "";
 	if (ixw_frame_id(&w->tab, &fr, &id) != 0)
 		return table_failed(w);
-	if (ix_grow((void **)&w->ev_frames, &w->ev_cap, w->ev_n + 1, sizeof *w->ev_frames) != 0)
+	if (fp_grow((void **)&w->ev_frames, &w->ev_cap, w->ev_n + 1, sizeof *w->ev_frames, 64) != 0)
 		return -1;
 	w->ev_frames[w->ev_n++] = id;
 	return 0;
 }
 
-static int block(rep_ixw *w);
+static int block(ix_writer *w);
 
-static int commit(rep_ixw *w)
+static int commit(ix_writer *w)
 {
 	uint32_t st;
 	uint32_t k;
@@ -211,18 +212,18 @@ static int commit(rep_ixw *w)
 	return 0;
 }
 
-static void line(rep_ixw *w, const char *s, size_t len)
+static void line(ix_writer *w, const char *s, size_t len)
 {
 	int rc = 0;
-	switch (rep_line_kind(s, len)) {
-	case REP_L_BLANK: rc = commit(w); break;
-	case REP_L_COMMENT: break;
-	case REP_L_EVENT:
+	switch (ix_line_kind(s, len)) {
+	case IX_L_BLANK: rc = commit(w); break;
+	case IX_L_COMMENT: break;
+	case IX_L_EVENT:
 		if ((rc = commit(w)) == 0)
 			rc = begin_event(w, s, len);
 		break;
-	case REP_L_FRAME: rc = frame(w, s, len); break;
-	case REP_L_OTHER:
+	case IX_L_FRAME: rc = frame(w, s, len); break;
+	case IX_L_OTHER:
 		give_up(w, "a line that is not perf script text");
 		rc = -1;
 		break;
@@ -253,7 +254,7 @@ static void hash2(const char *s, size_t len, uint64_t *h1, uint64_t *h2)
 	*h2 = b * 0xff51afd7ed558ccdull;
 }
 
-static struct block_ent *block_slot(rep_ixw *w, uint64_t h1, uint64_t h2, size_t len)
+static struct block_ent *block_slot(ix_writer *w, uint64_t h1, uint64_t h2, size_t len)
 {
 	size_t j;
 	if ((w->bc_used + 1) * 2 > w->bc_slots) {
@@ -285,7 +286,7 @@ static struct block_ent *block_slot(rep_ixw *w, uint64_t h1, uint64_t h2, size_t
  * time only). @return where the main loop goes on: the blank line, or s
  * itself when the block is not whole here or holds other lines.
  */
-static const char *frames_block(rep_ixw *w, const char *s, const char *end)
+static const char *frames_block(ix_writer *w, const char *s, const char *end)
 {
 	const char *q = s, *nl;
 	uint64_t h1, h2;
@@ -309,14 +310,14 @@ static const char *frames_block(rep_ixw *w, const char *s, const char *end)
 	}
 	for (const char *l = s; l < q; l = nl + 1) {
 		nl = memchr(l, '\n', (size_t)(q - l));
-		switch (rep_line_kind(l, (size_t)(nl - l))) {
-		case REP_L_FRAME:
+		switch (ix_line_kind(l, (size_t)(nl - l))) {
+		case IX_L_FRAME:
 			if (frame(w, l, (size_t)(nl - l)) != 0) {
 				give_up(w, "out of memory");
 				return q;
 			}
 			break;
-		case REP_L_COMMENT:
+		case IX_L_COMMENT:
 			break;
 		default:
 			/* a line that is not a frame: leave it to the line loop */
@@ -339,7 +340,7 @@ static const char *frames_block(rep_ixw *w, const char *s, const char *end)
 	return q;
 }
 
-void rep_ixw_text(rep_ixw *w, const void *p, size_t n)
+void ix_writer_text(ix_writer *w, const void *p, size_t n)
 {
 	const char *s = p, *end = s + n;
 	if (w->why)
@@ -370,7 +371,7 @@ void rep_ixw_text(rep_ixw *w, const void *p, size_t n)
 /* ==== blocks ==== */
 
 /* Compresses src onto the end of dst; *clen gets the compressed size. */
-static int squeeze(rep_ixw *w, struct ix_buf *dst, const struct ix_buf *src, size_t *clen)
+static int squeeze(ix_writer *w, struct ix_buf *dst, const struct ix_buf *src, size_t *clen)
 {
 	size_t bound, r;
 	*clen = 0;
@@ -389,8 +390,8 @@ static int squeeze(rep_ixw *w, struct ix_buf *dst, const struct ix_buf *src, siz
 
 /* Makes the pending events one block frame at the end of w->out, which
  * holds the frames not yet taken. Its offset is relative to w->out until
- * rep_ixw_take() learns where w->out goes in the file. */
-static int block(rep_ixw *w)
+ * ix_writer_take() learns where w->out goes in the file. */
+static int block(ix_writer *w)
 {
 	size_t nsec = IX_S_METRICS, i, hdr_at, clen[NCOLS];
 	struct ix_buf *data = &w->data;
@@ -427,7 +428,7 @@ static int block(rep_ixw *w)
 	rc |= ixb_put_bytes(&w->out, head, (size_t)(h - head));
 	rc |= ixb_put_bytes(&w->out, data->d, data->len);
 	if (rc || w->out.len - hdr_at - IX_SKIP_HDR > UINT32_MAX ||
-	    ix_grow((void **)&w->blocks, &w->blocks_cap, w->nblocks + 1, sizeof *w->blocks) != 0)
+	    fp_grow((void **)&w->blocks, &w->blocks_cap, w->nblocks + 1, sizeof *w->blocks, 64) != 0)
 		goto oom;
 	ix_put_le32(w->out.d + hdr_at, IX_SKIP_MAGIC);
 	ix_put_le32(w->out.d + hdr_at + 4, (uint32_t)(w->out.len - hdr_at - IX_SKIP_HDR));
@@ -445,7 +446,7 @@ oom:
 }
 
 /* The trailer frame: where every block is, and the footer that finds it. */
-static int trailer(rep_ixw *w, uint64_t offset)
+static int trailer(ix_writer *w, uint64_t offset)
 {
 	size_t at = w->out.len, i;
 	struct ix_buf *b = &w->out;
@@ -471,7 +472,7 @@ static int trailer(rep_ixw *w, uint64_t offset)
 	return 0;
 }
 
-void rep_ixw_take(rep_ixw *w, uint64_t offset, int last, const void **out, size_t *len)
+void ix_writer_take(ix_writer *w, uint64_t offset, int last, const void **out, size_t *len)
 {
 	size_t i;
 	*out = NULL;
@@ -509,9 +510,9 @@ void rep_ixw_take(rep_ixw *w, uint64_t offset, int last, const void **out, size_
 
 /* ==== life ==== */
 
-rep_ixw *rep_ixw_create(int level)
+ix_writer *ix_writer_create(int level)
 {
-	rep_ixw *w = calloc(1, sizeof *w);
+	ix_writer *w = calloc(1, sizeof *w);
 	if (!w)
 		return NULL;
 	w->level = level ? level : 3;
@@ -519,13 +520,13 @@ rep_ixw *rep_ixw_create(int level)
 	if (!w->cc || ZSTD_isError(ZSTD_CCtx_setParameter(w->cc, ZSTD_c_compressionLevel,
 							    w->level)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cc, ZSTD_c_checksumFlag, 1))) {
-		rep_ixw_free(w);
+		ix_writer_free(w);
 		return NULL;
 	}
 	return w;
 }
 
-void rep_ixw_reset(rep_ixw *w)
+void ix_writer_reset(ix_writer *w)
 {
 	size_t i;
 	ixw_tables_reset(&w->tab);
@@ -544,7 +545,7 @@ void rep_ixw_reset(rep_ixw *w)
 	w->why = NULL;
 }
 
-void rep_ixw_free(rep_ixw *w)
+void ix_writer_free(ix_writer *w)
 {
 	size_t i;
 	if (!w)
@@ -566,20 +567,20 @@ void rep_ixw_free(rep_ixw *w)
 
 static void hook_new_file(void *ctx)
 {
-	rep_ixw_reset(ctx);
+	ix_writer_reset(ctx);
 }
 
 static void hook_text(void *ctx, const void *p, size_t n)
 {
-	rep_ixw_text(ctx, p, n);
+	ix_writer_text(ctx, p, n);
 }
 
 static void hook_take(void *ctx, uint64_t offset, int last, const void **out, size_t *len)
 {
-	rep_ixw_take(ctx, offset, last, out, len);
+	ix_writer_take(ctx, offset, last, out, len);
 }
 
-void rep_ixw_hook(rep_ixw *w, struct rot_index *hook)
+void ix_writer_hook(ix_writer *w, struct rot_index *hook)
 {
 	hook->ctx = w;
 	hook->new_file = hook_new_file;
@@ -587,12 +588,12 @@ void rep_ixw_hook(rep_ixw *w, struct rot_index *hook)
 	hook->take = hook_take;
 }
 
-int rep_ixw_given_up(const rep_ixw *w)
+int ix_writer_given_up(const ix_writer *w)
 {
 	return w->why != NULL;
 }
 
-const char *rep_ixw_why(const rep_ixw *w)
+const char *ix_writer_why(const ix_writer *w)
 {
 	return w->why ? w->why : "";
 }

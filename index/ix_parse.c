@@ -1,7 +1,7 @@
 /*
- * rep_parse.c - the perf-script line grammar, tolerant like Flamescope.
+ * ix_parse.c - the perf-script line grammar, tolerant like Flamescope.
  */
-#include "rep_parse.h"
+#include "ix_parse.h"
 
 #include <string.h>
 
@@ -20,18 +20,18 @@ static int is_hex(char c)
 	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-enum rep_line_kind rep_line_kind(const char *s, size_t len)
+enum ix_line_kind ix_line_kind(const char *s, size_t len)
 {
 	size_t i = 0;
 	while (i < len && is_space(s[i]))
 		i++;
 	if (i == len)
-		return REP_L_BLANK;
+		return IX_L_BLANK;
 	if (i == 0 && s[0] == '#')
-		return REP_L_COMMENT;
+		return IX_L_COMMENT;
 	if (i > 0)
-		return is_hex(s[i]) ? REP_L_FRAME : REP_L_OTHER;
-	return REP_L_EVENT;
+		return is_hex(s[i]) ? IX_L_FRAME : IX_L_OTHER;
+	return IX_L_EVENT;
 }
 
 /* Finds " <digits>.<digits>:" followed by a blank or the end: Flamescope's
@@ -102,7 +102,7 @@ static int parse_pid_tid(const char *s, size_t len, uint32_t *pid, uint32_t *tid
 	return 0;
 }
 
-int rep_parse_event(const char *s, size_t len, struct rep_event_line *ev)
+int ix_parse_event(const char *s, size_t len, struct ix_event_line *ev)
 {
 	size_t tend, i, e, b;
 	long t = find_time(s, len, &tend);
@@ -158,7 +158,7 @@ int rep_parse_event(const char *s, size_t len, struct rep_event_line *ev)
 	return 0;
 }
 
-int rep_parse_frame(const char *s, size_t len, struct rep_frame_line *fr)
+int ix_parse_frame(const char *s, size_t len, struct ix_frame_line *fr)
 {
 	size_t i = 0, j, e = len;
 	while (i < len && is_space(s[i]))
@@ -235,7 +235,7 @@ static int value_pair(const char *s, size_t len, size_t *i, int64_t *value, int6
 	return parse_i64(s, len, i, delta);
 }
 
-int rep_find_metric(const char *s, size_t len, const char *name, size_t nlen, int64_t *value,
+int ix_find_metric(const char *s, size_t len, const char *name, size_t nlen, int64_t *value,
 		    int64_t *delta)
 {
 	const char *p = s, *end = s + len;
@@ -253,7 +253,7 @@ int rep_find_metric(const char *s, size_t len, const char *name, size_t nlen, in
 	return 0;
 }
 
-int rep_next_metric(const char *s, size_t len, size_t *pos, const char **name, size_t *nlen)
+int ix_next_metric(const char *s, size_t len, size_t *pos, const char **name, size_t *nlen)
 {
 	while (*pos + 7 < len) {
 		const char *p = memchr(s + *pos, 'm', len - *pos);
@@ -276,11 +276,11 @@ int rep_next_metric(const char *s, size_t len, size_t *pos, const char **name, s
 	return 0;
 }
 
-int rep_next_metric_value(const char *s, size_t len, size_t *pos, const char **name,
+int ix_next_metric_value(const char *s, size_t len, size_t *pos, const char **name,
 			  size_t *nlen, int64_t *value, int64_t *delta)
 {
 	size_t i;
-	if (!rep_next_metric(s, len, pos, name, nlen))
+	if (!ix_next_metric(s, len, pos, name, nlen))
 		return 0;
 	i = *pos + 1; /* after the ':' */
 	if (value_pair(s, len, &i, value, delta) != 0)

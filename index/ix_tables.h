@@ -1,16 +1,16 @@
 /*
- * rep_index_tables.h - the index writer's per-file tables, and the byte
- * buffer the writer builds its frames in (internal to report/: used by
- * rep_index_write.c and rep_index_tables.c).
+ * ix_tables.h - the index writer's per-file tables, and the byte
+ * buffer the writer builds its frames in (internal to index/: used by
+ * ix_write.c and ix_tables.c).
  */
-#ifndef REP_INDEX_TABLES_H
-#define REP_INDEX_TABLES_H
+#ifndef IX_TABLES_H
+#define IX_TABLES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rep_index_fmt.h"
-#include "rep_parse.h"
+#include "ix_fmt.h"
+#include "ix_parse.h"
 
 struct ix_buf {
 	unsigned char *d;
@@ -67,7 +67,7 @@ struct ixw_tables {
 };
 
 /* Ids, new or old. Each @return 0, or -1 (why set, or out of memory). */
-int ixw_frame_id(struct ixw_tables *t, const struct rep_frame_line *fr, uint32_t *id);
+int ixw_frame_id(struct ixw_tables *t, const struct ix_frame_line *fr, uint32_t *id);
 int ixw_stack_id(struct ixw_tables *t, const uint32_t *frames, size_t n, uint32_t *id);
 int ixw_pid_id(struct ixw_tables *t, uint32_t pid, uint32_t tid, uint32_t *id);
 int ixw_comm_id(struct ixw_tables *t, const char *s, size_t len, uint32_t *id);

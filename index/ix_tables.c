@@ -1,37 +1,27 @@
 /*
- * rep_index_tables.c - the index writer's per-file tables: the first time
+ * ix_tables.c - the index writer's per-file tables: the first time
  * a frame line, a stack, a pid, a comm or a metric list is seen it gets
  * the next id, and it goes into the next block's table section once.
  * Open addressing over ids, with every hit confirmed against the stored
  * key, so two keys never share an id.
  */
-#include "rep_index_tables.h"
+#include "ix_tables.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rep_hash.h"
-#include "rep_index_fmt.h"
+#include "../common/hash.h"
+#include "../common/grow.h"
+#include "../common/slots.h"
+#include "ix_fmt.h"
 
 /* Room for `more` bytes after len. @return 0, or -1 when out of memory. */
 int ixb_reserve(struct ix_buf *b, size_t more)
 {
-	size_t cap;
-	unsigned char *d;
-	if (b->cap - b->len >= more)
-		return 0;
-	cap = b->cap ? b->cap : 256;
-	while (cap - b->len < more) {
-		if (cap > SIZE_MAX / 2)
-			return -1;
-		cap *= 2;
-	}
-	if (!(d = realloc(b->d, cap)))
+	if (more > SIZE_MAX - b->len)
 		return -1;
-	b->d = d;
-	b->cap = cap;
-	return 0;
+	return fp_grow((void **)&b->d, &b->cap, b->len + more, 1, 256);
 }
 
 int ixb_put_bytes(struct ix_buf *b, const void *p, size_t n)
@@ -52,43 +42,10 @@ int ixb_put_varint(struct ix_buf *b, uint64_t v)
 	return 0;
 }
 
-/* Puts id + 1 in the first free slot from its hash on. */
-static void slot_put(uint32_t *slots, size_t nslots, uint32_t h, size_t id)
-{
-	size_t j = h & (nslots - 1);
-	while (slots[j])
-		j = (j + 1) & (nslots - 1);
-	slots[j] = (uint32_t)id + 1;
-}
-
-/* Open addressing over ids + 1, kept under half full: makes room for one
- * more entry after the `count` there are (each with its hash at hash_at). */
-static int rehash(uint32_t **slots, size_t *nslots, size_t count, const void *ents, size_t stride,
-		  size_t hash_at)
-{
-	size_t ns = *nslots ? *nslots : 1024, i;
-	uint32_t *s;
-	while (ns < (count + 1) * 2 + 2)
-		ns *= 2;
-	if (ns == *nslots)
-		return 0;
-	if (!(s = calloc(ns, sizeof *s)))
-		return -1;
-	for (i = 0; i < count; i++) {
-		uint32_t h;
-		memcpy(&h, (const char *)ents + i * stride + hash_at, sizeof h);
-		slot_put(s, ns, h, i);
-	}
-	free(*slots);
-	*slots = s;
-	*nslots = ns;
-	return 0;
-}
-
-int ixw_frame_id(struct ixw_tables *w, const struct rep_frame_line *fr, uint32_t *id)
+int ixw_frame_id(struct ixw_tables *w, const struct ix_frame_line *fr, uint32_t *id)
 {
 	unsigned kind = fr->is_category ? 1 : 0;
-	uint32_t h = rep_hash32(kind, fr->sym, fr->sym_len) ^ rep_hash32(7, fr->dso, fr->dso_len);
+	uint32_t h = fp_hash32(kind, fr->sym, fr->sym_len) ^ fp_hash32(7, fr->dso, fr->dso_len);
 	size_t j;
 	struct frame_ent *e;
 	if (w->frame_nslots) {
@@ -106,9 +63,9 @@ int ixw_frame_id(struct ixw_tables *w, const struct rep_frame_line *fr, uint32_t
 		}
 	}
 	if (w->pool.len + fr->sym_len + fr->dso_len > UINT32_MAX ||
-	    ix_grow((void **)&w->frames, &w->frames_cap, w->nframes + 1, sizeof *w->frames) != 0 ||
-	    rehash(&w->frame_slots, &w->frame_nslots, w->nframes, w->frames,
-		   sizeof *w->frames, offsetof(struct frame_ent, hash)) != 0)
+	    fp_grow((void **)&w->frames, &w->frames_cap, w->nframes + 1, sizeof *w->frames, 64) != 0 ||
+	    fp_slots_room(&w->frame_slots, &w->frame_nslots, w->nframes, w->frames,
+		   sizeof *w->frames, offsetof(struct frame_ent, hash), 1024) != 0)
 		return -1;
 	e = &w->frames[w->nframes];
 	e->off = (uint32_t)w->pool.len;
@@ -119,14 +76,14 @@ int ixw_frame_id(struct ixw_tables *w, const struct rep_frame_line *fr, uint32_t
 	if (ixb_put_bytes(&w->pool, fr->sym, fr->sym_len) != 0 ||
 	    ixb_put_bytes(&w->pool, fr->dso, fr->dso_len) != 0)
 		return -1;
-	slot_put(w->frame_slots, w->frame_nslots, h, w->nframes);
+	fp_slots_put(w->frame_slots, w->frame_nslots, h, w->nframes);
 	*id = (uint32_t)w->nframes++;
 	return 0;
 }
 
 int ixw_stack_id(struct ixw_tables *w, const uint32_t *frames, size_t n, uint32_t *id)
 {
-	uint32_t h = rep_hash32(3, frames, n * sizeof *frames);
+	uint32_t h = fp_hash32(3, frames, n * sizeof *frames);
 	size_t j;
 	struct stack_ent *e;
 	if (w->stack_nslots) {
@@ -141,10 +98,10 @@ int ixw_stack_id(struct ixw_tables *w, const uint32_t *frames, size_t n, uint32_
 		}
 	}
 	if (w->splen + n > UINT32_MAX ||
-	    ix_grow((void **)&w->spool, &w->spcap, w->splen + n + 1, sizeof *w->spool) != 0 ||
-	    ix_grow((void **)&w->stacks, &w->stacks_cap, w->nstacks + 1, sizeof *w->stacks) != 0 ||
-	    rehash(&w->stack_slots, &w->stack_nslots, w->nstacks, w->stacks,
-		   sizeof *w->stacks, offsetof(struct stack_ent, hash)) != 0)
+	    fp_grow((void **)&w->spool, &w->spcap, w->splen + n + 1, sizeof *w->spool, 64) != 0 ||
+	    fp_grow((void **)&w->stacks, &w->stacks_cap, w->nstacks + 1, sizeof *w->stacks, 64) != 0 ||
+	    fp_slots_room(&w->stack_slots, &w->stack_nslots, w->nstacks, w->stacks,
+		   sizeof *w->stacks, offsetof(struct stack_ent, hash), 1024) != 0)
 		return -1;
 	e = &w->stacks[w->nstacks];
 	e->off = (uint32_t)w->splen;
@@ -153,7 +110,7 @@ int ixw_stack_id(struct ixw_tables *w, const uint32_t *frames, size_t n, uint32_
 	if (n)
 		memcpy(w->spool + w->splen, frames, n * sizeof *w->spool);
 	w->splen += n;
-	slot_put(w->stack_slots, w->stack_nslots, h, w->nstacks);
+	fp_slots_put(w->stack_slots, w->stack_nslots, h, w->nstacks);
 	*id = (uint32_t)w->nstacks++;
 	return 0;
 }
@@ -161,7 +118,7 @@ int ixw_stack_id(struct ixw_tables *w, const uint32_t *frames, size_t n, uint32_
 int ixw_pid_id(struct ixw_tables *w, uint32_t pid, uint32_t tid, uint32_t *id)
 {
 	uint32_t key[2] = { pid, tid };
-	uint32_t h = rep_hash32(5, key, sizeof key);
+	uint32_t h = fp_hash32(5, key, sizeof key);
 	size_t j;
 	if (w->pid_nslots) {
 		for (j = h & (w->pid_nslots - 1); w->pid_slots[j]; j = (j + 1) & (w->pid_nslots - 1)) {
@@ -172,17 +129,17 @@ int ixw_pid_id(struct ixw_tables *w, uint32_t pid, uint32_t tid, uint32_t *id)
 			}
 		}
 	}
-	if (ix_grow((void **)&w->pids, &w->pids_cap, w->npids + 1, sizeof *w->pids) != 0 ||
-	    ix_grow((void **)&w->prev, &w->prev_cap, (w->npids + 1) * IX_MAX_SLOTS,
-		 sizeof *w->prev) != 0 ||
-	    rehash(&w->pid_slots, &w->pid_nslots, w->npids, w->pids, sizeof *w->pids,
-		   offsetof(struct pid_ent, hash)) != 0)
+	if (fp_grow((void **)&w->pids, &w->pids_cap, w->npids + 1, sizeof *w->pids, 64) != 0 ||
+	    fp_grow((void **)&w->prev, &w->prev_cap, (w->npids + 1) * IX_MAX_SLOTS,
+		 sizeof *w->prev, 64) != 0 ||
+	    fp_slots_room(&w->pid_slots, &w->pid_nslots, w->npids, w->pids, sizeof *w->pids,
+		   offsetof(struct pid_ent, hash), 1024) != 0)
 		return -1;
 	w->pids[w->npids].pid = pid;
 	w->pids[w->npids].tid = tid;
 	w->pids[w->npids].hash = h;
 	memset(w->prev + w->npids * IX_MAX_SLOTS, 0, IX_MAX_SLOTS * sizeof *w->prev);
-	slot_put(w->pid_slots, w->pid_nslots, h, w->npids);
+	fp_slots_put(w->pid_slots, w->pid_nslots, h, w->npids);
 	*id = (uint32_t)w->npids++;
 	return 0;
 }

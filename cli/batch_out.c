@@ -1,0 +1,60 @@
+/* batch_out.c - see batch_out.h. */
+#include <stdlib.h>
+#include <string.h>
+#include "batch_out.h"
+
+int fp_batch_out_init(struct fp_batch_out *o, fmt_ctx *fmt, rot_t *rot)
+{
+	memset(o, 0, sizeof *o);
+	o->fmt = fmt;
+	o->rot = rot;
+	o->cap = 1 << 16;
+	o->buf = malloc(o->cap);
+	return o->buf ? 0 : ROT_ERR_NOMEM;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct fp_sample *x = *(const struct fp_sample *const *)a;
+	const struct fp_sample *y = *(const struct fp_sample *const *)b;
+	return (x->time_us > y->time_us) - (x->time_us < y->time_us);
+}
+
+int fp_batch_write(struct fp_batch_out *o, const struct fp_sample *s, size_t n)
+{
+	if (n > o->order_cap) {
+		const struct fp_sample **p = realloc(o->order, n * sizeof *p);
+		if (!p)
+			return ROT_ERR_NOMEM;
+		o->order = p;
+		o->order_cap = n;
+	}
+	for (size_t k = 0; k < n; k++)
+		o->order[k] = &s[k];
+	qsort(o->order, n, sizeof *o->order, by_time);
+	for (size_t k = 0; k < n; k++) {
+		int64_t t;
+		size_t len = fmt_event(o->fmt, o->order[k], o->buf, o->cap, &t);
+		if (len >= o->cap) {
+			char *p = realloc(o->buf, len + 1);
+			if (!p)
+				return ROT_ERR_NOMEM;
+			o->buf = p;
+			o->cap = len + 1;
+			len = fmt_event(o->fmt, o->order[k], o->buf, o->cap, &t);
+		}
+		if (o->rot) {
+			int e = rot_append(o->rot, o->buf, len, t);
+			if (e < 0)
+				return e;
+		}
+	}
+	return 0;
+}
+
+void fp_batch_out_free(struct fp_batch_out *o)
+{
+	free(o->buf);
+	free(o->order);
+	memset(o, 0, sizeof *o);
+}

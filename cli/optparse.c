@@ -1,0 +1,123 @@
+/*
+ * optparse.c - the option engine (see optparse.h).
+ */
+#include "optparse.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "msg.h"
+
+static const struct fp_opt *find_long(const struct fp_command *cmd, const char *name, size_t n)
+{
+	for (size_t k = 0; k < cmd->nopts; k++)
+		if (strlen(cmd->opts[k].name) == n && strncmp(cmd->opts[k].name, name, n) == 0)
+			return &cmd->opts[k];
+	return NULL;
+}
+
+static const struct fp_opt *find_short(const struct fp_command *cmd, char c)
+{
+	for (size_t k = 0; k < cmd->nopts; k++)
+		if (cmd->opts[k].short_name == c)
+			return &cmd->opts[k];
+	return NULL;
+}
+
+/* Finds the option argv[*i] names and its value (taking the next argument
+ * when the option needs one). @return the option, or NULL with detail. */
+static const struct fp_opt *option_of(const struct fp_command *cmd, int argc, char **argv, int *i,
+				      const char **val, char *spelled, size_t scap, char *detail,
+				      size_t cap)
+{
+	const char *a = argv[*i];
+	const struct fp_opt *o;
+	*val = NULL;
+	if (a[1] == '-') {
+		const char *eq = strchr(a + 2, '=');
+		size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		snprintf(spelled, scap, "--%.*s", (int)n, a + 2);
+		o = find_long(cmd, a + 2, n);
+		if (o && eq)
+			*val = eq + 1;
+	} else {
+		snprintf(spelled, scap, "-%c", a[1]);
+		o = find_short(cmd, a[1]);
+		if (o && a[2]) {
+			if (!o->value) /* "-qz": not a switch followed by a value */
+				o = NULL, snprintf(spelled, scap, "%s", a);
+			else
+				*val = a + 2;
+		}
+	}
+	if (!o) {
+		snprintf(detail, cap, "unknown option '%s'", spelled);
+		return NULL;
+	}
+	if (o->value && !*val) {
+		if (*i + 1 >= argc) {
+			snprintf(detail, cap, "option '%s' needs a value (%s)", spelled, o->value);
+			return NULL;
+		}
+		*val = argv[++*i];
+	} else if (!o->value && *val) {
+		snprintf(detail, cap, "option '%s' takes no value", spelled);
+		return NULL;
+	}
+	return o;
+}
+
+int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg, char *detail,
+		 size_t cap)
+{
+	int only_operands = 0;
+	*detail = '\0';
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val;
+		const struct fp_opt *o;
+		char spelled[64];
+		int rc;
+		if (only_operands || a[0] != '-' || a[1] == '\0') {
+			if ((rc = cmd->operand(cfg, a, detail, cap)) != FP_OPT_OK)
+				return rc;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			only_operands = 1;
+			continue;
+		}
+		o = option_of(cmd, argc, argv, &i, &val, spelled, sizeof spelled, detail, cap);
+		if (!o)
+			return FP_OPT_USAGE;
+		if ((rc = cmd->apply(cfg, o, val, spelled, detail, cap)) != FP_OPT_OK)
+			return rc;
+	}
+	return FP_OPT_OK;
+}
+
+void fp_opt_help(const struct fp_command *cmd, FILE *f)
+{
+	fputs(cmd->synopsis, f);
+	for (size_t k = 0; k < cmd->nopts; k++) {
+		const struct fp_opt *o = &cmd->opts[k];
+		char left[64], sh[8] = "    ";
+		if (!o->help)
+			continue;
+		if (o->short_name)
+			snprintf(sh, sizeof sh, "-%c, ", o->short_name);
+		snprintf(left, sizeof left, "%s--%s%s%s", sh, o->name, o->value ? " " : "",
+			 o->value ? o->value : "");
+		fprintf(f, "  %-*s %s\n", cmd->help_column, left, o->help);
+	}
+	fputs(cmd->epilog, f);
+}
+
+void fp_opt_usage(const struct fp_command *cmd, const char *detail)
+{
+	if (cmd->hint_inline) {
+		fp_error("%s; see '%s --help'", detail, cmd->name);
+		return;
+	}
+	fp_error("%s", detail);
+	fp_error("try '%s --help' for more information", cmd->name);
+}

@@ -1,0 +1,64 @@
+/*
+ * optparse.h - the one option engine of every command (git's
+ * parse-options): a command is a table of options plus the two functions
+ * that turn an option or an operand into its config; the engine walks argv
+ * and prints --help from the same table, so the help, the parser and the
+ * man page (tests/unit/man_options.t) cannot drift apart.
+ *
+ * Syntax, the same for every command: "--name VALUE", "--name=VALUE",
+ * "-x VALUE", "-xVALUE", "--" ends the options, "-" alone is an operand.
+ * The engine never prints an error: it fills one sentence into detail and
+ * the front door says it (fp_opt_usage).
+ */
+#ifndef FP_OPTPARSE_H
+#define FP_OPTPARSE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct fp_opt {
+	const char *name;  /* long name without "--" */
+	char short_name;   /* 0: none */
+	const char *value; /* value name in --help; NULL: a switch */
+	int id;            /* the command's own tag for this option (record: its kind) */
+	/* For a command whose apply() is driven by the table (record): the
+	 * field in its config, and bounds or the value a switch sets. */
+	size_t field;
+	long long min, max;
+	const char *help;  /* one line for --help; NULL: hidden (test switches) */
+};
+
+enum fp_opt_rc {
+	FP_OPT_OK = 0,
+	FP_OPT_STOP = 1,   /* parsing stopped early with success (report's --help) */
+	FP_OPT_USAGE = -1  /* bad argv: detail says why in one sentence */
+};
+
+struct fp_command {
+	const char *name;       /* as typed: "flameprof", "flameprof report" */
+	const char *synopsis;   /* --help's text above the options */
+	const char *epilog;     /* ... and below them */
+	int help_column;        /* width of --help's left column */
+	int hint_inline;        /* usage errors end "; see '<name> --help'" (else a second line) */
+	const struct fp_opt *opts;
+	size_t nopts;
+	/* One option with its value (NULL for a switch); spelled is how argv
+	 * named it. @return an fp_opt_rc (detail filled on FP_OPT_USAGE). */
+	int (*apply)(void *cfg, const struct fp_opt *o, const char *val, const char *spelled,
+		     char *detail, size_t cap);
+	/* One operand (an argument that is not an option). @return as apply. */
+	int (*operand)(void *cfg, const char *arg, char *detail, size_t cap);
+};
+
+/* Walks argv[1..argc-1] through cmd into cfg (which the caller has set to
+ * its defaults). @return an fp_opt_rc; on FP_OPT_USAGE detail names the
+ * offending argument. */
+int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg, char *detail,
+		 size_t cap);
+/* --help: the synopsis, one line per visible option, the epilog. */
+void fp_opt_help(const struct fp_command *cmd, FILE *f);
+/* Says a usage error (detail) on stderr the command's way, with the hint
+ * to its --help. */
+void fp_opt_usage(const struct fp_command *cmd, const char *detail);
+
+#endif

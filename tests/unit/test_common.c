@@ -1,0 +1,119 @@
+/*
+ * test_common.c - the tools every room shares (common/): fp_grow's
+ * capacities and refusals, the slot table against a plain search over
+ * thousands of keys, and the hashes' spread. Under ASan, so a slot or an
+ * entry written past its array fails here.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "../../common/grow.h"
+#include "../../common/hash.h"
+#include "../../common/slots.h"
+
+static void test_grow(void)
+{
+	int *v = NULL;
+	size_t cap = 0;
+	is_int(fp_grow((void **)&v, &cap, 0, sizeof *v, 64), 0, "no room asked: nothing to do");
+	ok(v == NULL && cap == 0, "... and nothing allocated");
+	is_int(fp_grow((void **)&v, &cap, 1, sizeof *v, 64), 0, "the first entry");
+	is_int(cap, 64, "an empty array starts at the first capacity");
+	v[63] = 1;
+	is_int(fp_grow((void **)&v, &cap, 64, sizeof *v, 64), 0, "room already there");
+	is_int(cap, 64, "... the capacity stays");
+	is_int(fp_grow((void **)&v, &cap, 300, sizeof *v, 64), 0, "room for 300");
+	is_int(cap, 512, "doubled until it fits");
+	ok(v[63] == 1, "the entries are kept");
+	v[511] = 2;
+	is_int(fp_grow((void **)&v, &cap, SIZE_MAX / 2, sizeof *v, 64), -1,
+	       "a size past the address space is refused");
+	ok(cap == 512 && v[511] == 2, "... and the array is unchanged");
+	is_int(fp_grow((void **)&v, &cap, SIZE_MAX, 1, 64), -1, "so is SIZE_MAX entries");
+	free(v);
+}
+
+struct ent {
+	uint64_t key;
+	uint32_t hash;
+};
+
+/* The table's answer for key: its index, or -1. */
+static long find(const uint32_t *slots, size_t nslots, const struct ent *v, uint64_t key)
+{
+	uint32_t h = (uint32_t)fp_mix64(key);
+	if (!nslots)
+		return -1;
+	for (size_t j = h & (nslots - 1); slots[j]; j = (j + 1) & (nslots - 1))
+		if (v[slots[j] - 1].key == key)
+			return (long)slots[j] - 1;
+	return -1;
+}
+
+static void test_slots(void)
+{
+	struct ent *v = NULL;
+	uint32_t *slots = NULL;
+	size_t n = 0, cap = 0, nslots = 0, used = 0, k;
+	int all = 1, half = 1;
+	for (k = 0; k < 5000; k++) {
+		uint64_t key = k * 7919 + 3;
+		if (fp_grow((void **)&v, &cap, n + 1, sizeof *v, 64) != 0 ||
+		    fp_slots_room(&slots, &nslots, n, v, sizeof *v, offsetof(struct ent, hash),
+				  1024) != 0)
+			break;
+		v[n].key = key;
+		v[n].hash = (uint32_t)fp_mix64(key);
+		fp_slots_put(slots, nslots, v[n].hash, n);
+		n++;
+		if (n * 2 > nslots)
+			half = 0;
+	}
+	is_int(n, 5000, "5000 entries in");
+	ok(half, "the table stays at most half full");
+	for (k = 0; k < nslots; k++)
+		used += slots[k] != 0;
+	is_int(used, n, "one slot per entry");
+	for (k = 0; k < n; k++)
+		if (find(slots, nslots, v, k * 7919 + 3) != (long)k)
+			all = 0;
+	ok(all, "every key finds its own entry");
+	ok(find(slots, nslots, v, 1) == -1 && find(slots, nslots, v, 7919 * 5000 + 3) == -1,
+	   "keys never put find nothing");
+	ok(find(NULL, 0, NULL, 1) == -1, "an empty table finds nothing");
+	free(v);
+	free(slots);
+}
+
+static void test_hash(void)
+{
+	char a[64], b[64];
+	int spread = 1;
+	unsigned buckets[16] = { 0 };
+	memset(a, 'x', sizeof a);
+	memcpy(b, a, sizeof b);
+	is_int(fp_hash32(1, a, sizeof a), fp_hash32(1, b, sizeof b), "equal bytes, equal hashes");
+	b[63] ^= 1;
+	ok(fp_hash32(1, a, sizeof a) != fp_hash32(1, b, sizeof b), "the last byte counts");
+	ok(fp_hash32(1, a, 8) != fp_hash32(2, a, 8), "the seed counts");
+	ok(fp_hash32(1, a, 8) != fp_hash32(1, a, 9), "the length counts");
+	/* dense integers (pid numbers) over 16 buckets: none far from 1/16 */
+	for (uint64_t k = 0; k < 16000; k++)
+		buckets[fp_mix64(k) & 15]++;
+	for (int i = 0; i < 16; i++)
+		if (buckets[i] < 800 || buckets[i] > 1200)
+			spread = 0;
+	ok(spread, "fp_mix64 spreads dense keys over the low bits");
+}
+
+int main(void)
+{
+	subtest("fp_grow", test_grow);
+	subtest("slot table", test_slots);
+	subtest("hashes", test_hash);
+	return done_testing();
+}

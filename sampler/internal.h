@@ -79,6 +79,7 @@ int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char 
  * source (for nodes that cannot load our beam). */
 struct embedded_module {
 	const char *name;            /* the versioned module name */
+	const char *file;            /* the file name code:load_binary/3 records */
 	const unsigned char *beam;
 	const size_t *beam_len;
 	const unsigned char *source;

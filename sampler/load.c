@@ -19,10 +19,10 @@ extern const unsigned char fp_requests_beam[], fp_requests_source[];
 extern const size_t fp_requests_beam_len, fp_requests_source_len;
 
 const struct embedded_module fp_agent_module = {
-	FP_AGENT_MODULE, fp_agent_beam, &fp_agent_beam_len, fp_agent_source, &fp_agent_source_len,
+	FP_AGENT_MODULE, "flameprof_agent", fp_agent_beam, &fp_agent_beam_len, fp_agent_source, &fp_agent_source_len,
 };
 const struct embedded_module fp_tracer_module = {
-	FP_TRACER_MODULE, fp_tracer_beam, &fp_tracer_beam_len, fp_tracer_source, &fp_tracer_source_len,
+	FP_TRACER_MODULE, "flameprof_tracer", fp_tracer_beam, &fp_tracer_beam_len, fp_tracer_source, &fp_tracer_source_len,
 };
 const struct embedded_module fp_requests_module = {
 	FP_REQUESTS_MODULE, fp_requests_beam, &fp_requests_beam_len, fp_requests_source,
@@ -50,8 +50,8 @@ static int load_reply_ok(const ei_x_buff *x, int at, char *why, size_t cap)
 	return 0;
 }
 
-static int load_binary(sampler_t *s, const char *name, const char *beam, long len, char *why, size_t cap,
-		       int *loaded)
+static int load_binary(sampler_t *s, const char *name, const char *file, const char *beam, long len,
+		       char *why, size_t cap, int *loaded)
 {
 	struct args a;
 	ei_x_buff reply;
@@ -60,7 +60,7 @@ static int load_binary(sampler_t *s, const char *name, const char *beam, long le
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 3);
 	arg_atom(&a, name);
-	a.ok = a.ok && ei_x_encode_string(&a.x, name) == 0 &&
+	a.ok = a.ok && ei_x_encode_string(&a.x, file) == 0 &&
 	       ei_x_encode_binary(&a.x, beam, (int)len) == 0;
 	r = rex_call_args(s, "code", "load_binary", &a, &reply, &at, LOAD_TIMEOUT_MS);
 	if (r == 0)
@@ -156,7 +156,7 @@ static int compile_on_node(sampler_t *s, const struct embedded_module *m)
 		goto free_parsed;
 	}
 	if (ei_decode_binary(one.buff, &at, beam, &blen) == 0)
-		r = load_binary(s, m->name, beam, blen, why, sizeof why, &loaded);
+		r = load_binary(s, m->name, m->file, beam, blen, why, sizeof why, &loaded);
 	free(beam);
 	if (r == 0 && !loaded)
 		r = serr(s, SAMPLER_ERR_AGENT, "cannot load the agent compiled on '%s' (%s)", s->node, why);
@@ -207,7 +207,7 @@ int load_embedded(sampler_t *s, const struct embedded_module *m)
 	char why[MAXATOMLEN_UTF8];
 	int loaded = 0, r;
 	if (!s->opts.compile_on_target) {
-		r = load_binary(s, m->name, (const char *)m->beam, (long)*m->beam_len, why, sizeof why, &loaded);
+		r = load_binary(s, m->name, m->file, (const char *)m->beam, (long)*m->beam_len, why, sizeof why, &loaded);
 		if (r < 0)
 			return r;
 		if (loaded)

@@ -25,7 +25,7 @@ const struct embedded_module fp_tracer_module = {
 	FP_TRACER_MODULE, "flameprof_tracer", fp_tracer_beam, &fp_tracer_beam_len, fp_tracer_source, &fp_tracer_source_len,
 };
 const struct embedded_module fp_requests_module = {
-	FP_REQUESTS_MODULE, fp_requests_beam, &fp_requests_beam_len, fp_requests_source,
+	FP_REQUESTS_MODULE, "flameprof_requests", fp_requests_beam, &fp_requests_beam_len, fp_requests_source,
 	&fp_requests_source_len,
 };
 

@@ -3,12 +3,15 @@
 #   make check      unit tests (ASan+UBSan) and end-to-end tests against real nodes
 #   make check-long the slow fault tests too
 #   make bench      measure overhead, fidelity and throughput (prints figures)
+#   make bench-requests  what flameprof requests costs a 4-tier service
 #   make demo       profile the demo workload node and leave the output
+#   make demo-requests  time the kv_service example's requests per tier (flameprof requests)
 #   make fuzz       run the fuzzers for longer (clang)
 #   make install    PREFIX=/usr/local DESTDIR=
 VERSION   = 0.1.0
 AGENT_MOD = flameprof_agent_$(subst .,_,$(VERSION))
 TRACER_MOD = flameprof_tracer_$(subst .,_,$(VERSION))
+REQUESTS_MOD = flameprof_requests_$(subst .,_,$(VERSION))
 PREFIX   ?= /usr/local
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -26,7 +29,8 @@ ifneq ($(filter-out clean install,$(or $(MAKECMDGOALS),all)),)
 -include $(B)/config.mk
 endif
 FP_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_REENTRANT \
-	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' -DFP_TRACER_MODULE='"$(TRACER_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS)
+	-DFP_VERSION='"$(VERSION)"' -DFP_AGENT_MODULE='"$(AGENT_MOD)"' -DFP_TRACER_MODULE='"$(TRACER_MOD)"' \
+	-DFP_REQUESTS_MODULE='"$(REQUESTS_MOD)"' $(EI_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS)
 # -Werror is for the project's own builds: `make check` and CI turn it on
 # (WERROR=1, below); a plain `make` with a newer compiler warns and still
 # builds. WERROR=0 turns it off there too. Objects are not rebuilt when
@@ -36,8 +40,9 @@ LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 
 # The library holds every room and the front door's parts; cli/main.c alone
 # makes the program (the unit tests link the rest).
-LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c) \
-	$(filter-out cli/main.c,$(wildcard cli/*.c)) $(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c
+LIB_SRC  = $(wildcard sampler/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c requests/*.c) \
+	$(filter-out cli/main.c,$(wildcard cli/*.c)) $(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c \
+	$(B)/gen/requests_blob.c
 CLI_SRC  = cli/main.c
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # The fuzz targets' sources (tests/fuzz/run.sh runs what these build).
@@ -48,9 +53,11 @@ FUZZ_SRC_index  = report/rep_index_read.c report/rep_collect.c report/rep_frames
 	index/ix_parse.c report/rep_order.c report/rep_folded.c formatter/escape.c formatter/out.c
 FUZZ_LIBS_index = -lzstd
 FUZZ_SRC_calls  = sampler/calls_decode.c sampler/term_check.c calls/calls_out.c
-FUZZ     = decode format index calls
+FUZZ_SRC_requests = sampler/requests_decode.c sampler/term_check.c requests/req_table.c requests/hist.c
+FUZZ_LIBS_requests = -lm
+FUZZ     = decode format index calls requests
 
-.PHONY: all check check-unit check-e2e check-long check-fuzz bench demo fuzz install clean deps-demo deps-check
+.PHONY: all check check-unit check-e2e check-long check-fuzz bench bench-requests demo demo-requests fuzz install clean deps-demo deps-check
 all: $(B)/flameprof
 
 # What each target needs beyond building, installed (or named) first:
@@ -84,6 +91,16 @@ $(B)/gen/$(TRACER_MOD).P: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk
 	erlc -P -o $(@D) $<
 $(B)/gen/tracer_blob.c: $(B)/gen/$(TRACER_MOD).beam $(B)/gen/$(TRACER_MOD).P scripts/embed.sh
 	(scripts/embed.sh fp_tracer_beam $< && scripts/embed.sh fp_tracer_source $(B)/gen/$(TRACER_MOD).P) > $@
+
+# The tracer of `flameprof requests` (sampler/flameprof_requests.erl): the same steps.
+$(B)/gen/$(REQUESTS_MOD).erl: sampler/flameprof_requests.erl
+	@mkdir -p $(@D) && sed 's/^-module(flameprof_requests)\./-module($(REQUESTS_MOD))./' $< > $@
+$(B)/gen/$(REQUESTS_MOD).beam: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk
+	erlc +deterministic $(ERLC_FLAGS) -o $(@D) $<
+$(B)/gen/$(REQUESTS_MOD).P: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk
+	erlc -P -o $(@D) $<
+$(B)/gen/requests_blob.c: $(B)/gen/$(REQUESTS_MOD).beam $(B)/gen/$(REQUESTS_MOD).P scripts/embed.sh
+	(scripts/embed.sh fp_requests_beam $< && scripts/embed.sh fp_requests_source $(B)/gen/$(REQUESTS_MOD).P) > $@
 
 # Each object depends on the headers it includes (-MMD -MP writes them down
 # in a .d beside it) and on config.mk (the include paths).
@@ -143,8 +160,15 @@ fuzz: deps-check $(FUZZ:%=$(B)/fuzz/fuzz_%)
 demo: deps-demo $(B)/flameprof
 	examples/demo.sh $(CURDIR)/$(B)/flameprof
 
+demo-requests: deps-demo $(B)/flameprof
+	examples/demo_requests.sh $(CURDIR)/$(B)/flameprof
+
 bench: $(B)/flameprof $(B)/pipeline
 	bench/run.sh $(CURDIR)/$(B)/flameprof
+
+# flameprof requests' cost on a 4-tier service (BENCH_SECS, BENCH_RATE)
+bench-requests: $(B)/flameprof
+	bench/requests.sh $(CURDIR)/$(B)/flameprof
 
 # Installs what `make` built; it builds nothing (run `make` first, as
 # yourself, then `make install` as root).

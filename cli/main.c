@@ -9,6 +9,7 @@
 #include "calls.h"
 #include "options.h"
 #include "report_opts.h"
+#include "requests.h"
 
 static const struct {
 	const char *name;
@@ -16,6 +17,7 @@ static const struct {
 } commands[] = {
 	{ "report", fp_report_main },
 	{ "calls", calls_main },
+	{ "requests", requests_main },
 };
 
 int main(int argc, char **argv)

@@ -304,7 +304,9 @@ static const struct fp_command RECORD = {
 	.name = "flameprof",
 	.synopsis = "usage: flameprof [options] NODE\n"
 		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
-		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n\n"
+		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n"
+		    "       flameprof requests [options] --entry MOD:FUN/ARITY [--tier NAME=MOD:FUN/ARITY]... NODE\n"
+		    "                                             (see 'flameprof requests --help')\n\n"
 		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
 		    "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
 		    "options:\n",

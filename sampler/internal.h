@@ -85,7 +85,7 @@ struct embedded_module {
 	const unsigned char *source;
 	const size_t *source_len;
 };
-extern const struct embedded_module fp_agent_module, fp_tracer_module;
+extern const struct embedded_module fp_agent_module, fp_tracer_module, fp_requests_module;
 /* Loads m (or compiles it on the node when our beam does not load). */
 int load_embedded(sampler_t *s, const struct embedded_module *m);
 /* Deletes module name on the node and starts purging it there. */

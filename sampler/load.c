@@ -15,12 +15,18 @@ extern const unsigned char fp_agent_beam[], fp_agent_source[];
 extern const size_t fp_agent_beam_len, fp_agent_source_len;
 extern const unsigned char fp_tracer_beam[], fp_tracer_source[];
 extern const size_t fp_tracer_beam_len, fp_tracer_source_len;
+extern const unsigned char fp_requests_beam[], fp_requests_source[];
+extern const size_t fp_requests_beam_len, fp_requests_source_len;
 
 const struct embedded_module fp_agent_module = {
 	FP_AGENT_MODULE, "flameprof_agent", fp_agent_beam, &fp_agent_beam_len, fp_agent_source, &fp_agent_source_len,
 };
 const struct embedded_module fp_tracer_module = {
 	FP_TRACER_MODULE, "flameprof_tracer", fp_tracer_beam, &fp_tracer_beam_len, fp_tracer_source, &fp_tracer_source_len,
+};
+const struct embedded_module fp_requests_module = {
+	FP_REQUESTS_MODULE, "flameprof_requests", fp_requests_beam, &fp_requests_beam_len, fp_requests_source,
+	&fp_requests_source_len,
 };
 
 /* Compiling on the node loads the compiler first: 22 s measured on a node

@@ -1,0 +1,307 @@
+/*
+ * requests.c - `flameprof requests`: where each kind of request spends its
+ * time, tier by tier, from outside the node.
+ *
+ * Connect, start the tracer (sampler/requests.h), merge each window into
+ * the table (requests/req_table.h), write --stats and --slow lines as they
+ * come, redraw the table on a terminal; at --duration or a signal stop,
+ * take the last window and print the summary. Signal handlers only set a
+ * flag. If flameprof dies instead, the tracer sees the node go and cleans
+ * up by itself.
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+#include "msg.h"
+#include "requests.h"
+#include "requests_options.h"
+#include "../requests/req_table.h"
+#include "../sampler/requests.h"
+#include "../sampler/sampler.h"
+
+static volatile sig_atomic_t stop_signals;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_signals++;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int exit_for(int err)
+{
+	switch (err) {
+	case SAMPLER_ERR_USAGE: return EX_USAGE;
+	case SAMPLER_ERR_COOKIE: return EX_NOPERM;
+	case SAMPLER_ERR_LOST: return EX_TEMPFAIL;
+	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
+	case SAMPLER_ERR_NOMEM: return EX_OSERR;
+	default: return EX_UNAVAILABLE;
+	}
+}
+
+/* Our node name: flameprof_requests_<user>, the same every run, and not
+ * the one of a capture or of calls, so that a user can run those on the
+ * same node meanwhile (the node's tracer still allows one tracing session). */
+static void default_alive(char *out, size_t cap)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+	size_t n = (size_t)snprintf(out, cap, "flameprof_requests_");
+	for (const char *p = pw && pw->pw_name ? pw->pw_name : ""; *p && n + 1 < cap && n < 63; p++)
+		out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			   *p == '-' ? *p : '_';
+	out[n] = '\0';
+	if (strcmp(out, "flameprof_requests_") == 0)
+		snprintf(out, cap, "flameprof_requests_uid%u", (unsigned)geteuid());
+}
+
+static int get_cookie(const struct requests_config *cfg, char *buf, size_t cap, const char **out)
+{
+	char err[512];
+	int loose;
+	if (cfg->cookie) {
+		fp_warn("--cookie shows the cookie to every user in 'ps'; use --cookie-file FILE");
+		*out = cfg->cookie;
+		return 0;
+	}
+	if (sampler_read_cookie(cfg->cookie_file, buf, cap, &loose, err, sizeof err) < 0) {
+		fp_error("%s", err);
+		return EX_NOPERM;
+	}
+	if (loose)
+		fp_warn("cookie file '%s' can be read by other users; chmod 400 it",
+			cfg->cookie_file ? cfg->cookie_file : "~/.erlang.cookie");
+	*out = buf;
+	return 0;
+}
+
+struct outputs {
+	FILE *stats, *slow;
+	const char *stats_name, *slow_name;
+	int live;           /* redraw the table on the terminal each window */
+	int bad;            /* a write failed (said once) */
+	uint64_t pauses_said;
+};
+
+/* One window: merged, written, said. @return 0 or -1 out of memory. */
+static int take_window(struct req_table *t, struct req_window *w, struct outputs *o)
+{
+	if (req_table_merge(t, w) < 0)
+		return -1;
+	req_table_sort(t);
+	if (o->stats && !o->bad && req_write_stats(o->stats, t, w->end_us) < 0) {
+		fp_error("cannot write '%s'; check the disk (the table still shows the figures)", o->stats_name);
+		o->bad = 1;
+	}
+	if (o->slow && w->nslow && !o->bad && req_write_slow(o->slow, w) < 0) {
+		fp_error("cannot write '%s'; check the disk", o->slow_name);
+		o->bad = 1;
+	}
+	if (w->pauses > o->pauses_said) {
+		fp_warn("the node's tracer fell behind: tracing paused (%llu pause(s) so far, %llu requests in flight dropped); it resumes by itself",
+			(unsigned long long)w->pauses, (unsigned long long)w->dropped);
+		o->pauses_said = w->pauses;
+	}
+	if (w->slow_left_out)
+		fp_warn("%llu slow requests left out of this window (at most 100 a window)",
+			(unsigned long long)w->slow_left_out);
+	for (size_t k = 0; k < w->nreloaded; k++)
+		fp_warn("module '%s' was loaded again; its patterns were set again on the new code (requests in between were not timed there)",
+			w->reloaded[k]);
+	if (o->live) {
+		printf("\033[H\033[2J");
+		req_write_table(stdout, t);
+		printf("\n%llu requests; %llu pause(s)%s\n", (unsigned long long)t->requests,
+		       (unsigned long long)t->pauses, t->paused ? ", paused now" : "");
+		fflush(stdout);
+	}
+	return 0;
+}
+
+/* Windows until --duration or a signal, then stop and the last window.
+ * @return 0 or a sampler error. */
+static int trace_for(sampler_t *s, const struct requests_config *cfg, struct req_table *t, struct outputs *o)
+{
+	long long end = now_ms() + cfg->duration_us / 1000, deadline = 0;
+	int stopping = 0;
+	for (;;) {
+		if (!stopping && (stop_signals || now_ms() >= end)) {
+			if (stop_signals)
+				fp_note("stopping on a signal; printing what was measured so far");
+			int r = sampler_requests_stop(s);
+			if (r < 0)
+				return r;
+			stopping = 1;
+			deadline = now_ms() + 4LL * (cfg->connect_timeout_us / 1000);
+		}
+		if (stopping && now_ms() > deadline)
+			return -1;
+		struct req_window w;
+		int r = sampler_requests_next(s, 200, &w);
+		if (r < 0 || r == 2)
+			return r < 0 ? r : 0;
+		if (r == 1) {
+			int m = take_window(t, &w, o);
+			req_window_free(&w);
+			if (m < 0) {
+				fp_error("out of memory");
+				return -1;
+			}
+		}
+	}
+}
+
+static int run(const struct requests_config *cfg, const char *cookie, struct outputs *o)
+{
+	struct requests_options ro = {
+		.entry = cfg->entry, .tiers = cfg->tiers, .ntiers = cfg->ntiers,
+		.full = cfg->full, .nfull = cfg->nfull, .limit = cfg->limit,
+		.identity = cfg->identity, .identity_arg = cfg->identity_arg, .identity_fun = cfg->identity_fun,
+		.every_ms = (unsigned)(cfg->every_us / 1000), .slow_us = (uint64_t)cfg->slow_us,
+		.sample_permille = cfg->sample_permille, .max_late_ms = (unsigned)(cfg->max_late_us / 1000),
+		.max_queue = cfg->max_queue,
+	};
+	char alive[64];
+	if (cfg->node_name)
+		snprintf(alive, sizeof alive, "%s", cfg->node_name);
+	else
+		default_alive(alive, sizeof alive);
+	struct sampler_options so = {
+		.node = cfg->node, .alive = alive, .cookie = cookie,
+		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
+		.silence_timeout_ms = 15000,
+	};
+	struct req_table t;
+	unsigned ne = 0, nt = 0;
+	sampler_t *s = NULL;
+	int rc = 0;
+
+	memset(&t, 0, sizeof t);
+	fp_note("connecting to '%s'", cfg->node);
+	int e = sampler_connect(&s, &so);
+	if (e == 0)
+		e = sampler_requests_start(s, &ro, &ne, &nt);
+	if (e < 0) {
+		fp_error("%s", sampler_error(s));
+		rc = exit_for(e);
+		goto out;
+	}
+	if (cfg->nfull)
+		fp_warn("--full: every call of the %u function(s) traced is timed inside requests, two trace messages per call, a few microseconds each on the node; keep the run short, or lower --sample-requests",
+			nt);
+	fp_note("tracing requests from %u entry function(s) with %u tier function(s) on '%s' (OTP %s) for %.3g s",
+		ne, nt, cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);
+	e = trace_for(s, cfg, &t, o);
+	if (e == -1) {
+		fp_error("the tracer on '%s' did not confirm its stop in time; it removes its patterns by itself", cfg->node);
+		rc = EX_TEMPFAIL;
+	} else if (e < 0) {
+		fp_error("%s", sampler_error(s));
+		rc = exit_for(e);
+	}
+	/* the summary: whatever was measured, even after an error */
+	req_table_sort(&t);
+	if (o->live)
+		printf("\033[H\033[2J");
+	if (req_write_table(stdout, &t) < 0 || fflush(stdout) != 0) {
+		fp_error("cannot write the summary to standard output");
+		rc = rc ? rc : EX_IOERR;
+	}
+	fp_note("%llu requests measured; %llu tier returns outside any request; %llu pause(s) of the circuit breaker",
+		(unsigned long long)t.requests, (unsigned long long)t.stray, (unsigned long long)t.pauses);
+	if (t.cells_left_out)
+		fp_warn("%llu rows of more than %d identity and tier pairs were left out; use fewer identities or tiers",
+			(unsigned long long)t.cells_left_out, REQ_MAX_CELLS);
+	if (t.requests == 0 && rc == 0)
+		fp_warn("no request finished during the run: was the entry function called?");
+	if (o->bad && rc == 0)
+		rc = EX_IOERR;
+	if (e == 0 || e == SAMPLER_ERR_LOST) {
+		e = sampler_requests_unload(s);
+		if (e < 0)
+			fp_warn("%s", sampler_error(s));
+		else if (e == SAMPLER_PURGING)
+			fp_note("tracer module deleted; '%s' is still purging its old code and finishes by itself", cfg->node);
+		else
+			fp_note("trace patterns and flags removed, tracer unloaded");
+	}
+out:
+	req_table_free(&t);
+	sampler_free(s);
+	return rc;
+}
+
+static FILE *open_out(const char *name, const char *opt)
+{
+	FILE *f = fopen(name, "a");
+	if (!f)
+		fp_error("cannot create '%s': %s; choose another file for %s", name, strerror(errno), opt);
+	return f;
+}
+
+int requests_main(int argc, char **argv)
+{
+	struct requests_config cfg;
+	struct outputs o;
+	char cookie[1024], err[512];
+	const char *ck = NULL;
+	fp_help_command = "flameprof requests --help";
+	memset(&o, 0, sizeof o);
+	int rc = requests_parse_options(argc, argv, &cfg);
+	if (rc)
+		goto done;
+	if (cfg.help) {
+		requests_print_help();
+		goto done;
+	}
+	fp_verbosity = cfg.verbosity;
+	if (sampler_check_node(cfg.node, err, sizeof err) < 0) {
+		fp_usage("%s", err);
+		rc = EX_USAGE;
+		goto done;
+	}
+	/* the outputs first: fail before touching the node */
+	o.stats_name = cfg.stats;
+	o.slow_name = cfg.slow_file;
+	if ((cfg.stats && !(o.stats = open_out(cfg.stats, "--stats"))) ||
+	    (cfg.slow_us && !(o.slow = open_out(cfg.slow_file, "--slow-file")))) {
+		rc = EX_CANTCREAT;
+		goto done;
+	}
+	o.live = isatty(STDOUT_FILENO) && cfg.verbosity > 0;
+	install_signals();
+	if ((rc = get_cookie(&cfg, cookie, sizeof cookie, &ck)) == 0)
+		rc = run(&cfg, ck, &o);
+	explicit_bzero(cookie, sizeof cookie);
+done:
+	if (o.stats && fclose(o.stats) != 0 && rc == 0)
+		rc = EX_IOERR;
+	if (o.slow && fclose(o.slow) != 0 && rc == 0)
+		rc = EX_IOERR;
+	requests_config_free(&cfg);
+	return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * requests_options.h - argv of `flameprof requests` becomes one struct
+ * requests_config. One table drives parsing and --help, in the shape of
+ * calls_options.c's table.
+ */
+#ifndef FP_REQUESTS_OPTIONS_H
+#define FP_REQUESTS_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../sampler/requests.h"
+
+#define REQ_MAX_TIERS 32
+
+struct requests_config {
+	const char *node;
+	struct calls_pattern entry;            /* --entry */
+	char *entry_text;                      /* owned copy entry points into */
+	struct req_tier_pattern tiers[REQ_MAX_TIERS]; /* --tier NAME=MOD:FUN/ARITY */
+	char *tier_text[REQ_MAX_TIERS];
+	size_t ntiers;
+	struct calls_pattern full[REQ_MAX_TIERS]; /* --full MOD[:FUN/ARITY] */
+	char *full_text[REQ_MAX_TIERS];
+	size_t nfull;
+	unsigned limit;                        /* --limit */
+	enum req_identity identity;            /* --identity arg:N / --identity-fun */
+	unsigned identity_arg;
+	const char *identity_fun;
+	int64_t duration_us;                   /* --duration */
+	int64_t every_us;                      /* --every */
+	const char *stats;                     /* --stats FILE */
+	int64_t slow_us;                       /* --slow DUR */
+	const char *slow_file;                 /* --slow-file FILE */
+	unsigned sample_permille;              /* --sample-requests P */
+	int64_t max_late_us;                   /* --max-late */
+	unsigned max_queue;                    /* --max-queue */
+	const char *node_name;                 /* --node-name */
+	const char *cookie_file;
+	const char *cookie;
+	int64_t connect_timeout_us;
+	int verbosity;
+	int help;
+};
+
+/* Fills cfg from argv (argv[0] is "requests"). @return 0, or 64 after
+ * saying why through fp_usage(). Free with requests_config_free(). */
+int requests_parse_options(int argc, char **argv, struct requests_config *cfg);
+void requests_config_free(struct requests_config *cfg);
+void requests_print_help(void);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * req_table.c - windows of (identity, tier) histograms merged and written.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "req_table.h"
+
+static struct req_cell *find_or_add(struct req_table *t, const char *identity, const char *tier)
+{
+	for (size_t k = 0; k < t->ncells; k++)
+		if (strcmp(t->cells[k].identity, identity) == 0 && strcmp(t->cells[k].tier, tier) == 0)
+			return &t->cells[k];
+	if (t->ncells == REQ_MAX_CELLS) {
+		t->cells_left_out++;
+		return NULL;
+	}
+	if (t->ncells == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct req_cell *c = realloc(t->cells, cap * sizeof *c);
+		if (!c)
+			return NULL;
+		t->cells = c;
+		t->cap = cap;
+	}
+	struct req_cell *c = &t->cells[t->ncells];
+	memset(c, 0, sizeof *c);
+	c->identity = strdup(identity);
+	c->tier = strdup(tier);
+	if (!c->identity || !c->tier) {
+		free(c->identity);
+		free(c->tier);
+		return NULL;
+	}
+	t->ncells++;
+	return c;
+}
+
+int req_table_merge(struct req_table *t, const struct req_window *w)
+{
+	t->stamp++;
+	for (size_t k = 0; k < w->nrows; k++) {
+		const struct req_row *r = &w->rows[k];
+		uint64_t left = t->cells_left_out;
+		struct req_cell *c = find_or_add(t, r->identity, r->tier);
+		if (!c && t->cells_left_out > left)
+			continue;
+		if (!c)
+			return -1;
+		struct hist *h = calloc(1, sizeof *h);
+		if (!h)
+			return -1;
+		if (c->stamp != t->stamp)
+			memset(&c->window, 0, sizeof c->window);
+		c->stamp = t->stamp;
+		h->count = r->count;
+		h->sum = r->sum_us;
+		h->max = r->max_us;
+		for (size_t b = 0; b < r->nbuckets; b++)
+			hist_add_bucket(h, r->buckets[b].index, r->buckets[b].n);
+		hist_merge(&c->window, h);
+		hist_merge(&c->total, h);
+		free(h);
+	}
+	t->requests += w->requests;
+	t->stray += w->stray;
+	t->pauses = w->pauses;
+	t->paused = w->paused;
+	t->dropped += w->dropped;
+	t->slow_left_out += w->slow_left_out;
+	return 0;
+}
+
+void req_table_free(struct req_table *t)
+{
+	for (size_t k = 0; k < t->ncells; k++) {
+		free(t->cells[k].identity);
+		free(t->cells[k].tier);
+	}
+	free(t->cells);
+	memset(t, 0, sizeof *t);
+}
+
+static int cell_cmp(const void *a, const void *b)
+{
+	const struct req_cell *x = a, *y = b;
+	int c = strcmp(x->identity, y->identity);
+	if (c)
+		return c;
+	int tx = strcmp(x->tier, "_total") == 0, ty = strcmp(y->tier, "_total") == 0;
+	if (tx != ty)
+		return ty - tx;
+	return strcmp(x->tier, y->tier);
+}
+
+void req_table_sort(struct req_table *t)
+{
+	if (t->ncells > 1)
+		qsort(t->cells, t->ncells, sizeof *t->cells, cell_cmp);
+}
+
+int req_write_table(FILE *f, const struct req_table *t)
+{
+	int wi = 8, wt = 6;   /* columns as wide as the longest name, within bounds */
+	for (size_t k = 0; k < t->ncells; k++) {
+		int li = (int)strlen(t->cells[k].identity), lt = (int)strlen(t->cells[k].tier);
+		wi = li > wi ? (li < 40 ? li : 40) : wi;
+		wt = lt > wt ? (lt < 48 ? lt : 48) : wt;
+	}
+	fprintf(f, "%-*s  %-*s %8s %10s %10s %10s %10s %10s\n", wi, "IDENTITY", wt, "TIER", "COUNT", "MEAN ms",
+		"P50 ms", "P90 ms", "P99 ms", "MAX ms");
+	for (size_t k = 0; k < t->ncells; k++) {
+		const struct req_cell *c = &t->cells[k];
+		const struct hist *h = &c->total;
+		if (!h->count)
+			continue;
+		fprintf(f, "%-*.*s  %-*.*s %8llu %10.3f %10.3f %10.3f %10.3f %10.3f\n", wi, wi, c->identity, wt, wt,
+			c->tier, (unsigned long long)h->count, (double)h->sum / (double)h->count / 1000.0,
+			hist_quantile(h, 0.50) / 1000.0, hist_quantile(h, 0.90) / 1000.0,
+			hist_quantile(h, 0.99) / 1000.0, h->max / 1000.0);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* RFC 3339 in UTC, milliseconds. */
+static void json_time(FILE *f, int64_t us)
+{
+	time_t sec = (time_t)(us / 1000000);
+	struct tm tm;
+	char buf[32];
+	gmtime_r(&sec, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(f, "\"%s.%03dZ\"", buf, (int)(us % 1000000 / 1000));
+}
+
+int req_write_stats(FILE *f, const struct req_table *t, int64_t window_end_us)
+{
+	for (size_t k = 0; k < t->ncells; k++) {
+		const struct req_cell *c = &t->cells[k];
+		const struct hist *h = &c->window;
+		if (c->stamp != t->stamp || !h->count)
+			continue;
+		fputs("{\"window_end\":", f);
+		json_time(f, window_end_us);
+		fputs(",\"identity\":", f);
+		json_string(f, c->identity);
+		fputs(",\"tier\":", f);
+		json_string(f, c->tier);
+		fprintf(f, ",\"count\":%llu,\"sum_us\":%llu,\"mean_us\":%llu,\"p50_us\":%llu,\"p90_us\":%llu,\"p99_us\":%llu,\"max_us\":%llu}\n",
+			(unsigned long long)h->count, (unsigned long long)h->sum,
+			(unsigned long long)(h->sum / h->count), (unsigned long long)hist_quantile(h, 0.50),
+			(unsigned long long)hist_quantile(h, 0.90), (unsigned long long)hist_quantile(h, 0.99),
+			(unsigned long long)h->max);
+	}
+	return fflush(f) != 0 || ferror(f) ? -1 : 0;
+}
+
+int req_write_slow(FILE *f, const struct req_window *w)
+{
+	for (size_t k = 0; k < w->nslow; k++) {
+		const struct req_slow *s = &w->slow[k];
+		fputs("{\"window_end\":", f);
+		json_time(f, w->end_us);
+		fputs(",\"identity\":", f);
+		json_string(f, s->identity);
+		fprintf(f, ",\"total_us\":%llu,\"tiers\":{", (unsigned long long)s->total_us);
+		for (size_t t = 0; t < s->ntiers; t++) {
+			if (t)
+				fputc(',', f);
+			json_string(f, s->tiers[t].tier);
+			fprintf(f, ":%llu", (unsigned long long)s->tiers[t].us);
+		}
+		fputs("},\"pids\":[", f);
+		for (size_t p = 0; p < s->npids; p++) {
+			if (p)
+				fputc(',', f);
+			json_string(f, s->pids[p]);
+		}
+		fputs("]}\n", f);
+	}
+	return fflush(f) != 0 || ferror(f) ? -1 : 0;
+}

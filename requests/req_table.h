@@ -1,0 +1,58 @@
+/*
+ * req_table.h - the figures of `flameprof requests` per (identity, tier):
+ * windows from the node merged into a running total, and the writers that
+ * show them: the table people read, the JSON lines of --stats and of
+ * --slow.
+ *
+ * Pure: windows in, text out through a FILE; no node, no ei. Writers
+ * return 0, or -1 when the stream reports a write error.
+ */
+#ifndef FP_REQ_TABLE_H
+#define FP_REQ_TABLE_H
+
+#include <stdio.h>
+#include "hist.h"
+#include "../sampler/requests.h"
+
+struct req_cell {
+	char *identity, *tier;
+	struct hist total;     /* since the start */
+	struct hist window;    /* the last window merged, if stamp is the table's */
+	uint64_t stamp;
+};
+
+/* About 19 KiB a cell: at most this many (identity, tier) pairs are kept,
+ * the rest counted in cells_left_out. */
+#define REQ_MAX_CELLS 2000
+
+struct req_table {
+	struct req_cell *cells;
+	size_t ncells, cap;
+	uint64_t cells_left_out;   /* rows of new pairs past REQ_MAX_CELLS */
+	uint64_t stamp;            /* windows merged */
+	uint64_t requests, stray, pauses, dropped, slow_left_out;
+	int paused;
+};
+
+/* Merges a window: its histograms into both the window's and the total's
+ * (a cell's window is cleared when the window first touches it).
+ * @return 0, or -1 out of memory. */
+int req_table_merge(struct req_table *t, const struct req_window *w);
+void req_table_free(struct req_table *t);
+
+/* Cells in print order: by identity, then "_total" first, then tier. */
+void req_table_sort(struct req_table *t);
+
+/* IDENTITY TIER COUNT MEAN P50 P90 P99 MAX (ms), from the totals. */
+int req_write_table(FILE *f, const struct req_table *t);
+
+/* One JSON object per line for each cell with requests in the window:
+ * window_end, identity, tier, count, sum_us, mean_us, p50_us, p90_us,
+ * p99_us, max_us. */
+int req_write_stats(FILE *f, const struct req_table *t, int64_t window_end_us);
+
+/* One JSON object per line per slow request: identity, total_us, tiers
+ * {name: us}, pids, window_end. */
+int req_write_slow(FILE *f, const struct req_window *w);
+
+#endif

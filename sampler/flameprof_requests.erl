@@ -1,0 +1,619 @@
+%% flameprof_requests - the in-node half of `flameprof requests`.
+%%
+%% Loaded like the sampling agent and the calls tracer (code:load_binary/3
+%% under a versioned module name). A request starts at each call of the
+%% entry function: its trace pattern's match spec gives the calling process
+%% a seq_trace token whose label is that process's pid, and the VM carries
+%% the token along with every message the request sends, so the processes
+%% that work on it (a gen_server, a pool worker) carry it too. The tier
+%% patterns fire only in a process that carries a token (is_seq_trace) and
+%% put the token's label in their trace message; their return (or
+%% exception) ends the tier's time. The `call` flag with monotonic
+%% timestamps goes on every process: only the named functions send.
+%%
+%% The tracer is the session process itself. Trace messages from different
+%% processes may reach it out of order, so it holds them REORDER_MS and
+%% handles them by timestamp. It sums each tier per request (the outermost
+%% call of a tier in a process; a tier run several times adds up), and at
+%% the entry's return puts `_total` and every tier's sum into log-linear
+%% histograms per (identity, tier). Every window it ships the histograms,
+%% not the trace messages.
+%%
+%% A circuit breaker: a trace message that arrives more than max_late_ms
+%% after its timestamp, or a queue past max_queue, turns every pattern off,
+%% drops the queue and the requests in flight, counts a pause and turns the
+%% patterns back on after a backoff. Sampling (sample < 1000 per mille)
+%% turns the entry pattern on for that share of each second.
+%%
+%% The guardian holds the registered name flameprof_tracer, the same lock
+%% as `flameprof calls` (one tracing session per node), and cleans up if
+%% the session dies; the session monitors flameprof's node. Seq_trace
+%% tokens left on processes carry no trace flags and vanish at the next
+%% message those processes receive without one.
+%%
+%% Messages to the sink (the C-node's pid); sampler/requests_decode.c reads them:
+%%   {fp_req_started, Proto, Session, NEntry, NTierFunctions}
+%%   {fp_req_error, Proto, Reason, Detail}          (Detail: a binary)
+%%     Reason: busy | nomatch | in_use | badfun | too_many, or died
+%%   {fp_req_window, Proto, EndUs, Rows, Slow, Stats}
+%%     EndUs: the window's end, system time in microseconds
+%%     Rows = [{Identity, Tier, Count, SumUs, MaxUs, [{Bucket, N}]}]
+%%     Slow = [{Identity, TotalUs, [{Tier, Us}], [Pid]}]  (binaries)
+%%     Stats = {Requests, Stray, Pauses, Paused, SlowLeftOut, Dropped, Reloaded}
+%%   {fp_req_stopped, Proto}                        after the last window
+%% From the sink: stop.
+-module(flameprof_requests).
+-export([init/1, session/2]).
+-on_load(watchdog/0).
+
+-define(PROTO, 1).
+-define(LOCK, flameprof_tracer).
+-define(WATCHDOG_MS, 60000).
+-define(SWEEP_DELAY_MS, 200).
+-define(TICK_MS, 20).
+-define(REORDER_MS, 50).
+-define(RELOAD_CHECK_MS, 500).
+-define(MAX_IDENTITIES, 200).
+-define(MAX_SLOW, 100).
+-define(IDENTITY_BYTES, 64).
+-define(IDENTITY_FUN_MS, 100).
+-define(BACKOFF_MS, 1000).
+-define(MAX_BACKOFF_MS, 30000).
+
+%% ---------------------------------------------------------------- start
+
+watchdog() ->
+    spawn(fun() -> receive after ?WATCHDOG_MS -> orphan_check() end end),
+    ok.
+
+orphan_check() ->
+    case whereis(?LOCK) of
+        undefined -> unload_self();
+        Pid ->
+            case erlang:process_info(Pid, initial_call) of
+                {initial_call, {?MODULE, init, 1}} -> ok;
+                _ -> unload_self()
+            end
+    end.
+
+init(#{sink := Sink} = Opts) ->
+    case catch register(?LOCK, self()) of
+        true ->
+            process_flag(trap_exit, true),
+            Session = spawn_link(?MODULE, session, [self(), Opts]),
+            guard(Sink, Session, []);
+        _ ->
+            Holder = whereis(?LOCK),
+            Sink ! {fp_req_error, ?PROTO, busy, list_to_binary(pid_text(Holder))},
+            exit(normal)
+    end.
+
+guard(Sink, Session, MFAs) ->
+    receive
+        {setting, More} ->
+            guard(Sink, Session, More ++ MFAs);
+        {'EXIT', Session, normal} ->
+            %% The session removed everything itself. A process spawned
+            %% while it cleared the flags can still have taken them: a
+            %% second sweep, once the spawns in flight have landed.
+            sweep(Session),
+            finish();
+        {'EXIT', Session, Why} ->
+            cleanup(MFAs, Session),
+            Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
+            _ = erlang:send(Sink, {fp_req_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
+            sweep(Session),
+            finish();
+        _ ->
+            guard(Sink, Session, MFAs)
+    end.
+
+sweep(Session) ->
+    timer:sleep(?SWEEP_DELAY_MS),
+    cleanup([], Session).
+
+finish() ->
+    catch unregister(?LOCK),
+    unload_self(),
+    exit(normal).
+
+%% ---------------------------------------------------------------- session
+
+session(Guardian, #{sink := Sink} = Opts) ->
+    process_flag(trap_exit, true),
+    process_flag(message_queue_data, off_heap),
+    erlang:monitor_node(node(Sink), true),
+    case setup(Guardian, Opts) of
+        {ok, S} ->
+            Sink ! {fp_req_started, ?PROTO, self(), length(maps:get(entry, S)),
+                    length(maps:get(tier_mfas, S))},
+            erlang:send_after(?TICK_MS, self(), tick),
+            loop(S);
+        {error, Reason, Detail} ->
+            Sink ! {fp_req_error, ?PROTO, Reason, Detail},
+            exit(normal)
+    end.
+
+setup(Guardian, Opts) ->
+    try
+        IdFun = identity_fun(maps:get(identity, Opts)),
+        Entry = expand(maps:get(entry, Opts)),
+        Named = [{Name, MFA} || {Name, P} <- maps:get(tiers, Opts), MFA <- expand(P)],
+        %% --full: every function of these patterns is a tier of its own,
+        %% named by its MFA (a function in a named tier stays there)
+        Full = [{mfa_text(MFA), MFA} || P <- maps:get(full, Opts, []), MFA <- expand(P)],
+        Tiers = Named ++ Full,
+        Limit = maps:get(limit, Opts, 1000),
+        length(Tiers) > Limit andalso throw({too_many, integer_to_binary(length(Tiers))}),
+        TierOf = lists:foldl(fun({Name, MFA}, M) ->
+                                     case maps:is_key(MFA, M) of
+                                         true -> M;
+                                         false -> M#{MFA => Name}
+                                     end
+                             end, #{}, Tiers),
+        TierMFAs = maps:keys(TierOf) -- Entry,
+        [throw({in_use, mfa_text(MFA)}) || MFA <- Entry ++ TierMFAs, in_use(MFA)],
+        check_untraced(),
+        Guardian ! {setting, Entry ++ TierMFAs},
+        S = #{sink => maps:get(sink, Opts), guardian => Guardian, opts => Opts,
+              entry => Entry, tier_mfas => TierMFAs, tier_of => TierOf,
+              id => IdFun, every => maps:get(every_ms, Opts) * 1000,
+              slow => maps:get(slow_us, Opts), sample => maps:get(sample, Opts),
+              max_late => maps:get(max_late_ms, Opts) * 1000, max_queue => maps:get(max_queue, Opts),
+              buf => [], stacks => #{}, depth => #{}, reqs => #{}, hist => #{}, ids => #{}, slow_list => [],
+              counts => #{requests => 0, stray => 0, pauses => 0, slow_left => 0, dropped => 0},
+              reloaded => [], paused_until => undefined, backoff => ?BACKOFF_MS, last_trip => now_mono(),
+              entry_on => true, window_start => now_us(), sample_start => now_mono(), last_reload_check => now_us(),
+              stamps => stamps(Entry ++ TierMFAs)},
+        patterns(S, true),
+        erlang:trace(all, true, [call, monotonic_timestamp, {tracer, self()}]),
+        {ok, S}
+    catch
+        throw:{Reason, Detail} -> {error, Reason, Detail}
+    end.
+
+%% Entry: the caller gets a token labelled with its pid. Tier: only in a
+%% process that carries a token, whose label the message names.
+entry_spec() -> [{'_', [], [{set_seq_token, label, {self}}, {exception_trace}]}].
+tier_spec() -> [{'_', [{is_seq_trace}], [{message, {get_seq_token}}, {exception_trace}]}].
+
+patterns(#{entry := Entry, tier_mfas := TierMFAs}, On) ->
+    [erlang:trace_pattern(MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
+    [erlang:trace_pattern(MFA, spec(On, tier_spec()), [local]) || MFA <- TierMFAs],
+    ok.
+
+spec(true, Spec) -> Spec;
+spec(false, _) -> false.
+
+entry_pattern(#{entry := Entry}, On) ->
+    [erlang:trace_pattern(MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
+    ok.
+
+%% The user's fun, as source: read and evaluated here, once.
+identity_fun({'fun', Source}) ->
+    Fun = try
+              {ok, Tokens, _} = ok_or_throw(erl_scan:string(binary_to_list(Source) ++ ".")),
+              {ok, [Expr]} = ok_or_throw(erl_parse:parse_exprs(Tokens)),
+              {value, F, _} = erl_eval:expr(Expr, erl_eval:new_bindings()),
+              F
+          catch
+              throw:{badfun, _} = Bad -> throw(Bad);
+              _:Why -> throw({badfun, short(Why)})
+          end,
+    is_function(Fun, 1) orelse throw({badfun, <<"it evaluates to something other than a fun of one argument">>}),
+    {'fun', Fun};
+identity_fun(Other) -> Other.
+
+ok_or_throw({error, {_, Mod, Desc}, _}) -> throw({badfun, iolist_to_binary(Mod:format_error(Desc))});
+ok_or_throw({error, {_, Mod, Desc}}) -> throw({badfun, iolist_to_binary(Mod:format_error(Desc))});
+ok_or_throw({ok, [_]} = Ok) -> Ok;
+ok_or_throw({ok, _, _} = Ok) -> Ok;
+ok_or_throw({ok, _}) -> throw({badfun, <<"it is not one expression">>}).
+
+short(Why) ->
+    B = iolist_to_binary(io_lib:format("~0tP", [Why, 6])),
+    case byte_size(B) > 400 of true -> binary:part(B, 0, 400); false -> B end.
+
+%% Patterns are {Module, Function | '_', Arity | '_'}, names as binaries;
+%% no atom is made from the user's text.
+expand({ModText, F, A} = P) ->
+    M = existing_atom(ModText),
+    (M =:= undefined orelse not erlang:module_loaded(M)) andalso
+        throw({nomatch, <<"module '", ModText/binary, "' is not loaded">>}),
+    Fun = case F of '_' -> '_'; _ -> existing_atom(F) end,
+    Found = [{M, Fn, Ar} || {Fn, Ar} <- functions(M),
+                            F =:= '_' orelse Fn =:= Fun,
+                            A =:= '_' orelse Ar =:= A],
+    Found =:= [] andalso
+        throw({nomatch, <<"pattern ", (pattern_text(P))/binary, " matches no function">>}),
+    lists:usort(Found).
+
+functions(M) ->
+    try erlang:get_module_info(M, functions)
+    catch error:badarg -> []
+    end.
+
+existing_atom(Text) ->
+    try binary_to_existing_atom(Text, utf8)
+    catch error:badarg -> undefined
+    end.
+
+in_use(MFA) ->
+    case catch erlang:trace_info(MFA, traced) of
+        {traced, false} -> false;
+        {traced, _} -> true;
+        _ -> false
+    end.
+
+%% A process traced by someone else (dbg, an application tracer) would
+%% lose its flags to ours.
+check_untraced() ->
+    case erlang:trace_info(new, tracer) of
+        {tracer, []} -> ok;
+        _ -> throw({in_use, <<"new processes">>})
+    end,
+    [throw({in_use, list_to_binary(pid_text(P))})
+     || P <- erlang:processes(), traced_by_other(P)],
+    ok.
+
+traced_by_other(P) ->
+    case erlang:trace_info(P, tracer) of
+        {tracer, []} -> false;
+        {tracer, T} -> T =/= self();
+        undefined -> false
+    end.
+
+%% ---------------------------------------------------------------- running
+
+loop(S) ->
+    receive
+        {trace_ts, _, _, _, _} = M -> loop(add(M, S));
+        {trace_ts, _, _, _, _, _} = M -> loop(add(M, S));
+        tick ->
+            erlang:send_after(?TICK_MS, self(), tick),
+            loop(tick(S));
+        stop ->
+            S1 = drain(S),
+            patterns(S1, false),
+            S2 = handle(lists:keysort(1, lists:reverse(maps:get(buf, S1))), S1#{buf := []}),
+            send_window(S2),
+            cleanup(all_mfas(S2), self()),
+            maps:get(sink, S2) ! {fp_req_stopped, ?PROTO},
+            exit(normal);
+        {nodedown, _} ->
+            cleanup(all_mfas(S), self()),
+            exit(normal);
+        {'EXIT', Guardian, _} when Guardian =:= map_get(guardian, S) ->
+            cleanup(all_mfas(S), self()),
+            unload_self(),
+            exit(normal);
+        _ ->
+            loop(S)
+    end.
+
+all_mfas(#{entry := E, tier_mfas := T}) -> E ++ T.
+
+%% Trace messages already queued at stop.
+drain(S) ->
+    receive
+        {trace_ts, _, _, _, _} = M -> drain(add(M, S));
+        {trace_ts, _, _, _, _, _} = M -> drain(add(M, S))
+    after 0 -> S
+    end.
+
+%% Held as {MonotonicUs, Message}; a message much later than its stamp
+%% trips the breaker.
+add(M, #{paused_until := undefined, buf := Buf, max_late := Late} = S) ->
+    Ts = erlang:convert_time_unit(element(tuple_size(M), M), native, microsecond),
+    case now_mono() - Ts > Late of
+        true -> trip(S);
+        false -> S#{buf := [{Ts, M} | Buf]}
+    end;
+add(_, S) ->
+    S.
+
+tick(S0) ->
+    Now = now_mono(),
+    S = breaker(Now, S0),
+    %% in arrival order, so that the stable sort keeps a process's call
+    %% before its return when both carry the same microsecond
+    {Ready, Keep} = lists:partition(fun({Ts, _}) -> Ts =< Now - ?REORDER_MS * 1000 end,
+                                    lists:reverse(maps:get(buf, S))),
+    S1 = handle(lists:keysort(1, Ready), S#{buf := lists:reverse(Keep)}),
+    S2 = sampling(reload_check(S1)),
+    case now_us() - maps:get(window_start, S2) >= maps:get(every, S2) of
+        true -> send_window(S2);
+        false -> S2
+    end.
+
+breaker(Now, #{paused_until := Until} = S) when Until =/= undefined ->
+    case Now >= Until of
+        true ->
+            patterns(S, true),
+            S#{paused_until := undefined, entry_on := true};
+        false -> S
+    end;
+breaker(_, #{max_queue := Max} = S) ->
+    case erlang:process_info(self(), message_queue_len) of
+        {message_queue_len, N} when N > Max -> trip(S);
+        _ -> S
+    end.
+
+%% Everything off, the queue and the requests in flight dropped; back on
+%% after a backoff that doubles while the node stays overloaded.
+trip(#{counts := C, reqs := Reqs, backoff := B0, last_trip := Last} = S) ->
+    patterns(S, false),
+    flush_trace(),
+    Now = now_mono(),
+    %% a minute without a trip starts the backoff over
+    B = case Now - Last > 60000000 of true -> ?BACKOFF_MS; false -> B0 end,
+    S#{paused_until := Now + B * 1000, backoff := min(B * 2, ?MAX_BACKOFF_MS), last_trip := Now,
+       buf := [], stacks := #{}, depth := #{},
+       reqs := #{}, counts := C#{pauses := maps:get(pauses, C) + 1,
+                                 dropped := maps:get(dropped, C) + maps:size(Reqs)}}.
+
+flush_trace() ->
+    receive
+        {trace_ts, _, _, _, _} -> flush_trace();
+        {trace_ts, _, _, _, _, _} -> flush_trace()
+    after 0 -> ok
+    end.
+
+%% Sampling below 100 %: the entry pattern is on for that share of each
+%% second, so about that share of requests start.
+sampling(#{sample := 1000} = S) -> S;
+sampling(#{paused_until := U} = S) when U =/= undefined -> S;
+sampling(#{sample := P, entry_on := On} = S) ->
+    %% monotonic time may be negative: count from the session's start
+    Want = ((now_mono() - maps:get(sample_start, S)) div 1000) rem 1000 < P,
+    case Want =:= On of
+        true -> S;
+        false -> entry_pattern(S, Want), S#{entry_on := Want}
+    end.
+
+%% ---------------------------------------------------------------- requests
+
+handle([], S) -> S;
+handle([{Ts, M} | Rest], S) -> handle(Rest, event(M, Ts, S)).
+
+event({trace_ts, Pid, call, {Mod, F, Args}, Tok, _}, Ts, #{tier_of := TierOf} = S) ->
+    MFA = {Mod, F, length(Args)},
+    case {maps:find(MFA, TierOf), Tok} of
+        {{ok, Tier}, {_, Label, _, _, _}} ->
+            %% only the outermost call of a tier in a process counts: a
+            %% depth per (process, tier) tells in O(1), even for recursion
+            #{depth := D} = S,
+            N = maps:get({Pid, Tier}, D, 0),
+            push(Pid, {tier, MFA, Ts, Tier, Label, N =:= 0}, S#{depth := D#{{Pid, Tier} => N + 1}});
+        _ -> S
+    end;
+event({trace_ts, Pid, call, {Mod, F, Args}, _}, Ts, #{reqs := Reqs} = S) ->
+    MFA = {Mod, F, length(Args)},
+    case lists:member(MFA, maps:get(entry, S)) andalso not maps:is_key(Pid, Reqs) of
+        true ->
+            {Id, S1} = identity(Mod, F, Args, S),
+            R = #{id => Id, start => Ts, tiers => #{}, pids => #{Pid => true}},
+            push(Pid, {entry, MFA, Ts}, S1#{reqs := Reqs#{Pid => R}});
+        false ->
+            push(Pid, {nested, MFA, Ts}, S)
+    end;
+event({trace_ts, Pid, Why, MFA, _, _}, Ts, #{stacks := St} = S)
+  when Why =:= return_from; Why =:= exception_from ->
+    case pop(MFA, maps:get(Pid, St, [])) of
+        {Frame, Gone, Rest} ->
+            S1 = lists:foldl(fun(F, Acc) -> shallower(Pid, F, Acc) end, S, [Frame | Gone]),
+            finish_frame(Frame, Pid, Ts, S1#{stacks := put_stack(Pid, Rest, St)});
+        none -> S
+    end;
+event(_, _, S) ->
+    S.
+
+push(Pid, Frame, #{stacks := St} = S) ->
+    S#{stacks := St#{Pid => [Frame | maps:get(Pid, St, [])]}}.
+
+put_stack(Pid, [], St) -> maps:remove(Pid, St);
+put_stack(Pid, Rest, St) -> St#{Pid => Rest}.
+
+%% The frame of MFA nearest the top: frames above it lost their return
+%% (a breaker pause, a throw past them) and go with it.
+pop(MFA, Stack) ->
+    case lists:splitwith(fun(F) -> element(2, F) =/= MFA end, Stack) of
+        {Gone, [Frame | Rest]} -> {Frame, Gone, Rest};
+        {_, []} -> none
+    end.
+
+shallower(Pid, {tier, _, _, Tier, _, _}, #{depth := D} = S) ->
+    case maps:get({Pid, Tier}, D, 0) of
+        N when N =< 1 -> S#{depth := maps:remove({Pid, Tier}, D)};
+        N -> S#{depth := D#{{Pid, Tier} := N - 1}}
+    end;
+shallower(_, _, S) -> S.
+
+finish_frame({tier, _, Call, Tier, Label, Outer}, Pid, Ts, #{reqs := Reqs, counts := C} = S) ->
+    case maps:find(Label, Reqs) of
+        {ok, #{tiers := Ti, pids := Ps} = R} when Outer ->
+            R1 = R#{tiers := Ti#{Tier => maps:get(Tier, Ti, 0) + (Ts - Call)}, pids := Ps#{Pid => true}},
+            S#{reqs := Reqs#{Label => R1}};
+        {ok, _} -> S;
+        error -> S#{counts := C#{stray := maps:get(stray, C) + 1}}
+    end;
+finish_frame({entry, _, _}, Pid, Ts, #{reqs := Reqs} = S) ->
+    case maps:take(Pid, Reqs) of
+        {R, Reqs1} -> request_done(R, Ts, S#{reqs := Reqs1});
+        error -> S
+    end;
+finish_frame(_, _, _, S) ->
+    S.
+
+request_done(#{id := Id, start := Start, tiers := Tiers, pids := Pids}, Ts,
+             #{hist := H, counts := C} = S) ->
+    Total = Ts - Start,
+    H1 = maps:fold(fun(Tier, Us, Acc) -> hist_add({Id, Tier}, Us, Acc) end,
+                   hist_add({Id, <<"_total">>}, Total, H), Tiers),
+    S1 = S#{hist := H1, counts := C#{requests := maps:get(requests, C) + 1}},
+    case maps:get(slow, S1) of
+        Slow when Slow > 0, Total >= Slow -> slow(Id, Total, Tiers, Pids, S1);
+        _ -> S1
+    end.
+
+slow(Id, Total, Tiers, Pids, #{slow_list := L} = S) when length(L) < ?MAX_SLOW ->
+    Entry = {Id, Total, lists:sort(maps:to_list(Tiers)),
+             [list_to_binary(pid_to_list(P)) || P <- maps:keys(Pids)]},
+    S#{slow_list := [Entry | L]};
+slow(_, _, _, _, #{counts := C} = S) ->
+    S#{counts := C#{slow_left := maps:get(slow_left, C) + 1}}.
+
+%% ---------------------------------------------------------------- identity
+
+identity(M, F, Args, #{id := How, ids := Ids} = S) ->
+    Id = case How of
+             {arg, N} when N >= 1, N =< length(Args) -> text(lists:nth(N, Args));
+             {arg, _} -> <<"?">>;
+             {'fun', Fun} -> text(run_fun(Fun, {M, F, Args}));
+             failed -> <<"_identity_fun_failed">>;
+             none -> atom_to_binary(F, utf8)
+         end,
+    %% a bounded number of identities: the rest are counted together
+    case maps:is_key(Id, Ids) orelse maps:size(Ids) < ?MAX_IDENTITIES of
+        true when Id =:= <<"_identity_fun_failed">> -> {Id, S#{ids := Ids#{Id => true}, id := failed}};
+        true -> {Id, S#{ids := Ids#{Id => true}}};
+        false -> {<<"_other">>, S}
+    end.
+
+%% The user's fun runs in a process of its own, with a deadline and a
+%% bounded heap: a fun that loops, grows or crashes cannot take the tracer
+%% along. Once it fails, every later request is "_identity_fun_failed".
+run_fun(Fun, Arg) ->
+    {Pid, Ref} = spawn_monitor(fun() ->
+                                       process_flag(max_heap_size, 100000),
+                                       exit({identity, Fun(Arg)})
+                               end),
+    receive
+        {'DOWN', Ref, process, Pid, {identity, V}} -> V;
+        {'DOWN', Ref, process, Pid, _} -> <<"_identity_fun_failed">>
+    after ?IDENTITY_FUN_MS ->
+            exit(Pid, kill),
+            receive {'DOWN', Ref, process, Pid, _} -> <<"_identity_fun_failed">> end
+    end.
+
+text(A) when is_atom(A) -> cut(atom_to_binary(A, utf8));
+text(B) when is_binary(B) -> cut(B);
+text(L) when is_list(L) ->
+    case catch unicode:characters_to_binary(L) of
+        B when is_binary(B) -> cut(B);
+        _ -> cut(iolist_to_binary(io_lib:format("~0tP", [L, 5])))
+    end;
+text(T) -> cut(iolist_to_binary(io_lib:format("~0tP", [T, 5]))).
+
+cut(B) when byte_size(B) > ?IDENTITY_BYTES -> binary:part(B, 0, ?IDENTITY_BYTES);
+cut(B) -> B.
+
+%% ---------------------------------------------------------------- histograms
+
+%% Log-linear buckets: exact below 32 us, then 32 per power of two (about
+%% 3 % wide). The C side (requests/hist.c) reads the same indexes.
+bucket(V) when V < 32 -> max(V, 0);
+bucket(V) ->
+    E = log2(V, 0),
+    32 * (E - 4) + (V bsr (E - 5)) - 32.
+
+log2(V, E) when V > 1 -> log2(V bsr 1, E + 1);
+log2(_, E) -> E.
+
+hist_add(Key, Us, H) ->
+    B = bucket(Us),
+    case maps:find(Key, H) of
+        {ok, {C, Sum, Max, Bs}} ->
+            H#{Key := {C + 1, Sum + Us, max(Max, Us), Bs#{B => maps:get(B, Bs, 0) + 1}}};
+        error ->
+            H#{Key => {1, Us, Us, #{B => 1}}}
+    end.
+
+send_window(#{sink := Sink, hist := H, slow_list := Slow, counts := C, reloaded := Rel} = S) ->
+    Rows = [{Id, Tier, N, Sum, Max, lists:sort(maps:to_list(Bs))}
+            || {{Id, Tier}, {N, Sum, Max, Bs}} <- maps:to_list(H)],
+    Stats = {maps:get(requests, C), maps:get(stray, C), maps:get(pauses, C),
+             case maps:get(paused_until, S) of undefined -> 0; _ -> 1 end,
+             maps:get(slow_left, C), maps:get(dropped, C),
+             [atom_to_binary(M, utf8) || M <- Rel]},
+    Sink ! {fp_req_window, ?PROTO, erlang:system_time(microsecond), Rows, lists:reverse(Slow), Stats},
+    S#{hist := #{}, slow_list := [], reloaded := [], window_start := now_us(),
+       counts := C#{requests := 0, stray := 0, slow_left := 0, dropped := 0}}.
+
+%% ---------------------------------------------------------------- reload
+
+%% Loading a module again gives it code without our patterns; one
+%% function per module tells. The new code gets them again and the window
+%% names the module.
+stamps(MFAs) ->
+    maps:from_list([{M, MFA} || {M, _, _} = MFA <- MFAs]).
+
+reload_check(#{paused_until := U} = S) when U =/= undefined -> S;
+reload_check(#{last_reload_check := Last, stamps := Stamps} = S) ->
+    Now = now_us(),
+    case Now - Last >= ?RELOAD_CHECK_MS * 1000 of
+        false -> S;
+        true ->
+            Lost = [M || {M, MFA} <- maps:to_list(Stamps), lost(MFA, S)],
+            Lost =/= [] andalso reapply(Lost, S),
+            S#{last_reload_check := Now, reloaded := lists:usort(Lost ++ maps:get(reloaded, S))}
+    end.
+
+lost(MFA, #{entry := Entry, entry_on := On}) ->
+    case lists:member(MFA, Entry) andalso not On of
+        true -> false;
+        false ->
+            case catch erlang:trace_info(MFA, traced) of
+                {traced, false} -> true;
+                {traced, _} -> false;
+                _ -> true
+            end
+    end.
+
+reapply(Mods, #{entry := Entry, tier_mfas := Tiers, entry_on := On}) ->
+    [erlang:trace_pattern(MFA, spec(On, entry_spec()), [local])
+     || {M, _, _} = MFA <- Entry, lists:member(M, Mods)],
+    [erlang:trace_pattern(MFA, tier_spec(), [local])
+     || {M, _, _} = MFA <- Tiers, lists:member(M, Mods)],
+    ok.
+
+%% ---------------------------------------------------------------- cleanup
+
+cleanup(MFAs, Tracer) ->
+    [catch erlang:trace_pattern(MFA, false, [local]) || MFA <- MFAs],
+    case erlang:trace_info(new, tracer) of
+        {tracer, T} when T =:= Tracer; T =:= [] ->
+            catch erlang:trace(new, false, [call, monotonic_timestamp]);
+        _ -> ok
+    end,
+    [catch erlang:trace(P, false, [call, monotonic_timestamp])
+     || P <- erlang:processes(), ours_to_clear(P, Tracer)],
+    ok.
+
+ours_to_clear(P, Tracer) ->
+    case {erlang:trace_info(P, tracer), erlang:trace_info(P, flags)} of
+        {{tracer, T}, {flags, Fl}} when T =:= Tracer; T =:= [] -> lists:member(call, Fl);
+        _ -> false
+    end.
+
+unload_self() ->
+    code:delete(?MODULE),
+    case erlang:function_exported(erts_code_purger, purge, 1) of
+        true -> spawn(erts_code_purger, purge, [?MODULE]);
+        false -> spawn(code, purge, [?MODULE])
+    end.
+
+%% ---------------------------------------------------------------- helpers
+
+now_mono() -> erlang:monotonic_time(microsecond).
+now_us() -> erlang:monotonic_time(microsecond).
+
+mfa_text({M, F, A}) ->
+    iolist_to_binary([atom_to_binary(M, utf8), $:, atom_to_binary(F, utf8), $/, integer_to_binary(A)]).
+
+pattern_text({M, F, A}) ->
+    T = fun('_') -> <<"_">>; (B) when is_binary(B) -> B; (I) -> integer_to_binary(I) end,
+    <<"'", (T(M))/binary, ":", (T(F))/binary, "/", (T(A))/binary, "'">>.
+
+pid_text(P) when is_pid(P) -> pid_to_list(P);
+pid_text(_) -> "unknown".

@@ -1,0 +1,189 @@
+/*
+ * test_requests.c - the log-linear histogram, the decoder of the requests
+ * tracer's messages (built with ei as the node would send them) and the
+ * table's merge and writers.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <ei.h>
+#include "tap.h"
+#include "../../requests/hist.h"
+#include "../../requests/req_table.h"
+#include "../../sampler/requests.h"
+
+static void buckets(void)
+{
+	int monotone = 1, contains = 1;
+	for (uint64_t v = 0; v < 5000000; v += v < 1000 ? 1 : 997) {
+		unsigned b = hist_bucket(v);
+		if (v && b < hist_bucket(v - 1))
+			monotone = 0;
+		if (v < hist_bucket_low(b) || v >= hist_bucket_low(b) + hist_bucket_width(b))
+			contains = 0;
+	}
+	ok(monotone, "bucket index never decreases with the value");
+	ok(contains, "each value lies in its bucket's range");
+	is_int(hist_bucket(31), 31, "exact below 32 us");
+	is_int(hist_bucket(32), 32, "32 us starts the log-linear part");
+	is_int(hist_bucket(64), 64, "64 us: next power of two");
+	is_int(hist_bucket_width(hist_bucket(1000000)), 16384, "buckets near 1 s are 16.4 ms wide (under 3 %%)");
+	is_int(hist_bucket(UINT64_MAX), HIST_BUCKETS - 1, "huge values land in the last bucket");
+}
+
+static void quantiles(void)
+{
+	struct hist *h = calloc(1, sizeof *h);
+	is_int(hist_quantile(h, 0.5), 0, "empty: 0");
+	for (uint64_t v = 1; v <= 10000; v++)
+		hist_add(h, v * 10);   /* 10 us .. 100 ms, uniform */
+	uint64_t p50 = hist_quantile(h, 0.5), p99 = hist_quantile(h, 0.99);
+	ok(p50 > 50000 * 0.97 && p50 < 50000 * 1.03, "p50 of a uniform 0-100 ms is 50 ms within 3 %% (%llu)",
+	   (unsigned long long)p50);
+	ok(p99 > 99000 * 0.97 && p99 < 99000 * 1.03, "p99 within 3 %% (%llu)", (unsigned long long)p99);
+	is_int(hist_quantile(h, 1.0), 100000, "p100 is the max, not past it");
+	is_int(h->count, 10000, "count");
+	struct hist *g = calloc(1, sizeof *g);
+	hist_add(g, 7);
+	hist_merge(g, h);
+	is_int(g->count, 10001, "merge adds counts");
+	is_int(g->sum, h->sum + 7, "merge adds sums");
+	free(h);
+	free(g);
+}
+
+/* {fp_req_window, 1, End, [{<<"create">>, <<"_total">>, 2, 300, 200, [{B1, 1}, {B2, 1}]}],
+ *  [{<<"create">>, 200, [{<<"db">>, 150}], [<<"<0.1.0>">>]}], {2, 0, 1, 0, 0, 3, [<<"kv">>]}} */
+static void encode_window(ei_x_buff *x)
+{
+	ei_x_new_with_version(x);
+	ei_x_encode_tuple_header(x, 6);
+	ei_x_encode_atom(x, "fp_req_window");
+	ei_x_encode_long(x, 1);
+	ei_x_encode_longlong(x, 1700000000123456LL);
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_tuple_header(x, 6);
+	ei_x_encode_binary(x, "create", 6);
+	ei_x_encode_binary(x, "_total", 6);
+	ei_x_encode_long(x, 2);
+	ei_x_encode_long(x, 300);
+	ei_x_encode_long(x, 200);
+	ei_x_encode_list_header(x, 2);
+	ei_x_encode_tuple_header(x, 2);
+	ei_x_encode_long(x, hist_bucket(100));
+	ei_x_encode_long(x, 1);
+	ei_x_encode_tuple_header(x, 2);
+	ei_x_encode_long(x, hist_bucket(200));
+	ei_x_encode_long(x, 1);
+	ei_x_encode_empty_list(x);
+	ei_x_encode_empty_list(x);
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_tuple_header(x, 4);
+	ei_x_encode_binary(x, "cre\"ate", 7);
+	ei_x_encode_long(x, 200);
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_tuple_header(x, 2);
+	ei_x_encode_binary(x, "db", 2);
+	ei_x_encode_long(x, 150);
+	ei_x_encode_empty_list(x);
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_binary(x, "<0.1.0>", 7);
+	ei_x_encode_empty_list(x);
+	ei_x_encode_empty_list(x);
+	ei_x_encode_tuple_header(x, 7);
+	ei_x_encode_long(x, 2);
+	ei_x_encode_long(x, 0);
+	ei_x_encode_long(x, 1);
+	ei_x_encode_long(x, 0);
+	ei_x_encode_long(x, 0);
+	ei_x_encode_long(x, 3);
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_binary(x, "kv", 2);
+	ei_x_encode_empty_list(x);
+}
+
+static void decode_and_write(void)
+{
+	ei_x_buff x;
+	struct req_msg *m = calloc(1, sizeof *m);
+	char err[160];
+	encode_window(&x);
+	is_int(req_decode(x.buff, (size_t)x.index, m, err, sizeof err), REQ_MSG_WINDOW, "a window decodes");
+	struct req_window *w = &m->window;
+	is_int(w->nrows, 1, "one row");
+	is_str(w->rows[0].tier, "_total", "its tier");
+	is_int(w->rows[0].nbuckets, 2, "its buckets");
+	is_int(w->nslow, 1, "one slow request");
+	is_int(w->slow[0].tiers[0].us, 150, "with its db time");
+	is_int(w->pauses, 1, "pauses");
+	is_int(w->dropped, 3, "dropped");
+	is_str(w->reloaded[0], "kv", "reloaded module");
+
+	struct req_table t;
+	memset(&t, 0, sizeof t);
+	is_int(req_table_merge(&t, w), 0, "merged");
+	is_int(req_table_merge(&t, w), 0, "merged twice");
+	is_int(t.cells[0].total.count, 4, "the total holds both windows");
+	is_int(t.cells[0].window.count, 2, "the window only the last");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	req_write_stats(f, &t, w->end_us);
+	req_write_slow(f, w);
+	req_write_table(f, &t);
+	fclose(f);
+	ok(strstr(buf, "{\"window_end\":\"2023-11-14T22:13:20.123Z\",\"identity\":\"create\",\"tier\":\"_total\",\"count\":2,\"sum_us\":300,\"mean_us\":150,\"p50_us\":101,") != NULL,
+	   "a stats line with the documented fields");
+	ok(strstr(buf, "\"identity\":\"cre\\\"ate\",\"total_us\":200,\"tiers\":{\"db\":150},\"pids\":[\"<0.1.0>\"]}") != NULL,
+	   "a slow line, its identity escaped");
+	ok(strstr(buf, "create    _total        4") != NULL, "the table's row");
+	free(buf);
+	req_table_free(&t);
+
+	/* past REQ_MAX_CELLS pairs, new ones are counted, not kept */
+	memset(&t, 0, sizeof t);
+	char name[32];
+	int merged = 1;
+	for (int k = 0; k < REQ_MAX_CELLS + 5; k++) {
+		snprintf(name, sizeof name, "id%d", k);
+		char *keep = w->rows[0].identity;
+		w->rows[0].identity = name;
+		merged &= req_table_merge(&t, w) == 0;
+		w->rows[0].identity = keep;
+	}
+	ok(merged, "merging past the bound succeeds");
+	is_int(t.ncells, REQ_MAX_CELLS, "the table keeps REQ_MAX_CELLS pairs");
+	is_int(t.cells_left_out, 5, "and counts the rows left out");
+	req_table_free(&t);
+	req_window_free(w);
+
+	/* every truncation of the message is refused, never read past */
+	int refused = 1;
+	for (int n = 1; n < x.index; n++) {
+		int k = req_decode(x.buff, (size_t)n, m, err, sizeof err);
+		if (k == REQ_MSG_WINDOW) {
+			refused = 0;
+			req_window_free(&m->window);
+		}
+	}
+	ok(refused, "every truncated window is refused");
+	ei_x_free(&x);
+
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 4);
+	ei_x_encode_atom(&x, "fp_req_error");
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_atom(&x, "nomatch");
+	ei_x_encode_binary(&x, "pattern 'a:b/1' matches no function", 35);
+	is_int(req_decode(x.buff, (size_t)x.index, m, err, sizeof err), REQ_MSG_ERROR, "an error decodes");
+	is_str(m->reason, "nomatch", "its reason");
+	ei_x_free(&x);
+	free(m);
+}
+
+int main(void)
+{
+	subtest("buckets", buckets);
+	subtest("quantiles", quantiles);
+	subtest("decode and write", decode_and_write);
+	return done_testing();
+}

@@ -101,7 +101,7 @@ static int load_and_spawn(sampler_t *s);
 int sampler_start(sampler_t *s)
 {
 	int r;
-	if ((r = check_node(s)) < 0 || (r = lock_take(s)) < 0)
+	if ((r = check_node(s)) < 0 || (r = lock_take(s, AGENT_LOCK)) < 0)
 		return r;
 	/* Holding the lock, nothing else can be loading or running an agent. */
 	if ((r = load_and_spawn(s)) < 0 && r != SAMPLER_ERR_LOST) {

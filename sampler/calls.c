@@ -7,63 +7,11 @@
 #include <time.h>
 #include "calls.h"
 #include "internal.h"
-
-#define TRACER_LOCK "flameprof_tracer"
+#include "tracer_session.h"
 
 static const char *type_atom(enum calls_type t)
 {
 	return t == CALLS_TIME ? "call_time" : t == CALLS_MEMORY ? "call_memory" : "call_count";
-}
-
-/* The node's release, and whether a tracing session holds it already. */
-static int check_free(sampler_t *s)
-{
-	struct args a;
-	ei_x_buff reply;
-	char atom[MAXATOMLEN_UTF8];
-	int at, r;
-
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 1);
-	arg_atom(&a, "otp_release");
-	r = rex_call_args(s, "erlang", "system_info", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && ei_decode_string(reply.buff, &at, s->otp) < 0)
-		snprintf(s->otp, sizeof s->otp, "?");
-	if (r == 0) {
-		args_begin(&a, 1);
-		arg_atom(&a, TRACER_LOCK);
-		r = rex_call_args(s, "erlang", "whereis", &a, &reply, &at, s->opts.connect_timeout_ms);
-		if (r == 0 && ei_decode_atom(reply.buff, &at, atom) < 0)
-			r = serr(s, SAMPLER_ERR_BUSY,
-				 "'%s' already has a flameprof tracing session (flameprof calls or requests); wait for it to finish, one runs at a time per node",
-				 s->node);
-	}
-	ei_x_free(&reply);
-	return r;
-}
-
-/* A stale copy of our module (a run that died between loading and
- * starting; its watchdog removes it within a minute anyway). */
-static int clear_stale(sampler_t *s)
-{
-	int loaded, old, r;
-	if ((r = rex_call_atom_is(s, "erlang", "module_loaded", FP_TRACER_MODULE, "true", &loaded)) < 0)
-		return r;
-	if (loaded && (r = unload_embedded(s, FP_TRACER_MODULE)) < 0)
-		return r;
-	long long until = mono_ms() + s->opts.connect_timeout_ms;
-	struct timespec pause = { 0, 200 * 1000 * 1000 };
-	while ((r = rex_call_atom_is(s, "erlang", "check_old_code", FP_TRACER_MODULE, "true", &old)) == 0 &&
-	       old && mono_ms() < until)
-		nanosleep(&pause, NULL);
-	if (r < 0)
-		return r;
-	if (old)
-		return serr(s, SAMPLER_ERR_BUSY,
-			    "'%s' is still purging the tracer of an earlier run (purging checks every process); try again in a minute",
-			    s->node);
-	return 0;
 }
 
 static void arg_pattern(struct args *a, const struct calls_pattern *p)
@@ -95,9 +43,10 @@ static int spawn_tracer(sampler_t *s, const struct calls_options *o)
 	args_begin(&a, 3);
 	arg_atom(&a, FP_TRACER_MODULE);
 	arg_atom(&a, "init");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 8) == 0;
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 10) == 0;
 	arg_atom(&a, "sink");
 	a.ok = a.ok && ei_x_encode_pid(&a.x, ei_self(&s->ec)) == 0;
+	tracer_arg_lock(&a, s);
 	arg_atom(&a, "type");
 	arg_atom(&a, type_atom(o->type));
 	arg_atom(&a, "patterns");
@@ -144,10 +93,10 @@ static int session_pid(const ei_x_buff *x, erlang_pid *pid)
 static int error_sentence(sampler_t *s, const struct calls_msg *m, const struct calls_options *o)
 {
 	const char *r = m->reason, *d = m->detail;
-	if (strcmp(r, "busy") == 0) {
+	if (strcmp(r, "lock_lost") == 0) {
 		s->tracer_lock_busy = 1;
 		return serr(s, SAMPLER_ERR_BUSY,
-			    "'%s' already has a flameprof tracing session (%s); wait for it to finish, one runs at a time per node",
+			    "'%s' took longer to start the tracer than its lock lasts (%s); try again when the node is less busy",
 			    s->node, d);
 	}
 	if (strcmp(r, "unsupported") == 0)
@@ -198,6 +147,8 @@ static int await_start(sampler_t *s, const struct calls_options *o, unsigned *nf
 			r = serr(s, SAMPLER_ERR_PROTO, "cannot read a message from the tracer on '%s': %s", s->node, why);
 			break;
 		}
+		if (k == CALLS_MSG_STARTED || k == CALLS_MSG_ERROR)
+			tracer_adopted(s);
 		if (k == CALLS_MSG_STARTED) {
 			if (session_pid(&s->rx, &s->agent) < 0) {
 				r = serr(s, SAMPLER_ERR_PROTO, "the tracer on '%s' sent no session pid", s->node);
@@ -223,16 +174,12 @@ static int await_start(sampler_t *s, const struct calls_options *o, unsigned *nf
 int sampler_calls_start(sampler_t *s, const struct calls_options *o, unsigned *nfunctions, unsigned *nprocs)
 {
 	int r;
-	if ((r = check_free(s)) < 0 || (r = clear_stale(s)) < 0)
+	/* Holding the lock, no other session can be loading or running a tracer. */
+	if ((r = tracer_begin(s, FP_TRACER_MODULE)) < 0)
 		return r;
-	if ((r = load_embedded(s, &fp_tracer_module)) < 0)
-		return r;
-	if ((r = spawn_tracer(s, o)) < 0 || (r = await_start(s, o, nfunctions, nprocs)) < 0) {
-		/* A refused start removes its own module (waited for, so that a
-		 * run right after finds the node free), except when another
-		 * session holds the node: the module is then its code. */
-		if (r != SAMPLER_ERR_LOST && !s->tracer_lock_busy)
-			unload_wait(s, FP_TRACER_MODULE);
+	if ((r = load_embedded(s, &fp_tracer_module)) < 0 || (r = spawn_tracer(s, o)) < 0 ||
+	    (r = await_start(s, o, nfunctions, nprocs)) < 0) {
+		tracer_failed(s, FP_TRACER_MODULE, r);
 		return r;
 	}
 	return 0;

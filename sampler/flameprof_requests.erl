@@ -25,16 +25,17 @@
 %% patterns back on after a backoff. Sampling (sample < 1000 per mille)
 %% turns the entry pattern on for that share of each second.
 %%
-%% The guardian holds the registered name flameprof_tracer, the same lock
-%% as `flameprof calls` (one tracing session per node), and cleans up if
-%% the session dies; the session monitors flameprof's node. Seq_trace
+%% The guardian adopts the lock flameprof_tracer, the same as `flameprof
+%% calls` (one tracing session per node; the C-node registers it before
+%% any code is touched, see sampler/lock.c), cleans up if the session dies
+%% and kills the lock only after that; the session monitors flameprof's node. Seq_trace
 %% tokens left on processes carry no trace flags and vanish at the next
 %% message those processes receive without one.
 %%
 %% Messages to the sink (the C-node's pid); sampler/requests_decode.c reads them:
 %%   {fp_req_started, Proto, Session, NEntry, NTierFunctions}
 %%   {fp_req_error, Proto, Reason, Detail}          (Detail: a binary)
-%%     Reason: busy | nomatch | in_use | badfun | too_many, or died
+%%     Reason: lock_lost | nomatch | in_use | badfun | too_many, or died
 %%   {fp_req_window, Proto, EndUs, Rows, Slow, Stats}
 %%     EndUs: the window's end, system time in microseconds
 %%     Rows = [{Identity, Tier, Count, SumUs, MaxUs, [{Bucket, N}]}]
@@ -62,6 +63,12 @@
 
 %% ---------------------------------------------------------------- start
 
+%% flameprof takes the lock, loads this module, then starts it in a second
+%% request; if it dies in between, nothing else would remove the module. A
+%% watchdog started at load time does, once the lock is gone (its timer
+%% ends it) or adopted by another module's guardian (the other tracing
+%% mode: this copy is then left over). A bare lock may still be ours
+%% starting: it is looked at again later.
 watchdog() ->
     spawn(fun() -> receive after ?WATCHDOG_MS -> orphan_check() end end),
     ok.
@@ -69,51 +76,71 @@ watchdog() ->
 orphan_check() ->
     case whereis(?LOCK) of
         undefined -> unload_self();
-        Pid ->
-            case erlang:process_info(Pid, initial_call) of
-                {initial_call, {?MODULE, init, 1}} -> ok;
-                _ -> unload_self()
+        Lock ->
+            case erlang:process_info(Lock, links) of
+                {links, []} -> receive after ?WATCHDOG_MS -> orphan_check() end;
+                {links, Links} ->
+                    Ours = [L || L <- Links, is_pid(L), node(L) =:= node(),
+                                 erlang:process_info(L, initial_call) =:=
+                                     {initial_call, {?MODULE, init, 1}}],
+                    Ours =:= [] andalso unload_self(),
+                    ok;
+                undefined -> orphan_check()
             end
     end.
 
-init(#{sink := Sink} = Opts) ->
-    case catch register(?LOCK, self()) of
+%% The guardian: adopts the lock the C-node registered as ?LOCK (LockTimer:
+%% the erlang:send_after/3 timer that ends it if we never start), starts
+%% the session, cleans up after it and only then ends the lock.
+init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
+    process_flag(trap_exit, true),
+    %% linked first: if the lock is already dead, whereis says so below
+    link(Lock),
+    case whereis(?LOCK) =:= Lock of
         true ->
-            process_flag(trap_exit, true),
+            _ = erlang:cancel_timer(LockTimer),
             Session = spawn_link(?MODULE, session, [self(), Opts]),
-            guard(Sink, Session, []);
-        _ ->
-            Holder = whereis(?LOCK),
-            Sink ! {fp_req_error, ?PROTO, busy, list_to_binary(pid_text(Holder))},
+            guard(Sink, Lock, Session, []);
+        false ->
+            Sink ! {fp_req_error, ?PROTO, lock_lost, <<"the lock was gone before the tracer started">>},
+            exit(Lock, kill),
+            %% the module stays: another run may hold the node by now and
+            %% the module be its code; the watchdog removes it otherwise
             exit(normal)
     end.
 
-guard(Sink, Session, MFAs) ->
+guard(Sink, Lock, Session, MFAs) ->
     receive
+        {'EXIT', Lock, _} ->
+            %% the lock ended under us (a message to the name ends it):
+            %% the node is no longer ours, so the session ends now
+            exit(Session, kill),
+            guard(Sink, Lock, Session, MFAs);
         {setting, More} ->
-            guard(Sink, Session, More ++ MFAs);
+            guard(Sink, Lock, Session, More ++ MFAs);
         {'EXIT', Session, normal} ->
             %% The session removed everything itself. A process spawned
             %% while it cleared the flags can still have taken them: a
             %% second sweep, once the spawns in flight have landed.
             sweep(Session),
-            finish();
+            finish(Lock);
         {'EXIT', Session, Why} ->
             cleanup(MFAs, Session),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
             _ = erlang:send(Sink, {fp_req_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
             sweep(Session),
-            finish();
+            finish(Lock);
         _ ->
-            guard(Sink, Session, MFAs)
+            guard(Sink, Lock, Session, MFAs)
     end.
 
 sweep(Session) ->
     timer:sleep(?SWEEP_DELAY_MS),
     cleanup([], Session).
 
-finish() ->
-    catch unregister(?LOCK),
+finish(Lock) ->
+    unlink(Lock),
+    exit(Lock, kill),
     unload_self(),
     exit(normal).
 

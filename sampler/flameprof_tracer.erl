@@ -9,18 +9,21 @@
 %% breakpoints, reads them (erlang:trace_info/2), sends the rows and removes
 %% everything it set.
 %%
-%% Two processes. The guardian holds the registered name flameprof_tracer:
-%% one tracing session per node at a time, taken before anything is
-%% touched, and shared with other tracing modes of flameprof. It is told
+%% Two processes. The guardian adopts the lock flameprof_tracer: one
+%% tracing session per node at a time, shared with other tracing modes of
+%% flameprof. The C-node registers it before any code is touched, as a bare
+%% process that runs no code of ours (sampler/lock.c); the guardian links to
+%% it, cancels its timer and kills it after its cleanup. It is told
 %% what the session is about to set before it is set, and if the session
-%% process dies it removes those patterns and flags itself; the name is
-%% released only after that. The session process monitors flameprof's node
-%% and cleans up on nodedown. Whoever finishes last deletes the module.
+%% process dies (or the lock does) it removes those patterns and flags
+%% itself; the lock is ended only after that. The session process monitors
+%% flameprof's node and cleans up on nodedown. Whoever finishes last
+%% deletes the module.
 %%
 %% Messages to the sink (the C-node's pid); sampler/calls_decode.c reads them:
 %%   {fp_calls_started, Proto, Session, NFunctions, NProcs}
 %%   {fp_calls_error, Proto, Reason, Detail}          (Detail: a binary)
-%%     Reason: busy | unsupported | nomatch | too_many | in_use | noproc,
+%%     Reason: lock_lost | unsupported | nomatch | too_many | in_use | noproc,
 %%     or died (the session process died; the guardian cleaned up)
 %%   {fp_calls_result, Proto, Type, Rows, Reloaded, {ElapsedUs, RowsLeftOut, Why}}
 %%     Rows = [{Module, Function, Arity, Pid, Calls, Measure}]
@@ -48,8 +51,12 @@
 
 %% ---------------------------------------------------------------- start
 
-%% flameprof loads this module, then starts it in a second request; if it
-%% dies in between, nothing else would remove the module.
+%% flameprof takes the lock, loads this module, then starts it in a second
+%% request; if it dies in between, nothing else would remove the module. A
+%% watchdog started at load time does, once the lock is gone (its timer
+%% ends it) or adopted by another module's guardian (the other tracing
+%% mode: this copy is then left over). A bare lock may still be ours
+%% starting: it is looked at again later.
 watchdog() ->
     spawn(fun() -> receive after ?WATCHDOG_MS -> orphan_check() end end),
     ok.
@@ -57,48 +64,65 @@ watchdog() ->
 orphan_check() ->
     case whereis(?LOCK) of
         undefined -> unload_self();
-        Pid ->
-            case erlang:process_info(Pid, initial_call) of
-                {initial_call, {?MODULE, init, 1}} -> ok;
-                _ -> unload_self()
+        Lock ->
+            case erlang:process_info(Lock, links) of
+                {links, []} -> receive after ?WATCHDOG_MS -> orphan_check() end;
+                {links, Links} ->
+                    Ours = [L || L <- Links, is_pid(L), node(L) =:= node(),
+                                 erlang:process_info(L, initial_call) =:=
+                                     {initial_call, {?MODULE, init, 1}}],
+                    Ours =:= [] andalso unload_self(),
+                    ok;
+                undefined -> orphan_check()
             end
     end.
 
-%% The guardian: takes the lock, starts the session, cleans up after it.
-init(#{sink := Sink} = Opts) ->
-    case catch register(?LOCK, self()) of
+%% The guardian: adopts the lock the C-node registered as ?LOCK (LockTimer:
+%% the erlang:send_after/3 timer that ends it if we never start), starts
+%% the session, cleans up after it and only then ends the lock.
+init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
+    process_flag(trap_exit, true),
+    %% linked first: if the lock is already dead, whereis says so below
+    link(Lock),
+    case whereis(?LOCK) =:= Lock of
         true ->
-            process_flag(trap_exit, true),
+            _ = erlang:cancel_timer(LockTimer),
             Session = spawn_link(?MODULE, session, [self(), Opts]),
-            guard(Sink, Session, #{type => maps:get(type, Opts), mfas => [], procs => none});
-        _ ->
-            Holder = whereis(?LOCK),
-            Sink ! {fp_calls_error, ?PROTO, busy, list_to_binary(pid_text(Holder))},
-            %% the module stays: it may be the busy holder's own code
+            guard(Sink, Lock, Session, #{type => maps:get(type, Opts), mfas => [], procs => none});
+        false ->
+            Sink ! {fp_calls_error, ?PROTO, lock_lost, <<"the lock was gone before the tracer started">>},
+            exit(Lock, kill),
+            %% the module stays: another run may hold the node by now and
+            %% the module be its code; the watchdog removes it otherwise
             exit(normal)
     end.
 
-guard(Sink, Session, Set) ->
+guard(Sink, Lock, Session, Set) ->
     receive
+        {'EXIT', Lock, _} ->
+            %% the lock ended under us (a message to the name ends it):
+            %% the node is no longer ours, so the session ends now
+            exit(Session, kill),
+            guard(Sink, Lock, Session, Set);
         {setting, mfas, MFAs} ->
-            guard(Sink, Session, Set#{mfas := MFAs ++ maps:get(mfas, Set)});
+            guard(Sink, Lock, Session, Set#{mfas := MFAs ++ maps:get(mfas, Set)});
         {setting, procs, Procs} ->
-            guard(Sink, Session, Set#{procs := Procs});
+            guard(Sink, Lock, Session, Set#{procs := Procs});
         {'EXIT', Session, normal} ->
             %% The session removed everything itself. A process spawned
             %% while it cleared the flags can still have taken them (seen
             %% with 100 processes spawned on a saturated 2-core node): a
             %% second sweep, once the spawns in flight have landed.
             sweep(maps:get(procs, Set), Session),
-            finish();
+            finish(Lock);
         {'EXIT', Session, Why} ->
             cleanup(Set, Session),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
             _ = erlang:send(Sink, {fp_calls_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
             sweep(maps:get(procs, Set), Session),
-            finish();
+            finish(Lock);
         _ ->
-            guard(Sink, Session, Set)
+            guard(Sink, Lock, Session, Set)
     end.
 
 sweep(none, _) -> ok;
@@ -106,8 +130,9 @@ sweep(Procs, Session) ->
     timer:sleep(?SWEEP_DELAY_MS),
     clear_flags(Procs, Session).
 
-finish() ->
-    catch unregister(?LOCK),
+finish(Lock) ->
+    unlink(Lock),
+    exit(Lock, kill),
     unload_self(),
     exit(normal).
 

@@ -24,8 +24,9 @@ struct sampler_s {
 	char otp[16];                /* target's otp_release */
 	erlang_pid agent;
 	int have_agent;              /* agent started and not yet stopped */
-	int tracer_lock_busy;        /* calls: another session holds the node */
+	int tracer_lock_busy;        /* calls, requests: the tracer lost its lock */
 	erlang_pid lock;             /* our lock process on the node (lock.c) */
+	const char *lock_name;       /* the name it holds: AGENT_LOCK or TRACER_LOCK */
 	int have_lock;               /* spawned and not yet adopted or killed */
 	ei_x_buff lock_timer;        /* its erlang:send_after timer reference, encoded */
 	int local_lock_fd;           /* flock on our node name and the target; -1 */
@@ -95,12 +96,16 @@ int unload_embedded(sampler_t *s, const char *name);
  * node; @return as sampler_unload(). */
 int unload_wait(sampler_t *s, const char *name);
 /* lock.c: lock_local() takes this host's lock on our node name and the
- * target (SAMPLER_ERR_BUSY when held); lock_take() the node's flameprof
- * name (SAMPLER_ERR_BUSY when another run holds it); lock_release() kills
- * our lock process if no agent has adopted it (best effort). */
+ * target (SAMPLER_ERR_BUSY when held); lock_take() the node's name
+ * (a static string: AGENT_LOCK for the agent, TRACER_LOCK for the tracing
+ * session shared by calls and requests; SAMPLER_ERR_BUSY when another run
+ * holds it); lock_release() kills our lock process if no agent or guardian
+ * has adopted it (best effort). */
+#define AGENT_LOCK "flameprof_agent"
+#define TRACER_LOCK "flameprof_tracer"
 int lock_local(sampler_t *s, const char *alive);
 void lock_local_free(sampler_t *s);
-int lock_take(sampler_t *s);
+int lock_take(sampler_t *s, const char *name);
 void lock_release(sampler_t *s);
 
 /* load.c: loads the agent module (or compiles it on the node). */

@@ -1,15 +1,17 @@
 /*
  * lock.c - one flameprof per node, and one connection per node name.
  *
- * On the node: the name flameprof_agent is taken before any code is
- * touched, by a lock process that runs no code of ours: spawned through
+ * On the node: a name (flameprof_agent for the sampling agent,
+ * flameprof_tracer for the tracing session of calls and requests) is taken
+ * before any code is touched, by a lock process that runs no code of ours: spawned through
  * rex as erlang:hibernate(erlang, exit, [normal]), it sleeps in hibernation
  * (a few hundred bytes) and ends quietly at the first message it gets.
  * erlang:register/2 is atomic: of two runs started together exactly one
  * gets the name, and the other has loaded, deleted or purged nothing. An
  * erlang:send_after/3 timer (a BIF: no timer server is started on the node)
  * wakes and so ends the lock if we die before an agent adopts it; the agent
- * cancels it, links to the lock and kills it when it ends.
+ * (or the tracer's guardian) cancels it, links to the lock and kills it
+ * when it ends.
  *
  * A run killed between taking the lock and starting its agent would block
  * the node for the timer's 150 s. So the lock's group leader is set to our
@@ -41,6 +43,10 @@
 
 static int busy(sampler_t *s)
 {
+	if (strcmp(s->lock_name, AGENT_LOCK) != 0)
+		return serr(s, SAMPLER_ERR_BUSY,
+			    "'%s' already has a flameprof tracing session (flameprof calls or requests); wait for it to finish, one runs at a time per node",
+			    s->node);
 	return serr(s, SAMPLER_ERR_BUSY,
 		    "'%s' is already being profiled by another flameprof; wait for it to finish, flameprof runs one at a time per node",
 		    s->node);
@@ -181,7 +187,7 @@ static int stale_lock(sampler_t *s, erlang_pid *holder)
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 1);
-	arg_atom(&a, "flameprof_agent");
+	arg_atom(&a, s->lock_name);
 	r = rex_call_args(s, "erlang", "whereis", &a, &reply, &at, s->opts.connect_timeout_ms);
 	if (r < 0 || ei_decode_pid(reply.buff, &at, holder) < 0)
 		goto out; /* gone meanwhile, or not a pid: not ours to judge */
@@ -213,7 +219,7 @@ static int register_lock(sampler_t *s)
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 2);
-	arg_atom(&a, "flameprof_agent");
+	arg_atom(&a, s->lock_name);
 	a.ok = a.ok && ei_x_encode_pid(&a.x, &s->lock) == 0;
 	r = rex_call_args(s, "erlang", "register", &a, &reply, &at, s->opts.connect_timeout_ms);
 	/* true, or {badrpc, {'EXIT', {badarg, _}}} when the name is taken */
@@ -242,11 +248,13 @@ static int call_on_pid(sampler_t *s, const char *fun, const erlang_pid *first, c
 	return r;
 }
 
-int lock_take(sampler_t *s)
+int lock_take(sampler_t *s, const char *name)
 {
 	struct args a;
 	ei_x_buff reply;
 	int at, r, end;
+
+	s->lock_name = name;
 
 	args_begin(&a, 3);
 	arg_atom(&a, "erlang");

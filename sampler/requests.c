@@ -8,59 +8,7 @@
 #include <time.h>
 #include "requests.h"
 #include "internal.h"
-
-#define TRACER_LOCK "flameprof_tracer"
-
-/* The node's release, and whether a tracing session holds it already. */
-static int check_free(sampler_t *s)
-{
-	struct args a;
-	ei_x_buff reply;
-	char atom[MAXATOMLEN_UTF8];
-	int at, r;
-
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 1);
-	arg_atom(&a, "otp_release");
-	r = rex_call_args(s, "erlang", "system_info", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && ei_decode_string(reply.buff, &at, s->otp) < 0)
-		snprintf(s->otp, sizeof s->otp, "?");
-	if (r == 0) {
-		args_begin(&a, 1);
-		arg_atom(&a, TRACER_LOCK);
-		r = rex_call_args(s, "erlang", "whereis", &a, &reply, &at, s->opts.connect_timeout_ms);
-		if (r == 0 && ei_decode_atom(reply.buff, &at, atom) < 0)
-			r = serr(s, SAMPLER_ERR_BUSY,
-				 "'%s' already has a flameprof tracing session (flameprof calls or requests); wait for it to finish, one runs at a time per node",
-				 s->node);
-	}
-	ei_x_free(&reply);
-	return r;
-}
-
-/* A stale copy of our module (a run that died between loading and
- * starting; its watchdog removes it within a minute anyway). */
-static int clear_stale(sampler_t *s)
-{
-	int loaded, old, r;
-	if ((r = rex_call_atom_is(s, "erlang", "module_loaded", FP_REQUESTS_MODULE, "true", &loaded)) < 0)
-		return r;
-	if (loaded && (r = unload_embedded(s, FP_REQUESTS_MODULE)) < 0)
-		return r;
-	long long until = mono_ms() + s->opts.connect_timeout_ms;
-	struct timespec pause = { 0, 200 * 1000 * 1000 };
-	while ((r = rex_call_atom_is(s, "erlang", "check_old_code", FP_REQUESTS_MODULE, "true", &old)) == 0 &&
-	       old && mono_ms() < until)
-		nanosleep(&pause, NULL);
-	if (r < 0)
-		return r;
-	if (old)
-		return serr(s, SAMPLER_ERR_BUSY,
-			    "'%s' is still purging the tracer of an earlier run (purging checks every process); try again in a minute",
-			    s->node);
-	return 0;
-}
+#include "tracer_session.h"
 
 static void arg_text_or_any(struct args *a, const char *t)
 {
@@ -99,9 +47,10 @@ static int spawn_tracer(sampler_t *s, const struct requests_options *o)
 	args_begin(&a, 3);
 	arg_atom(&a, FP_REQUESTS_MODULE);
 	arg_atom(&a, "init");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 11) == 0;
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 13) == 0;
 	arg_atom(&a, "sink");
 	a.ok = a.ok && ei_x_encode_pid(&a.x, ei_self(&s->ec)) == 0;
+	tracer_arg_lock(&a, s);
 	arg_atom(&a, "entry");
 	arg_pattern(&a, &o->entry);
 	arg_atom(&a, "tiers");
@@ -160,10 +109,10 @@ static int session_pid(const ei_x_buff *x, erlang_pid *pid)
 static int error_sentence(sampler_t *s, const struct req_msg *m)
 {
 	const char *r = m->reason, *d = m->detail;
-	if (strcmp(r, "busy") == 0) {
+	if (strcmp(r, "lock_lost") == 0) {
 		s->tracer_lock_busy = 1;
 		return serr(s, SAMPLER_ERR_BUSY,
-			    "'%s' already has a flameprof tracing session (%s); wait for it to finish, one runs at a time per node",
+			    "'%s' took longer to start the tracer than its lock lasts (%s); try again when the node is less busy",
 			    s->node, d);
 	}
 	if (strcmp(r, "nomatch") == 0)
@@ -208,6 +157,8 @@ static int await_start(sampler_t *s, unsigned *ne, unsigned *nt)
 				serr(s, SAMPLER_ERR_PROTO, "cannot read a message from the tracer on '%s': %s", s->node, why);
 			break;
 		}
+		if (k == REQ_MSG_STARTED || k == REQ_MSG_ERROR)
+			tracer_adopted(s);
 		if (k == REQ_MSG_STARTED) {
 			if (session_pid(&s->rx, &s->agent) < 0) {
 				r = serr(s, SAMPLER_ERR_PROTO, "the tracer on '%s' sent no session pid", s->node);
@@ -233,15 +184,12 @@ static int await_start(sampler_t *s, unsigned *ne, unsigned *nt)
 int sampler_requests_start(sampler_t *s, const struct requests_options *o, unsigned *nentry, unsigned *ntier)
 {
 	int r;
-	if ((r = check_free(s)) < 0 || (r = clear_stale(s)) < 0)
+	/* Holding the lock, no other session can be loading or running a tracer. */
+	if ((r = tracer_begin(s, FP_REQUESTS_MODULE)) < 0)
 		return r;
-	if ((r = load_embedded(s, &fp_requests_module)) < 0)
-		return r;
-	if ((r = spawn_tracer(s, o)) < 0 || (r = await_start(s, nentry, ntier)) < 0) {
-		/* A refused start removes its own module, except when another
-		 * session holds the node: the module may be its code. */
-		if (r != SAMPLER_ERR_LOST && !s->tracer_lock_busy)
-			unload_wait(s, FP_REQUESTS_MODULE);
+	if ((r = load_embedded(s, &fp_requests_module)) < 0 || (r = spawn_tracer(s, o)) < 0 ||
+	    (r = await_start(s, nentry, ntier)) < 0) {
+		tracer_failed(s, FP_REQUESTS_MODULE, r);
 		return r;
 	}
 	return 0;

@@ -9,23 +9,6 @@
 
 /* ---------------------------------------------------------------- starting */
 
-static int check_node(sampler_t *s)
-{
-	struct args a;
-	ei_x_buff reply;
-	int at, r;
-
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 1);
-	arg_atom(&a, "otp_release");
-	r = rex_call_args(s, "erlang", "system_info", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && ei_decode_string(reply.buff, &at, s->otp) < 0)
-		snprintf(s->otp, sizeof s->otp, "?");
-	ei_x_free(&reply);
-	return r;
-}
-
 static int spawn_agent(sampler_t *s)
 {
 	struct args a;
@@ -101,7 +84,7 @@ static int load_and_spawn(sampler_t *s);
 int sampler_start(sampler_t *s)
 {
 	int r;
-	if ((r = check_node(s)) < 0 || (r = lock_take(s, AGENT_LOCK)) < 0)
+	if ((r = node_release(s)) < 0 || (r = lock_take(s, AGENT_LOCK)) < 0)
 		return r;
 	/* Holding the lock, nothing else can be loading or running an agent. */
 	if ((r = load_and_spawn(s)) < 0 && r != SAMPLER_ERR_LOST) {
@@ -114,26 +97,12 @@ int sampler_start(sampler_t *s)
 
 static int load_and_spawn(sampler_t *s)
 {
-	int r, loaded, old;
-	/* A module left by a run that died between loading and starting (its
-	 * watchdog removes it within a minute anyway), or one still being
-	 * purged: purging walks every process, minutes on a crowded node. */
-	if ((r = rex_call_atom_is(s, "erlang", "module_loaded", FP_AGENT_MODULE, "true", &loaded)) < 0)
+	int r;
+	/* A module left by a run that died between loading and starting, or
+	 * one still being purged: purging walks every process, minutes on a
+	 * crowded node. */
+	if ((r = clear_stale(s, FP_AGENT_MODULE, "agent")) < 0)
 		return r;
-	if (loaded && (r = unload_module(s)) < 0)
-		return r;
-	/* a purge of a few seconds (a busy node) is waited for */
-	long long until = mono_ms() + s->opts.connect_timeout_ms;
-	struct timespec pause = { 0, 200 * 1000 * 1000 };
-	while ((r = rex_call_atom_is(s, "erlang", "check_old_code", FP_AGENT_MODULE, "true", &old)) == 0 &&
-	       old && mono_ms() < until)
-		nanosleep(&pause, NULL);
-	if (r < 0)
-		return r;
-	if (old)
-		return serr(s, SAMPLER_ERR_BUSY,
-			    "'%s' is still purging the agent of an earlier run (purging checks every process); try again in a minute",
-			    s->node);
 	if ((r = load_agent(s)) < 0 || (r = spawn_agent(s)) < 0)
 		return r;
 	return await_start(s);

@@ -79,17 +79,6 @@ static int spawn_tracer(sampler_t *s, const struct calls_options *o)
 	return r;
 }
 
-/* The session's pid: the third element of fp_calls_started. */
-static int session_pid(const ei_x_buff *x, erlang_pid *pid)
-{
-	int i = 0, v, n;
-	long long proto;
-	char tag[MAXATOMLEN_UTF8];
-	return ei_decode_version(x->buff, &i, &v) < 0 || ei_decode_tuple_header(x->buff, &i, &n) < 0 ||
-	       ei_decode_atom(x->buff, &i, tag) < 0 || ei_decode_longlong(x->buff, &i, &proto) < 0 ||
-	       ei_decode_pid(x->buff, &i, pid) < 0 ? -1 : 0;
-}
-
 static int error_sentence(sampler_t *s, const struct calls_msg *m, const struct calls_options *o)
 {
 	const char *r = m->reason, *d = m->detail;
@@ -150,7 +139,7 @@ static int await_start(sampler_t *s, const struct calls_options *o, unsigned *nf
 		if (k == CALLS_MSG_STARTED || k == CALLS_MSG_ERROR)
 			tracer_adopted(s);
 		if (k == CALLS_MSG_STARTED) {
-			if (session_pid(&s->rx, &s->agent) < 0) {
+			if (tracer_session_pid(&s->rx, &s->agent) < 0) {
 				r = serr(s, SAMPLER_ERR_PROTO, "the tracer on '%s' sent no session pid", s->node);
 				break;
 			}
@@ -218,21 +207,12 @@ int sampler_calls_wait(sampler_t *s, int timeout_ms, struct calls_result *early)
 
 int sampler_calls_stop(sampler_t *s, struct calls_result *out)
 {
-	ei_x_buff x;
 	erlang_msg msg;
 	char why[160];
 	int r;
 	memset(out, 0, sizeof *out);
-	if (!s->have_agent)
-		return serr(s, SAMPLER_ERR_AGENT, "no tracing session on '%s' to stop", s->node);
-	if (ei_x_new_with_version(&x) < 0 || ei_x_encode_atom(&x, "stop") < 0) {
-		ei_x_free(&x);
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	}
-	r = ei_send_tmo(s->fd, &s->agent, x.buff, x.index, (unsigned)s->opts.connect_timeout_ms);
-	ei_x_free(&x);
-	if (r < 0)
-		return serr(s, SAMPLER_ERR_LOST, "cannot ask the tracer on '%s' to stop", s->node);
+	if ((r = tracer_send_stop(s)) < 0)
+		return r;
 	struct calls_msg *m = malloc(sizeof *m);
 	if (!m)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");

@@ -91,6 +91,14 @@ extern const struct embedded_module fp_agent_module, fp_tracer_module, fp_reques
 int load_embedded(sampler_t *s, const struct embedded_module *m);
 /* Deletes module name on the node and starts purging it there. */
 int unload_embedded(sampler_t *s, const char *name);
+/* The node's release into s->otp. */
+int node_release(sampler_t *s);
+/* A stale copy of module on the node (a run that died between loading and
+ * starting; its watchdog removes it within a minute anyway) deleted and
+ * its purge waited for, a few seconds at most (SAMPLER_ERR_BUSY, naming
+ * what, if it takes longer). Only called holding the node's lock: no live
+ * run of ours executes that code. */
+int clear_stale(sampler_t *s, const char *module, const char *what);
 
 /* agent.c: waits (bounded) until module name is deleted and purged on the
  * node; @return as sampler_unload(). */

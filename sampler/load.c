@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "internal.h"
 
 extern const unsigned char fp_agent_beam[], fp_agent_source[];
@@ -217,4 +218,42 @@ int load_embedded(sampler_t *s, const struct embedded_module *m)
 				    s->node);
 	}
 	return compile_on_node(s, m);
+}
+
+int node_release(sampler_t *s)
+{
+	struct args a;
+	ei_x_buff reply;
+	int at, r;
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	args_begin(&a, 1);
+	arg_atom(&a, "otp_release");
+	r = rex_call_args(s, "erlang", "system_info", &a, &reply, &at, s->opts.connect_timeout_ms);
+	if (r == 0 && ei_decode_string(reply.buff, &at, s->otp) < 0)
+		snprintf(s->otp, sizeof s->otp, "?");
+	ei_x_free(&reply);
+	return r;
+}
+
+int clear_stale(sampler_t *s, const char *module, const char *what)
+{
+	int loaded, old, r;
+	if ((r = rex_call_atom_is(s, "erlang", "module_loaded", module, "true", &loaded)) < 0)
+		return r;
+	if (loaded && (r = unload_embedded(s, module)) < 0)
+		return r;
+	/* a purge of a few seconds (a busy node) is waited for */
+	long long until = mono_ms() + s->opts.connect_timeout_ms;
+	struct timespec pause = { 0, 200 * 1000 * 1000 };
+	while ((r = rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) == 0 &&
+	       old && mono_ms() < until)
+		nanosleep(&pause, NULL);
+	if (r < 0)
+		return r;
+	if (old)
+		return serr(s, SAMPLER_ERR_BUSY,
+			    "'%s' is still purging the %s of an earlier run (purging checks every process); try again in a minute",
+			    s->node, what);
+	return 0;
 }

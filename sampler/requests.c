@@ -95,17 +95,6 @@ static int spawn_tracer(sampler_t *s, const struct requests_options *o)
 	return r;
 }
 
-/* The session's pid: the third element of fp_req_started. */
-static int session_pid(const ei_x_buff *x, erlang_pid *pid)
-{
-	int i = 0, v, n;
-	long long proto;
-	char tag[MAXATOMLEN_UTF8];
-	return ei_decode_version(x->buff, &i, &v) < 0 || ei_decode_tuple_header(x->buff, &i, &n) < 0 ||
-	       ei_decode_atom(x->buff, &i, tag) < 0 || ei_decode_longlong(x->buff, &i, &proto) < 0 ||
-	       ei_decode_pid(x->buff, &i, pid) < 0 ? -1 : 0;
-}
-
 static int error_sentence(sampler_t *s, const struct req_msg *m)
 {
 	const char *r = m->reason, *d = m->detail;
@@ -160,7 +149,7 @@ static int await_start(sampler_t *s, unsigned *ne, unsigned *nt)
 		if (k == REQ_MSG_STARTED || k == REQ_MSG_ERROR)
 			tracer_adopted(s);
 		if (k == REQ_MSG_STARTED) {
-			if (session_pid(&s->rx, &s->agent) < 0) {
+			if (tracer_session_pid(&s->rx, &s->agent) < 0) {
 				r = serr(s, SAMPLER_ERR_PROTO, "the tracer on '%s' sent no session pid", s->node);
 				break;
 			}
@@ -229,16 +218,7 @@ int sampler_requests_next(sampler_t *s, int timeout_ms, struct req_window *w)
 
 int sampler_requests_stop(sampler_t *s)
 {
-	ei_x_buff x;
-	if (!s->have_agent)
-		return serr(s, SAMPLER_ERR_AGENT, "no tracing session on '%s' to stop", s->node);
-	if (ei_x_new_with_version(&x) < 0 || ei_x_encode_atom(&x, "stop") < 0) {
-		ei_x_free(&x);
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	}
-	int r = ei_send_tmo(s->fd, &s->agent, x.buff, x.index, (unsigned)s->opts.connect_timeout_ms);
-	ei_x_free(&x);
-	return r < 0 ? serr(s, SAMPLER_ERR_LOST, "cannot ask the tracer on '%s' to stop", s->node) : 0;
+	return tracer_send_stop(s);
 }
 
 int sampler_requests_unload(sampler_t *s)

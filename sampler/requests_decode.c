@@ -4,129 +4,76 @@
  * by term_check() with its length, then decoded with ei; every size is
  * checked before it is used.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ei.h>
 #include "requests.h"
 #include "term_check.h"
+#include "term_cursor.h"
 
 #define PROTO 1
-#define MAX_TEXT 4096
 #define MAX_ITEMS 1000000
 
-struct cur {
-	const char *buf;
-	int i;
-	char *err;
-	size_t errlen;
-};
-
-__attribute__((format(printf, 2, 3)))
-static int fail(struct cur *c, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(c->err, c->errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int get_tuple(struct cur *c, int arity)
-{
-	int n;
-	if (ei_decode_tuple_header(c->buf, &c->i, &n) < 0 || n != arity)
-		return fail(c, "expected a tuple of %d at byte %d", arity, c->i);
-	return 0;
-}
-
-static int get_u64(struct cur *c, uint64_t *v)
-{
-	long long x;
-	if (ei_decode_longlong(c->buf, &c->i, &x) < 0 || x < 0)
-		return fail(c, "expected a count at byte %d", c->i);
-	*v = (uint64_t)x;
-	return 0;
-}
-
-static int get_text(struct cur *c, char **out)
-{
-	int type, size;
-	long n;
-	if (ei_get_type(c->buf, &c->i, &type, &size) < 0 || type != ERL_BINARY_EXT || size > MAX_TEXT)
-		return fail(c, "expected a short binary at byte %d", c->i);
-	char *p = malloc((size_t)size + 1);
-	if (!p)
-		return -2;
-	if (ei_decode_binary(c->buf, &c->i, p, &n) < 0 || memchr(p, '\0', (size_t)n)) {
-		free(p);
-		return fail(c, "bad binary at byte %d", c->i);
-	}
-	p[n] = '\0';
-	*out = p;
-	return 0;
-}
-
 /* A list's header; *items a fresh zeroed array of n elements of size sz. */
-static int get_list(struct cur *c, int *n, void **items, size_t sz)
+static int get_list(struct term_cursor *c, int *n, void **items, size_t sz)
 {
 	if (ei_decode_list_header(c->buf, &c->i, n) < 0 || *n < 0 || *n > MAX_ITEMS)
-		return fail(c, "expected a list at byte %d", c->i);
+		return tc_fail(c, "expected a list at byte %d", c->i);
 	*items = NULL;
 	if (*n > 0 && !(*items = calloc((size_t)*n, sz)))
 		return -2;
 	return 0;
 }
 
-static int end_list(struct cur *c, int n)
+static int end_list(struct term_cursor *c, int n)
 {
 	int t;
 	if (n > 0 && (ei_decode_list_header(c->buf, &c->i, &t) < 0 || t != 0))
-		return fail(c, "list not ended at byte %d", c->i);
+		return tc_fail(c, "list not ended at byte %d", c->i);
 	return 0;
 }
 
 /* {Identity, Tier, Count, SumUs, MaxUs, [{Bucket, N}]} */
-static int get_row(struct cur *c, struct req_row *row)
+static int get_row(struct term_cursor *c, struct req_row *row)
 {
 	int r, n;
 	void *items;
-	if (get_tuple(c, 6) < 0)
+	if (tc_tuple(c, 6) < 0)
 		return -1;
-	if ((r = get_text(c, &row->identity)) < 0 || (r = get_text(c, &row->tier)) < 0 ||
-	    (r = get_u64(c, &row->count)) < 0 || (r = get_u64(c, &row->sum_us)) < 0 ||
-	    (r = get_u64(c, &row->max_us)) < 0 || (r = get_list(c, &n, &items, sizeof *row->buckets)) < 0)
+	if ((r = tc_text(c, &row->identity)) < 0 || (r = tc_text(c, &row->tier)) < 0 ||
+	    (r = tc_u64(c, &row->count)) < 0 || (r = tc_u64(c, &row->sum_us)) < 0 ||
+	    (r = tc_u64(c, &row->max_us)) < 0 || (r = get_list(c, &n, &items, sizeof *row->buckets)) < 0)
 		return r;
 	row->buckets = items;
 	for (int k = 0; k < n; k++) {
 		uint64_t b = 0;
 		row->nbuckets++;
-		if (get_tuple(c, 2) < 0 || get_u64(c, &b) < 0 || get_u64(c, &row->buckets[k].n) < 0)
+		if (tc_tuple(c, 2) < 0 || tc_u64(c, &b) < 0 || tc_u64(c, &row->buckets[k].n) < 0)
 			return -1;
 		if (b > 1000000)
-			return fail(c, "bucket %llu out of range", (unsigned long long)b);
+			return tc_fail(c, "bucket %llu out of range", (unsigned long long)b);
 		row->buckets[k].index = (unsigned)b;
 	}
 	return end_list(c, n);
 }
 
 /* {Identity, TotalUs, [{Tier, Us}], [Pid]} */
-static int get_slow(struct cur *c, struct req_slow *s)
+static int get_slow(struct term_cursor *c, struct req_slow *s)
 {
 	int r, n;
 	void *items;
-	if (get_tuple(c, 4) < 0)
+	if (tc_tuple(c, 4) < 0)
 		return -1;
-	if ((r = get_text(c, &s->identity)) < 0 || (r = get_u64(c, &s->total_us)) < 0 ||
+	if ((r = tc_text(c, &s->identity)) < 0 || (r = tc_u64(c, &s->total_us)) < 0 ||
 	    (r = get_list(c, &n, &items, sizeof *s->tiers)) < 0)
 		return r;
 	s->tiers = items;
 	for (int k = 0; k < n; k++) {
 		s->ntiers++;
-		if (get_tuple(c, 2) < 0)
+		if (tc_tuple(c, 2) < 0)
 			return -1;
-		if ((r = get_text(c, &s->tiers[k].tier)) < 0 || (r = get_u64(c, &s->tiers[k].us)) < 0)
+		if ((r = tc_text(c, &s->tiers[k].tier)) < 0 || (r = tc_u64(c, &s->tiers[k].us)) < 0)
 			return r;
 	}
 	if (end_list(c, n) < 0 || (r = get_list(c, &n, &items, sizeof *s->pids)) < 0)
@@ -134,20 +81,20 @@ static int get_slow(struct cur *c, struct req_slow *s)
 	s->pids = items;
 	for (int k = 0; k < n; k++) {
 		s->npids++;
-		if ((r = get_text(c, &s->pids[k])) < 0)
+		if ((r = tc_text(c, &s->pids[k])) < 0)
 			return r;
 	}
 	return end_list(c, n);
 }
 
-static int get_window(struct cur *c, struct req_window *w)
+static int get_window(struct term_cursor *c, struct req_window *w)
 {
 	long long end;
 	int r, n;
 	void *items;
 	uint64_t paused = 0;
 	if (ei_decode_longlong(c->buf, &c->i, &end) < 0)
-		return fail(c, "expected the window's end at byte %d", c->i);
+		return tc_fail(c, "expected the window's end at byte %d", c->i);
 	w->end_us = end;
 	if ((r = get_list(c, &n, &items, sizeof *w->rows)) < 0)
 		return r;
@@ -165,9 +112,9 @@ static int get_window(struct cur *c, struct req_window *w)
 		if ((r = get_slow(c, &w->slow[k])) < 0)
 			return r;
 	}
-	if (end_list(c, n) < 0 || get_tuple(c, 7) < 0 || get_u64(c, &w->requests) < 0 ||
-	    get_u64(c, &w->stray) < 0 || get_u64(c, &w->pauses) < 0 || get_u64(c, &paused) < 0 ||
-	    get_u64(c, &w->slow_left_out) < 0 || get_u64(c, &w->dropped) < 0)
+	if (end_list(c, n) < 0 || tc_tuple(c, 7) < 0 || tc_u64(c, &w->requests) < 0 ||
+	    tc_u64(c, &w->stray) < 0 || tc_u64(c, &w->pauses) < 0 || tc_u64(c, &paused) < 0 ||
+	    tc_u64(c, &w->slow_left_out) < 0 || tc_u64(c, &w->dropped) < 0)
 		return -1;
 	w->paused = paused != 0;
 	if ((r = get_list(c, &n, &items, sizeof *w->reloaded)) < 0)
@@ -175,7 +122,7 @@ static int get_window(struct cur *c, struct req_window *w)
 	w->reloaded = items;
 	for (int k = 0; k < n; k++) {
 		w->nreloaded++;
-		if ((r = get_text(c, &w->reloaded[k])) < 0)
+		if ((r = tc_text(c, &w->reloaded[k])) < 0)
 			return r;
 	}
 	return end_list(c, n);
@@ -208,40 +155,26 @@ void req_window_free(struct req_window *w)
 
 int req_decode(const char *buf, size_t len, struct req_msg *out, char *err, size_t errlen)
 {
-	struct cur c = { buf, 0, err, errlen };
+	struct term_cursor c = { buf, 0, err, errlen };
 	char tag[MAXATOMLEN_UTF8];
-	int version, arity, r;
-	long long proto;
+	int arity, r;
 
 	memset(out, 0, sizeof *out);
 	if (term_check(buf, len) < 0)
-		return fail(&c, "not one well-formed term");
-	if (ei_decode_version(buf, &c.i, &version) < 0 ||
-	    ei_decode_tuple_header(buf, &c.i, &arity) < 0 || arity < 2)
-		return REQ_MSG_OTHER;
-	if (ei_decode_atom(buf, &c.i, tag) < 0 || strncmp(tag, "fp_req_", 7) != 0)
-		return REQ_MSG_OTHER;
-	if (ei_decode_longlong(buf, &c.i, &proto) < 0 || proto != PROTO)
-		return fail(&c, "tracer protocol %lld, expected %d", proto, PROTO);
+		return tc_fail(&c, "not one well-formed term");
+	if ((r = tc_head(&c, "fp_req_", PROTO, tag, &arity)) <= 0)
+		return r < 0 ? r : REQ_MSG_OTHER;
 	if (strcmp(tag, "fp_req_started") == 0 && arity == 5) {
 		uint64_t ne = 0, nt = 0;
-		if (ei_skip_term(buf, &c.i) < 0 || get_u64(&c, &ne) < 0 || get_u64(&c, &nt) < 0)
+		if (ei_skip_term(buf, &c.i) < 0 || tc_u64(&c, &ne) < 0 || tc_u64(&c, &nt) < 0)
 			return -1;
 		out->nentry = ne > UINT32_MAX ? UINT32_MAX : (unsigned)ne;
 		out->ntier = nt > UINT32_MAX ? UINT32_MAX : (unsigned)nt;
 		return REQ_MSG_STARTED;
 	}
 	if (strcmp(tag, "fp_req_error") == 0 && arity == 4) {
-		char *detail = NULL, reason[MAXATOMLEN_UTF8];
-		if (ei_decode_atom(buf, &c.i, reason) < 0)
-			return fail(&c, "expected a reason at byte %d", c.i);
-		if (strlen(reason) >= sizeof out->reason)
-			return fail(&c, "reason too long at byte %d", c.i);
-		memcpy(out->reason, reason, strlen(reason) + 1);
-		if ((r = get_text(&c, &detail)) < 0)
+		if ((r = tc_error(&c, out->reason, sizeof out->reason, out->detail, sizeof out->detail)) < 0)
 			return r;
-		snprintf(out->detail, sizeof out->detail, "%s", detail);
-		free(detail);
 		return REQ_MSG_ERROR;
 	}
 	if (strcmp(tag, "fp_req_window") == 0 && arity == 6) {
@@ -253,5 +186,5 @@ int req_decode(const char *buf, size_t len, struct req_msg *out, char *err, size
 	}
 	if (strcmp(tag, "fp_req_stopped") == 0 && arity == 2)
 		return REQ_MSG_STOPPED;
-	return fail(&c, "unknown message '%s'/%d", tag, arity);
+	return tc_fail(&c, "unknown message '%s'/%d", tag, arity);
 }

@@ -4,56 +4,14 @@
  * lock is registered before any code is touched, so two runs started
  * together cannot purge each other's tracer.
  */
-#include <stdio.h>
-#include <time.h>
 #include "tracer_session.h"
-
-static int read_release(sampler_t *s)
-{
-	struct args a;
-	ei_x_buff reply;
-	int at, r;
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 1);
-	arg_atom(&a, "otp_release");
-	r = rex_call_args(s, "erlang", "system_info", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && ei_decode_string(reply.buff, &at, s->otp) < 0)
-		snprintf(s->otp, sizeof s->otp, "?");
-	ei_x_free(&reply);
-	return r;
-}
-
-/* A stale copy of the module (a run that died between loading and
- * starting; its watchdog removes it within a minute anyway). Only called
- * holding the lock: no live session runs this code. */
-static int clear_stale(sampler_t *s, const char *module)
-{
-	int loaded, old, r;
-	if ((r = rex_call_atom_is(s, "erlang", "module_loaded", module, "true", &loaded)) < 0)
-		return r;
-	if (loaded && (r = unload_embedded(s, module)) < 0)
-		return r;
-	long long until = mono_ms() + s->opts.connect_timeout_ms;
-	struct timespec pause = { 0, 200 * 1000 * 1000 };
-	while ((r = rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) == 0 &&
-	       old && mono_ms() < until)
-		nanosleep(&pause, NULL);
-	if (r < 0)
-		return r;
-	if (old)
-		return serr(s, SAMPLER_ERR_BUSY,
-			    "'%s' is still purging the tracer of an earlier run (purging checks every process); try again in a minute",
-			    s->node);
-	return 0;
-}
 
 int tracer_begin(sampler_t *s, const char *module)
 {
 	int r;
-	if ((r = read_release(s)) < 0 || (r = lock_take(s, TRACER_LOCK)) < 0)
+	if ((r = node_release(s)) < 0 || (r = lock_take(s, TRACER_LOCK)) < 0)
 		return r;
-	if ((r = clear_stale(s, module)) < 0 && r != SAMPLER_ERR_LOST)
+	if ((r = clear_stale(s, module, "tracer")) < 0 && r != SAMPLER_ERR_LOST)
 		lock_release(s);
 	return r;
 }
@@ -64,6 +22,30 @@ void tracer_arg_lock(struct args *a, sampler_t *s)
 	a->ok = a->ok && ei_x_encode_pid(&a->x, &s->lock) == 0;
 	arg_atom(a, "lock_timer");
 	arg_raw(a, s->lock_timer.buff, s->lock_timer.index);
+}
+
+int tracer_session_pid(const ei_x_buff *x, erlang_pid *pid)
+{
+	int i = 0, v, n;
+	long long proto;
+	char tag[MAXATOMLEN_UTF8];
+	return ei_decode_version(x->buff, &i, &v) < 0 || ei_decode_tuple_header(x->buff, &i, &n) < 0 ||
+	       ei_decode_atom(x->buff, &i, tag) < 0 || ei_decode_longlong(x->buff, &i, &proto) < 0 ||
+	       ei_decode_pid(x->buff, &i, pid) < 0 ? -1 : 0;
+}
+
+int tracer_send_stop(sampler_t *s)
+{
+	ei_x_buff x;
+	if (!s->have_agent)
+		return serr(s, SAMPLER_ERR_AGENT, "no tracing session on '%s' to stop", s->node);
+	if (ei_x_new_with_version(&x) < 0 || ei_x_encode_atom(&x, "stop") < 0) {
+		ei_x_free(&x);
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	}
+	int r = ei_send_tmo(s->fd, &s->agent, x.buff, x.index, (unsigned)s->opts.connect_timeout_ms);
+	ei_x_free(&x);
+	return r < 0 ? serr(s, SAMPLER_ERR_LOST, "cannot ask the tracer on '%s' to stop", s->node) : 0;
 }
 
 void tracer_adopted(sampler_t *s)

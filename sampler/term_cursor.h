@@ -1,0 +1,38 @@
+/*
+ * term_cursor.h - reading a message of a tracer (calls_decode.c,
+ * requests_decode.c) that term_check() has already walked: a cursor over
+ * the buffer and the readers both decoders use. Each returns 0, or -1 with
+ * the cursor's err set to a short reason (tc_text also -2: out of memory).
+ */
+#ifndef FLAMEPROF_TERM_CURSOR_H
+#define FLAMEPROF_TERM_CURSOR_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define TC_MAX_TEXT 4096   /* a module or function name is at most 255 characters */
+
+struct term_cursor {
+	const char *buf;
+	int i;
+	char *err;
+	size_t errlen;
+};
+
+__attribute__((format(printf, 2, 3)))
+int tc_fail(struct term_cursor *c, const char *fmt, ...);
+int tc_tuple(struct term_cursor *c, int arity);
+int tc_u64(struct term_cursor *c, uint64_t *v);
+int tc_atom(struct term_cursor *c, char *out, size_t cap);
+/* A binary of at most TC_MAX_TEXT bytes into a fresh NUL-terminated
+ * string (NUL bytes refused). */
+int tc_text(struct term_cursor *c, char **out);
+
+/* The head of {Tag, Proto, ...}: *arity, and Tag in tag (of
+ * MAXATOMLEN_UTF8). @return 1 one of ours (Tag starts with prefix and
+ * Proto is proto), 0 not ours, -1 ours with another protocol. */
+int tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity);
+/* The body of {_, _, Reason, Detail}: an atom and a binary, the binary cut
+ * to fit. @return 0, -1 or -2. */
+int tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap);
+
+#endif

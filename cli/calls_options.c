@@ -198,8 +198,9 @@ static void defaults(struct calls_config *cfg)
 }
 
 /* Combinations, checked once everything is parsed. */
-static int check(const struct calls_config *cfg, char *detail, size_t cap)
+static int check(void *arg, char *detail, size_t cap)
 {
+	const struct calls_config *cfg = arg;
 	int explicit = cfg->npids || cfg->nnames;
 	if (cfg->help)
 		return FP_OPT_OK;
@@ -242,21 +243,13 @@ static const struct fp_command CALLS = {
 	.nopts = sizeof options / sizeof options[0],
 	.apply = apply,
 	.operand = operand,
+	.check = check,
 };
 
 int calls_parse_options(int argc, char **argv, struct calls_config *cfg)
 {
-	char detail[512];
-	int rc;
 	defaults(cfg);
-	rc = fp_opt_parse(&CALLS, argc, argv, cfg, detail, sizeof detail);
-	if (rc == FP_OPT_OK)
-		rc = check(cfg, detail, sizeof detail);
-	if (rc == FP_OPT_USAGE) {
-		fp_opt_usage(&CALLS, detail);
-		return EX_USAGE;
-	}
-	return 0;
+	return fp_opt_command(&CALLS, argc, argv, cfg);
 }
 
 void calls_config_free(struct calls_config *cfg)

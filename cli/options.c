@@ -248,8 +248,9 @@ static void defaults(struct fp_config *cfg)
 }
 
 /* Combinations, checked once everything is parsed (redis-cli). */
-static int check(struct fp_config *cfg, char *detail, size_t cap)
+static int check(void *arg, char *detail, size_t cap)
 {
+	struct fp_config *cfg = arg;
 	if (cfg->help || cfg->version)
 		return FP_OPT_OK;
 	if (!cfg->node) {
@@ -321,21 +322,13 @@ static const struct fp_command RECORD = {
 	.nopts = sizeof options / sizeof options[0],
 	.apply = apply,
 	.operand = operand,
+	.check = check,
 };
 
 int fp_parse_options(int argc, char **argv, struct fp_config *cfg)
 {
-	char detail[512];
-	int rc;
 	defaults(cfg);
-	rc = fp_opt_parse(&RECORD, argc, argv, cfg, detail, sizeof detail);
-	if (rc == FP_OPT_OK)
-		rc = check(cfg, detail, sizeof detail);
-	if (rc == FP_OPT_USAGE) {
-		fp_opt_usage(&RECORD, detail);
-		return EX_USAGE;
-	}
-	return 0;
+	return fp_opt_command(&RECORD, argc, argv, cfg);
 }
 
 void fp_print_help(void)

@@ -121,3 +121,16 @@ void fp_opt_usage(const struct fp_command *cmd, const char *detail)
 	fp_error("%s", detail);
 	fp_error("try '%s --help' for more information", cmd->name);
 }
+
+int fp_opt_command(const struct fp_command *cmd, int argc, char **argv, void *cfg)
+{
+	char detail[512];
+	int rc = fp_opt_parse(cmd, argc, argv, cfg, detail, sizeof detail);
+	if (rc == FP_OPT_OK && cmd->check)
+		rc = cmd->check(cfg, detail, sizeof detail);
+	if (rc == FP_OPT_USAGE) {
+		fp_opt_usage(cmd, detail);
+		return 64; /* EX_USAGE */
+	}
+	return 0;
+}

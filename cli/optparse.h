@@ -48,6 +48,8 @@ struct fp_command {
 		     char *detail, size_t cap);
 	/* One operand (an argument that is not an option). @return as apply. */
 	int (*operand)(void *cfg, const char *arg, char *detail, size_t cap);
+	/* Combinations, once everything is parsed (NULL: none). @return as apply. */
+	int (*check)(void *cfg, char *detail, size_t cap);
 };
 
 /* Walks argv[1..argc-1] through cmd into cfg (which the caller has set to
@@ -55,6 +57,9 @@ struct fp_command {
  * offending argument. */
 int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg, char *detail,
 		 size_t cap);
+/* A command's whole argv: fp_opt_parse, then cmd->check, and a usage error
+ * said on stderr. @return 0, or 64 (EX_USAGE) once said. */
+int fp_opt_command(const struct fp_command *cmd, int argc, char **argv, void *cfg);
 /* --help: the synopsis, one line per visible option, the epilog. */
 void fp_opt_help(const struct fp_command *cmd, FILE *f);
 /* Says a usage error (detail) on stderr the command's way, with the hint

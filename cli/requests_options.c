@@ -252,8 +252,9 @@ static const char *twice_given_tier(const struct requests_config *cfg)
 }
 
 /* Combinations, checked once everything is parsed. */
-static int check(const struct requests_config *cfg, char *detail, size_t cap)
+static int check(void *arg, char *detail, size_t cap)
 {
+	const struct requests_config *cfg = arg;
 	const char *twice;
 	if (cfg->help)
 		return FP_OPT_OK;
@@ -302,21 +303,13 @@ static const struct fp_command REQUESTS = {
 	.nopts = sizeof options / sizeof options[0],
 	.apply = apply,
 	.operand = operand,
+	.check = check,
 };
 
 int requests_parse_options(int argc, char **argv, struct requests_config *cfg)
 {
-	char detail[512];
-	int rc;
 	defaults(cfg);
-	rc = fp_opt_parse(&REQUESTS, argc, argv, cfg, detail, sizeof detail);
-	if (rc == FP_OPT_OK)
-		rc = check(cfg, detail, sizeof detail);
-	if (rc == FP_OPT_USAGE) {
-		fp_opt_usage(&REQUESTS, detail);
-		return EX_USAGE;
-	}
-	return 0;
+	return fp_opt_command(&REQUESTS, argc, argv, cfg);
 }
 
 void requests_config_free(struct requests_config *cfg)

@@ -92,23 +92,14 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	char *field = (char *)cfg + o->field, *end;
 	switch ((enum kind)o->id) {
 	case K_UINT: {
-		errno = 0;
-		long long v = strtoll(val, &end, 10);
-		if (end == val || *end || errno || v < o->min || v > o->max) {
-			snprintf(detail, cap, "'%s' is not a valid value for %s: give a whole number from %lld to %lld",
-				 val, spelled, o->min, o->max);
+		long long v;
+		if (fp_opt_whole(o, val, spelled, &v, detail, cap) != FP_OPT_OK)
 			return FP_OPT_USAGE;
-		}
 		*(unsigned *)field = (unsigned)v;
 		return FP_OPT_OK;
 	}
 	case K_DUR:
-		if (fp_parse_duration(val, (int64_t *)field) < 0) {
-			snprintf(detail, cap, "'%s' is not a valid duration for %s: write e.g. 500ms, 10s, 2m or 1h",
-				 val, spelled);
-			return FP_OPT_USAGE;
-		}
-		return FP_OPT_OK;
+		return fp_opt_duration(val, spelled, "10s", (int64_t *)field, detail, cap);
 	case K_STR:
 		*(const char **)field = val;
 		return FP_OPT_OK;

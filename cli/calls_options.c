@@ -1,30 +1,24 @@
 /*
- * calls_options.c - the option table of `flameprof calls`, its parser
- * and its --help.
+ * calls_options.c - the option table of `flameprof calls`: argv to struct
+ * calls_config through the option engine (optparse.h), the combinations
+ * checked; --help is printed from the same table.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include "calls_options.h"
-#include "msg.h"
+#include "optparse.h"
 #include "options.h"
 
+/* Each row's id is its kind: how apply() reads the value into field
+ * (K_UINT: within min..max; K_SET: the switch stores min). */
 enum kind { K_UINT, K_DUR, K_STR, K_LIST, K_TYPE, K_FORMAT, K_PATTERN, K_SET };
-
-struct opt {
-	const char *name;     /* long name without "--" */
-	char short_name;      /* 0: none */
-	const char *value;    /* value name in --help; NULL: no value */
-	enum kind kind;
-	size_t offset;        /* field in struct calls_config */
-	long long min, max;   /* K_UINT bounds; K_SET: min is the value set */
-	const char *help;
-};
 
 #define F(field) offsetof(struct calls_config, field)
 
-static const struct opt options[] = {
+static const struct fp_opt options[] = {
 	{ "type", 't', "TYPE", K_TYPE, F(type), 0, 0,
 	  "count (default: calls, every process), time (microseconds on a scheduler) or memory (heap words; OTP 26+)" },
 	{ "pattern", 'p', "MOD[:FUN[/ARITY]]", K_PATTERN, F(patterns), 0, 0,
@@ -65,8 +59,6 @@ static const struct opt options[] = {
 	{ "help", 'h', NULL, K_SET, F(help), 1, 0, "print this help" },
 };
 
-#define NOPTS (sizeof options / sizeof options[0])
-
 /* MOD[:FUN[/ARITY]], each part a name or '_'. The text is copied: the
  * pattern points into the copy. */
 static int parse_pattern(struct calls_config *cfg, const char *text)
@@ -105,39 +97,32 @@ static int parse_pattern(struct calls_config *cfg, const char *text)
 	return 0;
 }
 
-static int apply(const struct opt *o, const char *val, struct calls_config *cfg, const char *spelled)
+static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
+		 char *detail, size_t cap)
 {
-	char *field = (char *)cfg + o->offset;
-	char *end;
-	switch (o->kind) {
+	struct calls_config *cfg = ctx;
+	char *field = (char *)cfg + o->field;
+	switch ((enum kind)o->id) {
 	case K_UINT: {
-		errno = 0;
-		long long v = strtoll(val, &end, 10);
-		if (end == val || *end || errno || v < o->min || v > o->max) {
-			fp_usage("'%s' is not a valid value for %s: give a whole number from %lld to %lld",
-				 val, spelled, o->min, o->max);
-			return -1;
-		}
+		long long v;
+		if (fp_opt_whole(o, val, spelled, &v, detail, cap) != FP_OPT_OK)
+			return FP_OPT_USAGE;
 		*(unsigned *)field = (unsigned)v;
-		return 0;
+		return FP_OPT_OK;
 	}
 	case K_DUR:
-		if (fp_parse_duration(val, (int64_t *)field) < 0) {
-			fp_usage("'%s' is not a valid duration for %s: write e.g. 500ms, 10s, 2m or 1h", val, spelled);
-			return -1;
-		}
-		return 0;
+		return fp_opt_duration(val, spelled, "10s", (int64_t *)field, detail, cap);
 	case K_STR:
 		*(const char **)field = val;
-		return 0;
+		return FP_OPT_OK;
 	case K_LIST: {
-		size_t *n = o->offset == F(pids) ? &cfg->npids : &cfg->nnames;
+		size_t *n = o->field == F(pids) ? &cfg->npids : &cfg->nnames;
 		if (*n == CALLS_MAX_TARGETS) {
-			fp_usage("too many %s options: at most %d", spelled, CALLS_MAX_TARGETS);
-			return -1;
+			snprintf(detail, cap, "too many %s options: at most %d", spelled, CALLS_MAX_TARGETS);
+			return FP_OPT_USAGE;
 		}
 		((const char **)field)[(*n)++] = val;
-		return 0;
+		return FP_OPT_OK;
 	}
 	case K_TYPE:
 		if (strcmp(val, "count") == 0 || strcmp(val, "call_count") == 0)
@@ -147,36 +132,48 @@ static int apply(const struct opt *o, const char *val, struct calls_config *cfg,
 		else if (strcmp(val, "memory") == 0 || strcmp(val, "call_memory") == 0)
 			cfg->type = CALLS_MEMORY;
 		else {
-			fp_usage("'%s' is not a type for %s: use count, time or memory", val, spelled);
-			return -1;
+			snprintf(detail, cap, "'%s' is not a type for %s: use count, time or memory", val, spelled);
+			return FP_OPT_USAGE;
 		}
-		return 0;
+		return FP_OPT_OK;
 	case K_FORMAT:
 		if (strcmp(val, "table") == 0)
 			cfg->format = CALLS_FORMAT_TABLE;
 		else if (strcmp(val, "folded") == 0)
 			cfg->format = CALLS_FORMAT_FOLDED;
 		else {
-			fp_usage("'%s' is not a format for %s: use table or folded", val, spelled);
-			return -1;
+			snprintf(detail, cap, "'%s' is not a format for %s: use table or folded", val, spelled);
+			return FP_OPT_USAGE;
 		}
-		return 0;
+		return FP_OPT_OK;
 	case K_PATTERN: {
 		int r = parse_pattern(cfg, val);
 		if (r == -2)
-			fp_usage("too many %s options: at most %d", spelled, CALLS_MAX_PATTERNS);
+			snprintf(detail, cap, "too many %s options: at most %d", spelled, CALLS_MAX_PATTERNS);
 		else if (r == -3)
-			fp_error("out of memory");
+			snprintf(detail, cap, "out of memory");
 		else if (r < 0)
-			fp_usage("'%s' is not a pattern for %s: write MOD, MOD:FUN or MOD:FUN/ARITY, '_' for any part",
+			snprintf(detail, cap, "'%s' is not a pattern for %s: write MOD, MOD:FUN or MOD:FUN/ARITY, '_' for any part",
 				 val, spelled);
-		return r < 0 ? -1 : 0;
+		return r < 0 ? FP_OPT_USAGE : FP_OPT_OK;
 	}
 	case K_SET:
 		*(int *)field = (int)o->min;
-		return 0;
+		return FP_OPT_OK;
 	}
-	return -1;
+	snprintf(detail, cap, "%s: no such kind of option", spelled);
+	return FP_OPT_USAGE;
+}
+
+static int operand(void *ctx, const char *arg, char *detail, size_t cap)
+{
+	struct calls_config *cfg = ctx;
+	if (cfg->node) {
+		snprintf(detail, cap, "one node at a time: '%s' and '%s' given", cfg->node, arg);
+		return FP_OPT_USAGE;
+	}
+	cfg->node = arg;
+	return FP_OPT_OK;
 }
 
 static void defaults(struct calls_config *cfg)
@@ -190,100 +187,59 @@ static void defaults(struct calls_config *cfg)
 	cfg->verbosity = 1;
 }
 
-static const struct opt *find(const char *name, size_t n, char short_name)
-{
-	for (size_t k = 0; k < NOPTS; k++)
-		if (short_name ? options[k].short_name == short_name
-			       : strlen(options[k].name) == n && strncmp(options[k].name, name, n) == 0)
-			return &options[k];
-	return NULL;
-}
-
 /* Combinations, checked once everything is parsed. */
-static int check(struct calls_config *cfg)
+static int check(void *arg, char *detail, size_t cap)
 {
+	const struct calls_config *cfg = arg;
 	int explicit = cfg->npids || cfg->nnames;
 	if (cfg->help)
-		return 0;
-	if (!cfg->node) {
-		fp_usage("no node given; name the node to trace, e.g. 'flameprof calls --pattern mymod app@db1'");
-		return -1;
-	}
-	if (cfg->npatterns == 0) {
-		fp_usage("no --pattern given; name what to trace, e.g. --pattern mymod:handle_call/3 (flameprof never traces what you did not name)");
-		return -1;
-	}
-	if (cfg->type == CALLS_COUNT && (explicit || cfg->all || cfg->new_procs || cfg->per_process)) {
-		fp_usage("--type count counts calls in every process together; --pid, --name, --all, --new and --per-process need --type time or memory");
-		return -1;
-	}
-	if ((cfg->all != 0) + (cfg->new_procs != 0) + (explicit != 0) > 1) {
-		fp_usage("--all, --new and --pid/--name choose the processes in different ways; give one of them");
-		return -1;
-	}
-	if (cfg->duration_us < 1000 || cfg->connect_timeout_us < 100000) {
-		fp_usage("--duration must be at least 1ms and --connect-timeout at least 100ms");
-		return -1;
-	}
-	if (cfg->cookie && cfg->cookie_file) {
-		fp_usage("--cookie and --cookie-file cannot be used together");
-		return -1;
-	}
-	if (cfg->json && strcmp(cfg->json, "-") == 0 && cfg->format == CALLS_FORMAT_FOLDED) {
-		fp_usage("--json - and --format folded both want standard output; write the JSON to a file");
-		return -1;
-	}
-	return 0;
+		return FP_OPT_OK;
+	if (!cfg->node)
+		snprintf(detail, cap, "no node given; name the node to trace, e.g. 'flameprof calls --pattern mymod app@db1'");
+	else if (cfg->npatterns == 0)
+		snprintf(detail, cap, "no --pattern given; name what to trace, e.g. --pattern mymod:handle_call/3 (flameprof never traces what you did not name)");
+	else if (cfg->type == CALLS_COUNT && (explicit || cfg->all || cfg->new_procs || cfg->per_process))
+		snprintf(detail, cap, "--type count counts calls in every process together; --pid, --name, --all, --new and --per-process need --type time or memory");
+	else if ((cfg->all != 0) + (cfg->new_procs != 0) + (explicit != 0) > 1)
+		snprintf(detail, cap, "--all, --new and --pid/--name choose the processes in different ways; give one of them");
+	else if (cfg->duration_us < 1000 || cfg->connect_timeout_us < 100000)
+		snprintf(detail, cap, "--duration must be at least 1ms and --connect-timeout at least 100ms");
+	else if (cfg->cookie && cfg->cookie_file)
+		snprintf(detail, cap, "--cookie and --cookie-file cannot be used together");
+	else if (cfg->json && strcmp(cfg->json, "-") == 0 && cfg->format == CALLS_FORMAT_FOLDED)
+		snprintf(detail, cap, "--json - and --format folded both want standard output; write the JSON to a file");
+	else
+		return FP_OPT_OK;
+	return FP_OPT_USAGE;
 }
+
+static const struct fp_command CALLS = {
+	.name = "flameprof calls",
+	.synopsis = "usage: flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE\n\n"
+		    "Counts every call of the named functions on a running node, with the time\n"
+		    "or heap words they took, using the VM's call_count, call_time and\n"
+		    "call_memory breakpoints (what OTP 27's tprof uses), from outside the node.\n"
+		    "Everything set is removed at the end, on Ctrl-C, and if flameprof dies.\n\n"
+		    "options:\n",
+	.epilog = "\nexample: flameprof calls --type time --pattern 'my_db:query/_' --duration 30s app@db1\n"
+		  "\nexit status: 0 done, 64 usage (also: a pattern that matches nothing, too many\n"
+		  "functions), 69 cannot connect, node busy with another tracing session, or\n"
+		  "memory asked of a node older than OTP 26, 73 JSON file not writable, 74 I/O\n"
+		  "error, 75 node lost during the run, 76 protocol error, 77 cookie rejected.\n"
+		  "See doc/calls.md and flameprof(1).\n",
+	.help_column = 30,
+	.hint_inline = 0,
+	.opts = options,
+	.nopts = sizeof options / sizeof options[0],
+	.apply = apply,
+	.operand = operand,
+	.check = check,
+};
 
 int calls_parse_options(int argc, char **argv, struct calls_config *cfg)
 {
 	defaults(cfg);
-	int only_args = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		const struct opt *o;
-		char spelled[64];
-		if (!only_args && strcmp(a, "--") == 0) {
-			only_args = 1;
-			continue;
-		}
-		if (!only_args && a[0] == '-' && a[1] == '-') {
-			const char *eq = strchr(a + 2, '=');
-			size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-			o = find(a + 2, n, 0);
-			snprintf(spelled, sizeof spelled, "--%.*s", (int)n, a + 2);
-			if (eq)
-				val = eq + 1;
-		} else if (!only_args && a[0] == '-' && a[1] && !a[2]) {
-			o = find(NULL, 0, a[1]);
-			snprintf(spelled, sizeof spelled, "-%c", a[1]);
-		} else {
-			if (cfg->node) {
-				fp_usage("one node at a time: '%s' and '%s' given", cfg->node, a);
-				return 64;
-			}
-			cfg->node = a;
-			continue;
-		}
-		if (!o) {
-			fp_usage("unknown option '%s' for 'flameprof calls'", spelled);
-			return 64;
-		}
-		if (o->value && !val) {
-			if (i + 1 >= argc) {
-				fp_usage("%s needs a value (%s)", spelled, o->value);
-				return 64;
-			}
-			val = argv[++i];
-		} else if (!o->value && val) {
-			fp_usage("%s takes no value", spelled);
-			return 64;
-		}
-		if (apply(o, val, cfg, spelled) < 0)
-			return 64;
-	}
-	return check(cfg) < 0 ? 64 : 0;
+	return fp_opt_command(&CALLS, argc, argv, cfg);
 }
 
 void calls_config_free(struct calls_config *cfg)
@@ -295,24 +251,5 @@ void calls_config_free(struct calls_config *cfg)
 
 void calls_print_help(void)
 {
-	printf("usage: flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE\n\n"
-	       "Counts every call of the named functions on a running node, with the time\n"
-	       "or heap words they took, using the VM's call_count, call_time and\n"
-	       "call_memory breakpoints (what OTP 27's tprof uses), from outside the node.\n"
-	       "Everything set is removed at the end, on Ctrl-C, and if flameprof dies.\n\n"
-	       "options:\n");
-	for (size_t k = 0; k < NOPTS; k++) {
-		const struct opt *o = &options[k];
-		char left[64], sh[8] = "    ";
-		if (o->short_name)
-			snprintf(sh, sizeof sh, "-%c, ", o->short_name);
-		snprintf(left, sizeof left, "%s--%s%s%s", sh, o->name, o->value ? " " : "", o->value ? o->value : "");
-		printf("  %-30s %s\n", left, o->help);
-	}
-	printf("\nexample: flameprof calls --type time --pattern 'my_db:query/_' --duration 30s app@db1\n"
-	       "\nexit status: 0 done, 64 usage (also: a pattern that matches nothing, too many\n"
-	       "functions), 69 cannot connect, node busy with another tracing session, or\n"
-	       "memory asked of a node older than OTP 26, 73 JSON file not writable, 74 I/O\n"
-	       "error, 75 node lost during the run, 76 protocol error, 77 cookie rejected.\n"
-	       "See doc/calls.md and flameprof(1).\n");
+	fp_opt_help(&CALLS, stdout);
 }

@@ -1,7 +1,7 @@
 /*
  * calls_options.h - argv of `flameprof calls` becomes one struct
- * calls_config. One table drives parsing and --help, in the shape of
- * options.c's table.
+ * calls_config through the option engine (optparse.h): one table drives
+ * parsing and --help.
  */
 #ifndef FP_CALLS_OPTIONS_H
 #define FP_CALLS_OPTIONS_H
@@ -43,7 +43,7 @@ struct calls_config {
 };
 
 /* Fills cfg from argv (argv[0] is "calls"). @return 0, or 64 after saying
- * why through fp_usage(). Free with calls_config_free(). */
+ * why (fp_opt_usage()). Free with calls_config_free(). */
 int calls_parse_options(int argc, char **argv, struct calls_config *cfg);
 void calls_config_free(struct calls_config *cfg);
 void calls_print_help(void);

@@ -4,7 +4,6 @@
  * combinations checked, then fp_run().
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,56 +76,6 @@ static const struct fp_opt options[] = {
 	{ "test-fake-tty", 0, NULL, K_SET, F(fake_tty), 1, 0, NULL },
 };
 
-int fp_parse_duration(const char *text, int64_t *us)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (end == text || errno || !(v >= 0) || isinf(v))
-		return -1;
-	double scale = 1e6;
-	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
-		scale = 1e6;
-	else if (strcmp(end, "ms") == 0)
-		scale = 1e3;
-	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-		scale = 60e6;
-	else if (strcmp(end, "h") == 0)
-		scale = 3600e6;
-	else if (strcmp(end, "d") == 0)
-		scale = 86400e6;
-	else
-		return -1;
-	if (v * scale > 9e18)
-		return -1;
-	*us = (int64_t)(v * scale + 0.5);
-	return 0;
-}
-
-int fp_parse_size(const char *text, uint64_t *bytes)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (end == text || errno || !(v >= 0) || isinf(v))
-		return -1;
-	double scale;
-	switch (end[0] == '\0' ? 'b' : end[0]) {
-	case 'b': case 'B': scale = 1; break;
-	case 'k': case 'K': scale = 1024.0; break;
-	case 'm': case 'M': scale = 1024.0 * 1024; break;
-	case 'g': case 'G': scale = 1024.0 * 1024 * 1024; break;
-	case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
-	default: return -1;
-	}
-	if (end[0] && end[1] && strcmp(end + 1, "B") != 0 && strcmp(end + 1, "iB") != 0)
-		return -1;
-	if (v * scale > 1.8e19)
-		return -1;
-	*bytes = (uint64_t)(v * scale);
-	return 0;
-}
-
 static int parse_cats(struct fp_config *cfg, const char *text)
 {
 	cfg->ncats = 0;
@@ -156,13 +105,9 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	char *end;
 	switch ((enum kind)o->id) {
 	case K_UINT: {
-		errno = 0;
-		long long v = strtoll(val, &end, 10);
-		if (end == val || *end || errno || v < o->min || v > o->max) {
-			snprintf(detail, cap, "'%s' is not a valid value for %s: give a whole number from %lld to %lld",
-				 val, spelled, o->min, o->max);
+		long long v;
+		if (fp_opt_whole(o, val, spelled, &v, detail, cap) != FP_OPT_OK)
 			return FP_OPT_USAGE;
-		}
 		if (o->field == F(level))
 			*(int *)field = (int)v;
 		else
@@ -181,11 +126,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		return FP_OPT_OK;
 	}
 	case K_DUR:
-		if (fp_parse_duration(val, (int64_t *)field) < 0) {
-			snprintf(detail, cap, "'%s' is not a valid duration for %s: write e.g. 500ms, 5s, 2m or 1h", val, spelled);
-			return FP_OPT_USAGE;
-		}
-		return FP_OPT_OK;
+		return fp_opt_duration(val, spelled, "5s", (int64_t *)field, detail, cap);
 	case K_SIZE:
 		if (fp_parse_size(val, (uint64_t *)field) < 0) {
 			snprintf(detail, cap, "'%s' is not a valid size for %s: write e.g. 64k, 100M or 1G", val, spelled);
@@ -248,8 +189,9 @@ static void defaults(struct fp_config *cfg)
 }
 
 /* Combinations, checked once everything is parsed (redis-cli). */
-static int check(struct fp_config *cfg, char *detail, size_t cap)
+static int check(void *arg, char *detail, size_t cap)
 {
+	struct fp_config *cfg = arg;
 	if (cfg->help || cfg->version)
 		return FP_OPT_OK;
 	if (!cfg->node) {
@@ -321,21 +263,13 @@ static const struct fp_command RECORD = {
 	.nopts = sizeof options / sizeof options[0],
 	.apply = apply,
 	.operand = operand,
+	.check = check,
 };
 
 int fp_parse_options(int argc, char **argv, struct fp_config *cfg)
 {
-	char detail[512];
-	int rc;
 	defaults(cfg);
-	rc = fp_opt_parse(&RECORD, argc, argv, cfg, detail, sizeof detail);
-	if (rc == FP_OPT_OK)
-		rc = check(cfg, detail, sizeof detail);
-	if (rc == FP_OPT_USAGE) {
-		fp_opt_usage(&RECORD, detail);
-		return EX_USAGE;
-	}
-	return 0;
+	return fp_opt_command(&RECORD, argc, argv, cfg);
 }
 
 void fp_print_help(void)

@@ -61,9 +61,5 @@ int fp_record_main(int argc, char **argv);
  * reason (fp_opt_usage()). */
 int fp_parse_options(int argc, char **argv, struct fp_config *cfg);
 void fp_print_help(void);
-/* "5s", "500ms", "2m", "1h", "1.5s", plain seconds. @return 0 or -1. */
-int fp_parse_duration(const char *text, int64_t *us);
-/* "64k", "100M", "1G", plain bytes. @return 0 or -1. */
-int fp_parse_size(const char *text, uint64_t *bytes);
 
 #endif

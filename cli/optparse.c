@@ -3,7 +3,10 @@
  */
 #include "optparse.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "msg.h"
@@ -120,4 +123,92 @@ void fp_opt_usage(const struct fp_command *cmd, const char *detail)
 	}
 	fp_error("%s", detail);
 	fp_error("try '%s --help' for more information", cmd->name);
+}
+
+int fp_opt_command(const struct fp_command *cmd, int argc, char **argv, void *cfg)
+{
+	char detail[512];
+	int rc = fp_opt_parse(cmd, argc, argv, cfg, detail, sizeof detail);
+	if (rc == FP_OPT_OK && cmd->check)
+		rc = cmd->check(cfg, detail, sizeof detail);
+	if (rc == FP_OPT_USAGE) {
+		fp_opt_usage(cmd, detail);
+		return 64; /* EX_USAGE */
+	}
+	return 0;
+}
+
+int fp_opt_whole(const struct fp_opt *o, const char *val, const char *spelled, long long *v,
+		 char *detail, size_t cap)
+{
+	char *end;
+	errno = 0;
+	*v = strtoll(val, &end, 10);
+	if (end == val || *end || errno || *v < o->min || *v > o->max) {
+		snprintf(detail, cap, "'%s' is not a valid value for %s: give a whole number from %lld to %lld",
+			 val, spelled, o->min, o->max);
+		return FP_OPT_USAGE;
+	}
+	return FP_OPT_OK;
+}
+
+int fp_opt_duration(const char *val, const char *spelled, const char *eg, int64_t *us,
+		    char *detail, size_t cap)
+{
+	if (fp_parse_duration(val, us) < 0) {
+		snprintf(detail, cap, "'%s' is not a valid duration for %s: write e.g. 500ms, %s, 2m or 1h",
+			 val, spelled, eg);
+		return FP_OPT_USAGE;
+	}
+	return FP_OPT_OK;
+}
+
+int fp_parse_duration(const char *text, int64_t *us)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || errno || !(v >= 0) || isinf(v))
+		return -1;
+	double scale = 1e6;
+	if (strcmp(end, "") == 0 || strcmp(end, "s") == 0)
+		scale = 1e6;
+	else if (strcmp(end, "ms") == 0)
+		scale = 1e3;
+	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+		scale = 60e6;
+	else if (strcmp(end, "h") == 0)
+		scale = 3600e6;
+	else if (strcmp(end, "d") == 0)
+		scale = 86400e6;
+	else
+		return -1;
+	if (v * scale > 9e18)
+		return -1;
+	*us = (int64_t)(v * scale + 0.5);
+	return 0;
+}
+
+int fp_parse_size(const char *text, uint64_t *bytes)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || errno || !(v >= 0) || isinf(v))
+		return -1;
+	double scale;
+	switch (end[0] == '\0' ? 'b' : end[0]) {
+	case 'b': case 'B': scale = 1; break;
+	case 'k': case 'K': scale = 1024.0; break;
+	case 'm': case 'M': scale = 1024.0 * 1024; break;
+	case 'g': case 'G': scale = 1024.0 * 1024 * 1024; break;
+	case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
+	default: return -1;
+	}
+	if (end[0] && end[1] && strcmp(end + 1, "B") != 0 && strcmp(end + 1, "iB") != 0)
+		return -1;
+	if (v * scale > 1.8e19)
+		return -1;
+	*bytes = (uint64_t)(v * scale);
+	return 0;
 }

@@ -14,6 +14,7 @@
 #define FP_OPTPARSE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct fp_opt {
@@ -48,6 +49,8 @@ struct fp_command {
 		     char *detail, size_t cap);
 	/* One operand (an argument that is not an option). @return as apply. */
 	int (*operand)(void *cfg, const char *arg, char *detail, size_t cap);
+	/* Combinations, once everything is parsed (NULL: none). @return as apply. */
+	int (*check)(void *cfg, char *detail, size_t cap);
 };
 
 /* Walks argv[1..argc-1] through cmd into cfg (which the caller has set to
@@ -55,6 +58,21 @@ struct fp_command {
  * offending argument. */
 int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg, char *detail,
 		 size_t cap);
+/* A command's whole argv: fp_opt_parse, then cmd->check, and a usage error
+ * said on stderr. @return 0, or 64 (EX_USAGE) once said. */
+int fp_opt_command(const struct fp_command *cmd, int argc, char **argv, void *cfg);
+/* Value readers for apply(), each with its usage sentence in detail:
+ * a whole number within o's [min, max], and a duration ("500ms", "5s",
+ * "2m", "1h"; eg is the middle example the sentence gives, e.g. "5s").
+ * @return FP_OPT_OK or FP_OPT_USAGE. */
+int fp_opt_whole(const struct fp_opt *o, const char *val, const char *spelled, long long *v,
+		 char *detail, size_t cap);
+int fp_opt_duration(const char *val, const char *spelled, const char *eg, int64_t *us,
+		    char *detail, size_t cap);
+/* "5s", "500ms", "2m", "1h", "1.5s", plain seconds. @return 0 or -1. */
+int fp_parse_duration(const char *text, int64_t *us);
+/* "64k", "100M", "1G", plain bytes. @return 0 or -1. */
+int fp_parse_size(const char *text, uint64_t *bytes);
 /* --help: the synopsis, one line per visible option, the epilog. */
 void fp_opt_help(const struct fp_command *cmd, FILE *f);
 /* Says a usage error (detail) on stderr the command's way, with the hint

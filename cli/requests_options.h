@@ -1,7 +1,7 @@
 /*
  * requests_options.h - argv of `flameprof requests` becomes one struct
- * requests_config. One table drives parsing and --help, in the shape of
- * calls_options.c's table.
+ * requests_config through the option engine (optparse.h): one table
+ * drives parsing and --help.
  */
 #ifndef FP_REQUESTS_OPTIONS_H
 #define FP_REQUESTS_OPTIONS_H
@@ -26,6 +26,7 @@ struct requests_config {
 	enum req_identity identity;            /* --identity arg:N / --identity-fun */
 	unsigned identity_arg;
 	const char *identity_fun;
+	unsigned identity_options;             /* how many --identity/--identity-fun given */
 	int64_t duration_us;                   /* --duration */
 	int64_t every_us;                      /* --every */
 	const char *stats;                     /* --stats FILE */
@@ -43,7 +44,7 @@ struct requests_config {
 };
 
 /* Fills cfg from argv (argv[0] is "requests"). @return 0, or 64 after
- * saying why through fp_usage(). Free with requests_config_free(). */
+ * saying why (fp_opt_usage()). Free with requests_config_free(). */
 int requests_parse_options(int argc, char **argv, struct requests_config *cfg);
 void requests_config_free(struct requests_config *cfg);
 void requests_print_help(void);

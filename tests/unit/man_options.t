@@ -18,13 +18,15 @@ from_help() {
 	"$fp" "$@" --help | sed -nE 's/^  (-([A-Za-z]), |    )--([A-Za-z][A-Za-z-]*).*/-\2 --\3/p' |
 		tr ' ' '\n' | grep -vx -- - | sort
 }
-# ... on the .TP entries of the man page section named $1, up to the next .SH.
+# ... on the .TP entries of the man page section named $1, up to the next .SH
+# (an entry may name several options: ".BI \-\-pid " PID" "\fR, \fB\-\-new"").
 from_man() {
 	awk -v sec="$1" '
 		/^\.SH / { on = ($2 == sec); next }
 		on && prev == ".TP" && /^\.B/ { print }
 		{ prev = $0 }' "$man" |
-		sed 's/\\-/-/g' | grep -oE '(^|[ "])--?[A-Za-z][A-Za-z-]*' | tr -d ' "' | sort
+		sed 's/\\-/-/g' | grep -oE '(^|[ "]|\\fB)--?[A-Za-z][A-Za-z-]*' |
+		sed 's/^\\fB//' | tr -d ' "' | sort
 }
 
 n=0
@@ -38,6 +40,8 @@ check() { # description, command (report) section
 		diff "$tmp/help" "$tmp/man" | sed 's/^/#   /'
 	fi
 }
-echo "1..2"
+echo "1..4"
 check "record: the table and the OPTIONS section agree" "" OPTIONS
 check "report: the table and the REPORT section agree" report REPORT
+check "calls: the table and the CALLS section agree" calls CALLS
+check "requests: the table and the REQUESTS section agree" requests REQUESTS

@@ -214,8 +214,8 @@ int load_embedded(sampler_t *s, const struct embedded_module *m)
 		if (loaded)
 			return 0;
 		if (strcmp(why, "not_purged") == 0)
-			return serr(s, SAMPLER_ERR_BUSY, "'%s' is still purging the agent of an earlier run; try again in a minute",
-				    s->node);
+			return serr(s, SAMPLER_ERR_BUSY, "'%s' is still purging the old code of '%s' from an earlier run; try again in a minute",
+				    s->node, m->name);
 	}
 	return compile_on_node(s, m);
 }

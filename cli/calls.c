@@ -8,7 +8,6 @@
  * flameprof dies instead, the tracer sees the node go and cleans up.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,92 +18,19 @@
 #include "calls.h"
 #include "calls_options.h"
 #include "msg.h"
+#include "session.h"
 #include "../calls/calls_out.h"
 #include "../sampler/calls.h"
 #include "../sampler/sampler.h"
-
-static volatile sig_atomic_t stop_signals;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_signals++;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int exit_for(int err)
-{
-	switch (err) {
-	case SAMPLER_ERR_USAGE: return EX_USAGE;
-	case SAMPLER_ERR_COOKIE: return EX_NOPERM;
-	case SAMPLER_ERR_LOST: return EX_TEMPFAIL;
-	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
-	case SAMPLER_ERR_NOMEM: return EX_OSERR;
-	default: return EX_UNAVAILABLE;
-	}
-}
-
-/* Our node name: flameprof_calls_<user>, the same every run as a capture's
- * flameprof_<user> is, and not that one, so that a user can capture and
- * count calls on one node at once. */
-static void default_alive(char *out, size_t cap)
-{
-	const struct passwd *pw = getpwuid(geteuid());
-	size_t n = (size_t)snprintf(out, cap, "flameprof_calls_");
-	for (const char *p = pw && pw->pw_name ? pw->pw_name : ""; *p && n + 1 < cap && n < 63; p++)
-		out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-			   *p == '-' ? *p : '_';
-	out[n] = '\0';
-	if (strcmp(out, "flameprof_calls_") == 0)
-		snprintf(out, cap, "flameprof_calls_uid%u", (unsigned)geteuid());
-}
-
-static int get_cookie(const struct calls_config *cfg, char *buf, size_t cap, const char **out)
-{
-	char err[512];
-	int loose;
-	if (cfg->cookie) {
-		fp_warn("--cookie shows the cookie to every user in 'ps'; use --cookie-file FILE");
-		*out = cfg->cookie;
-		return 0;
-	}
-	if (sampler_read_cookie(cfg->cookie_file, buf, cap, &loose, err, sizeof err) < 0) {
-		fp_error("%s", err);
-		return EX_NOPERM;
-	}
-	if (loose)
-		fp_warn("cookie file '%s' can be read by other users; chmod 400 it",
-			cfg->cookie_file ? cfg->cookie_file : "~/.erlang.cookie");
-	*out = buf;
-	return 0;
-}
 
 /* Waits for --duration or a signal; the connection is read all along, so
  * a node that goes away is noticed. @return 0, 1 when the tracer ended the
  * run by itself (results in *early), or a sampler error. */
 static int trace_for(sampler_t *s, const struct calls_config *cfg, struct calls_result *early)
 {
-	long long end = now_ms() + cfg->duration_us / 1000;
-	while (!stop_signals) {
-		long long left = end - now_ms();
+	long long end = fp_now_ms() + cfg->duration_us / 1000;
+	while (!fp_stop_signals()) {
+		long long left = end - fp_now_ms();
 		if (left <= 0)
 			return 0;
 		int r = sampler_calls_wait(s, left > 200 ? 200 : (int)left, early);
@@ -153,13 +79,8 @@ static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
 		.limit = cfg->limit, .force = cfg->force, .per_process = cfg->per_process,
 		.max_run_queue = cfg->max_run_queue,
 	};
-	char alive[64];
-	if (cfg->node_name)
-		snprintf(alive, sizeof alive, "%s", cfg->node_name);
-	else
-		default_alive(alive, sizeof alive);
 	struct sampler_options so = {
-		.node = cfg->node, .cookie = cookie, .alive = alive,
+		.node = cfg->node, .cookie = cookie, .alive = cfg->node_name, .role = "calls",
 		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
 		.silence_timeout_ms = 15000,
 	};
@@ -174,7 +95,7 @@ static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
 		e = sampler_calls_start(s, &co, &nf, &np);
 	if (e < 0) {
 		fp_error("%s", sampler_error(s));
-		rc = exit_for(e);
+		rc = fp_exit_for_sampler(e);
 		goto out;
 	}
 	if (cfg->type == CALLS_COUNT)
@@ -194,7 +115,7 @@ static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
 	}
 	if (e < 0) {
 		fp_error("%s", sampler_error(s));
-		rc = exit_for(e);
+		rc = fp_exit_for_sampler(e);
 		goto out;
 	}
 	rc = print_results(cfg, &res, json);
@@ -244,8 +165,8 @@ int calls_main(int argc, char **argv)
 			goto done;
 		}
 	}
-	install_signals();
-	if ((rc = get_cookie(&cfg, cookie, sizeof cookie, &ck)) != 0) {
+	fp_install_stop_signals();
+	if ((rc = fp_read_cookie(cfg.cookie, cfg.cookie_file, cookie, sizeof cookie, &ck)) != 0) {
 		if (json && json != stdout)
 			fclose(json);
 		goto done;

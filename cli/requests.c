@@ -10,7 +10,6 @@
  * up by itself.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,85 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "msg.h"
+#include "session.h"
 #include "requests.h"
 #include "requests_options.h"
 #include "../requests/req_table.h"
 #include "../sampler/requests.h"
 #include "../sampler/sampler.h"
-
-static volatile sig_atomic_t stop_signals;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_signals++;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int exit_for(int err)
-{
-	switch (err) {
-	case SAMPLER_ERR_USAGE: return EX_USAGE;
-	case SAMPLER_ERR_COOKIE: return EX_NOPERM;
-	case SAMPLER_ERR_LOST: return EX_TEMPFAIL;
-	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
-	case SAMPLER_ERR_NOMEM: return EX_OSERR;
-	default: return EX_UNAVAILABLE;
-	}
-}
-
-/* Our node name: flameprof_requests_<user>, the same every run, and not
- * the one of a capture or of calls, so that a user can run those on the
- * same node meanwhile (the node's tracer still allows one tracing session). */
-static void default_alive(char *out, size_t cap)
-{
-	const struct passwd *pw = getpwuid(geteuid());
-	size_t n = (size_t)snprintf(out, cap, "flameprof_requests_");
-	for (const char *p = pw && pw->pw_name ? pw->pw_name : ""; *p && n + 1 < cap && n < 63; p++)
-		out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-			   *p == '-' ? *p : '_';
-	out[n] = '\0';
-	if (strcmp(out, "flameprof_requests_") == 0)
-		snprintf(out, cap, "flameprof_requests_uid%u", (unsigned)geteuid());
-}
-
-static int get_cookie(const struct requests_config *cfg, char *buf, size_t cap, const char **out)
-{
-	char err[512];
-	int loose;
-	if (cfg->cookie) {
-		fp_warn("--cookie shows the cookie to every user in 'ps'; use --cookie-file FILE");
-		*out = cfg->cookie;
-		return 0;
-	}
-	if (sampler_read_cookie(cfg->cookie_file, buf, cap, &loose, err, sizeof err) < 0) {
-		fp_error("%s", err);
-		return EX_NOPERM;
-	}
-	if (loose)
-		fp_warn("cookie file '%s' can be read by other users; chmod 400 it",
-			cfg->cookie_file ? cfg->cookie_file : "~/.erlang.cookie");
-	*out = buf;
-	return 0;
-}
 
 struct outputs {
 	FILE *stats, *slow;
@@ -146,19 +72,19 @@ static int take_window(struct req_table *t, struct req_window *w, struct outputs
  * @return 0 or a sampler error. */
 static int trace_for(sampler_t *s, const struct requests_config *cfg, struct req_table *t, struct outputs *o)
 {
-	long long end = now_ms() + cfg->duration_us / 1000, deadline = 0;
+	long long end = fp_now_ms() + cfg->duration_us / 1000, deadline = 0;
 	int stopping = 0;
 	for (;;) {
-		if (!stopping && (stop_signals || now_ms() >= end)) {
-			if (stop_signals)
+		if (!stopping && (fp_stop_signals() || fp_now_ms() >= end)) {
+			if (fp_stop_signals())
 				fp_note("stopping on a signal; printing what was measured so far");
 			int r = sampler_requests_stop(s);
 			if (r < 0)
 				return r;
 			stopping = 1;
-			deadline = now_ms() + 4LL * (cfg->connect_timeout_us / 1000);
+			deadline = fp_now_ms() + 4LL * (cfg->connect_timeout_us / 1000);
 		}
-		if (stopping && now_ms() > deadline)
+		if (stopping && fp_now_ms() > deadline)
 			return -1;
 		struct req_window w;
 		int r = sampler_requests_next(s, 200, &w);
@@ -185,13 +111,8 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		.sample_permille = cfg->sample_permille, .max_late_ms = (unsigned)(cfg->max_late_us / 1000),
 		.max_queue = cfg->max_queue,
 	};
-	char alive[64];
-	if (cfg->node_name)
-		snprintf(alive, sizeof alive, "%s", cfg->node_name);
-	else
-		default_alive(alive, sizeof alive);
 	struct sampler_options so = {
-		.node = cfg->node, .alive = alive, .cookie = cookie,
+		.node = cfg->node, .alive = cfg->node_name, .role = "requests", .cookie = cookie,
 		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
 		.silence_timeout_ms = 15000,
 	};
@@ -207,7 +128,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		e = sampler_requests_start(s, &ro, &ne, &nt);
 	if (e < 0) {
 		fp_error("%s", sampler_error(s));
-		rc = exit_for(e);
+		rc = fp_exit_for_sampler(e);
 		goto out;
 	}
 	if (cfg->nfull)
@@ -221,7 +142,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		rc = EX_TEMPFAIL;
 	} else if (e < 0) {
 		fp_error("%s", sampler_error(s));
-		rc = exit_for(e);
+		rc = fp_exit_for_sampler(e);
 	}
 	/* the summary: whatever was measured, even after an error */
 	req_table_sort(&t);
@@ -293,8 +214,8 @@ int requests_main(int argc, char **argv)
 		goto done;
 	}
 	o.live = isatty(STDOUT_FILENO) && cfg.verbosity > 0;
-	install_signals();
-	if ((rc = get_cookie(&cfg, cookie, sizeof cookie, &ck)) == 0)
+	fp_install_stop_signals();
+	if ((rc = fp_read_cookie(cfg.cookie, cfg.cookie_file, cookie, sizeof cookie, &ck)) == 0)
 		rc = run(&cfg, ck, &o);
 	explicit_bzero(cookie, sizeof cookie);
 done:

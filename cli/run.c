@@ -16,41 +16,12 @@
 #include "batch_out.h"
 #include "msg.h"
 #include "run.h"
+#include "session.h"
 #include "status.h"
 #include "../formatter/formatter.h"
 #include "../index/index.h"
 #include "../rotate/rotate.h"
 #include "../sampler/sampler.h"
-
-static volatile sig_atomic_t stop_signals;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_signals++;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* A full disk or a file size limit must be an error we report, not a
-	 * signal that kills us with the last frame unwritten. */
-	signal(SIGXFSZ, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct run {
 	const struct fp_config *cfg;
@@ -60,19 +31,6 @@ struct run {
 	struct fp_batch_out out; /* formatter -> rotate */
 	struct fp_status_state status;
 };
-
-static int exit_for_sampler(int err)
-{
-	switch (err) {
-	case SAMPLER_ERR_USAGE: return EX_USAGE;
-	case SAMPLER_ERR_COOKIE: return EX_NOPERM;
-	case SAMPLER_ERR_LOST: return EX_TEMPFAIL;
-	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
-	case SAMPLER_ERR_NOMEM: return EX_OSERR;
-	case SAMPLER_ERR_AGENT_DOWN: return EX_SOFTWARE;
-	default: return EX_UNAVAILABLE;
-	}
-}
 
 static int exit_for_rotate(int err)
 {
@@ -97,9 +55,9 @@ static int stop_agent(struct run *r, int write)
 	struct sampler_batch b;
 	fp_status_stopping(&r->status);
 	int rc = sampler_request_stop(r->sampler);
-	long long deadline = now_ms() + r->cfg->connect_timeout_us / 1000;
-	while (rc == 0 && stop_signals < 2) {
-		long long left = deadline - now_ms();
+	long long deadline = fp_now_ms() + r->cfg->connect_timeout_us / 1000;
+	while (rc == 0 && fp_stop_signals() < 2) {
+		long long left = deadline - fp_now_ms();
 		if (left <= 0)
 			break;
 		rc = sampler_next(r->sampler, left > 200 ? 200 : (int)left, &b);
@@ -195,30 +153,10 @@ static int connect_node(struct run *r, const char *cookie)
 	}
 	if (e < 0) {
 		fp_error("%s", sampler_error(r->sampler));
-		return exit_for_sampler(e);
+		return fp_exit_for_sampler(e);
 	}
 	fp_note("sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", cfg->node,
 		sampler_otp_release(r->sampler), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
-	return 0;
-}
-
-static int read_cookie(const struct fp_config *cfg, char *cookie, size_t cap, const char **out)
-{
-	char err[512];
-	int loose;
-	if (cfg->cookie) {
-		fp_warn("--cookie shows the cookie to every user in 'ps'; use --cookie-file FILE");
-		*out = cfg->cookie;
-		return 0;
-	}
-	if (sampler_read_cookie(cfg->cookie_file, cookie, cap, &loose, err, sizeof err) < 0) {
-		fp_error("%s", err);
-		return EX_NOPERM;
-	}
-	if (loose)
-		fp_warn("cookie file '%s' can be read by other users; chmod 400 it",
-			cfg->cookie_file ? cfg->cookie_file : "~/.erlang.cookie");
-	*out = cookie;
 	return 0;
 }
 
@@ -239,12 +177,12 @@ static int close_output(struct run *r, const char *said)
 static int capture(struct run *r)
 {
 	const struct fp_config *cfg = r->cfg;
-	long long start = now_ms(), next_flush = start + cfg->flush_us / 1000;
+	long long start = fp_now_ms(), next_flush = start + cfg->flush_us / 1000;
 	long long end = cfg->duration_us ? start + cfg->duration_us / 1000 : 0;
 	struct sampler_batch b;
 
-	while (!stop_signals && (!end || now_ms() < end)) {
-		long long now = now_ms(), wait = next_flush - now;
+	while (!fp_stop_signals() && (!end || fp_now_ms() < end)) {
+		long long now = fp_now_ms(), wait = next_flush - now;
 		if (end && end - now < wait)
 			wait = end - now;
 		if (wait > 200)
@@ -257,12 +195,12 @@ static int capture(struct run *r)
 			else if (rc != SAMPLER_ERR_LOST)
 				stop_agent(r, 0);
 			close_output(r, NULL);
-			return exit_for_sampler(rc);
+			return fp_exit_for_sampler(rc);
 		}
 		int e = rc == 1 ? write_batch(r, &b) : 0;
-		if (e == 0 && now_ms() >= next_flush) {
+		if (e == 0 && fp_now_ms() >= next_flush) {
 			e = rot_flush(r->rot);
-			next_flush = now_ms() + cfg->flush_us / 1000;
+			next_flush = fp_now_ms() + cfg->flush_us / 1000;
 		}
 		if (e < 0) {
 			char first[512];
@@ -295,11 +233,11 @@ int fp_run(const struct fp_config *cfg)
 		fp_usage("%s", err);
 		return EX_USAGE;
 	}
-	install_signals();
+	fp_install_stop_signals();
 	fp_status_init(&r.status, cfg);
 	fmt_ctx *fmt = NULL;
 	struct fmt_options fo = { cfg->cats, cfg->ncats };
-	if ((rc = read_cookie(cfg, cookie, sizeof cookie, &ck)) != 0)
+	if ((rc = fp_read_cookie(cfg->cookie, cfg->cookie_file, cookie, sizeof cookie, &ck)) != 0)
 		goto out;
 	fmt = fmt_create(&fo);
 	if (!fmt || fp_batch_out_init(&r.out, fmt, NULL) < 0) {

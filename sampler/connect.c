@@ -99,8 +99,10 @@ static void our_host(const sampler_t *s, char *out, size_t cap)
 	snprintf(out, cap, "%s", h);
 }
 
-/* flameprof_<user>, the user name cut to what a node name can hold. */
-static void default_alive(char *out, size_t cap)
+/* flameprof_<user>, or flameprof_<role>_<user>: the same every run (a
+ * node keeps each name it sees as an atom), the user name cut to what a
+ * node name can hold. */
+static void default_alive(const char *role, char *out, size_t cap)
 {
 	const struct passwd *pw = getpwuid(geteuid());
 	char user[33];
@@ -111,7 +113,10 @@ static void default_alive(char *out, size_t cap)
 	user[n] = '\0';
 	if (n == 0)
 		snprintf(user, sizeof user, "uid%u", (unsigned)geteuid());
-	snprintf(out, cap, "flameprof_%s", user);
+	if (role)
+		snprintf(out, cap, "flameprof_%s_%s", role, user);
+	else
+		snprintf(out, cap, "flameprof_%s", user);
 }
 
 int sampler_check_node_name(const char *alive, char *err, size_t errlen)
@@ -166,7 +171,7 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 			return SAMPLER_ERR_USAGE;
 		snprintf(alive, sizeof alive, "%s", opts->alive);
 	} else {
-		default_alive(alive, sizeof alive);
+		default_alive(opts->role, alive, sizeof alive);
 	}
 	int e = lock_local(s, alive);
 	if (e < 0)

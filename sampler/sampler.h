@@ -35,6 +35,8 @@ struct sampler_options {
 	const char *node;          /* target, name@host (short or long name) */
 	const char *cookie;        /* the cookie text (never printed) */
 	const char *alive;         /* our node name before '@'; NULL: flameprof_<user> */
+	const char *role;          /* with alive NULL: flameprof_<role>_<user> ("calls"), so a
+	                              capture and a tracing command of one user may share a node */
 	int connect_timeout_ms;    /* each connect step and each setup request */
 	int silence_timeout_ms;    /* no message for this long: the node is lost */
 	unsigned top;              /* processes picked by reductions per window */

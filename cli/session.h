@@ -1,0 +1,26 @@
+/*
+ * session.h - what every command that talks to a node does the same way:
+ * stop signals, the monotonic clock, the cookie, and the exit status of a
+ * sampler error.
+ */
+#ifndef FP_CLI_SESSION_H
+#define FP_CLI_SESSION_H
+
+#include <stddef.h>
+
+/* SIGINT, SIGTERM and SIGHUP only count (fp_stop_signals()); SIGPIPE and
+ * SIGXFSZ are ignored, so a closed pipe or a full file is an error we
+ * report, not a death with the last frame unwritten. */
+void fp_install_stop_signals(void);
+/* How many stop signals have arrived (a second one means "now"). */
+int fp_stop_signals(void);
+long long fp_now_ms(void);
+/* The cookie: --cookie (with a warning that 'ps' shows it), else read from
+ * cookie_file or ~/.erlang.cookie into buf (with a warning when others
+ * can read the file). *out points at it. @return 0, or 77 (EX_NOPERM)
+ * once the reason is said. */
+int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out);
+/* The documented exit status of a negative enum sampler_err. */
+int fp_exit_for_sampler(int err);
+
+#endif

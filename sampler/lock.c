@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -248,6 +249,44 @@ static int call_on_pid(sampler_t *s, const char *fun, const erlang_pid *first, c
 	return r;
 }
 
+/* Whether the name is still held by pid, or free: 1; held by another: 0; <0 error. */
+static int held_by_or_free(sampler_t *s, const erlang_pid *pid)
+{
+	struct args a;
+	ei_x_buff reply;
+	erlang_pid now;
+	int at, r;
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	args_begin(&a, 1);
+	arg_atom(&a, s->lock_name);
+	r = rex_call_args(s, "erlang", "whereis", &a, &reply, &at, s->opts.connect_timeout_ms);
+	if (r == 0)
+		r = ei_decode_pid(reply.buff, &at, &now) < 0 || /* undefined: free */
+		    (strcmp(now.node, pid->node) == 0 && now.num == pid->num && now.serial == pid->serial &&
+		     now.creation == pid->creation);
+	ei_x_free(&reply);
+	return r;
+}
+
+/* Takes the name once the stale holder we killed has let it go: exit/2 is
+ * a signal, handled at once on OTP 25 but not always on 26 and later, so
+ * registering right after it can find the name still taken. Of two runs
+ * doing this, one wins. @return 1 registered, 0 taken by another, <0. */
+static int retake(sampler_t *s, const erlang_pid *holder)
+{
+	long long until = mono_ms() + s->opts.connect_timeout_ms;
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	for (;;) {
+		int r = register_lock(s);
+		if (r != 0 || (r = held_by_or_free(s, holder)) <= 0)
+			return r;
+		if (mono_ms() >= until)
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+}
+
 int lock_take(sampler_t *s, const char *name)
 {
 	struct args a;
@@ -276,7 +315,7 @@ int lock_take(sampler_t *s, const char *name)
 		erlang_pid holder;
 		int stale = stale_lock(s, &holder);
 		if (stale == 1 && (r = call_on_pid(s, "exit", &holder, NULL, "kill")) == 0)
-			r = register_lock(s); /* atomic again: of two takers, one wins */
+			r = retake(s, &holder);
 		else if (stale < 0)
 			r = stale;
 	}

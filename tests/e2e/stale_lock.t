@@ -25,7 +25,8 @@ check "and the message says the node is being profiled" grep -q 'already being p
 is "$(holder)" "{ok,{erlang,hibernate,3}}" "the lock is untouched"
 
 kill -9 "$GHOST_PID"
-check "the owner's node is gone" wait_until 15 sh -c "! epmd -port $ERL_EPMD_PORT -names | grep -q 'ghost_'"
+check "the owner's node is gone, and the target knows it" \
+	wait_until 15 sh -c "! epmd -port $ERL_EPMD_PORT -names | grep -q 'ghost_' && ! \"$ERL_CALL\" -name '$TARGET' -c '$T_COOKIE' -timeout 10 -a 'erlang nodes [connected]' | grep -q 'ghost_'"
 is "$(holder)" "{ok,{erlang,hibernate,3}}" "the bare lock outlives its owner"
 fp --duration 2s --top 5 --every 500ms -o "$T_DIR/out2" "$TARGET"
 is "$FP_RC" 0 "the next run takes the stale lock over and records"

@@ -122,11 +122,8 @@ int calls_decode(const char *buf, size_t len, struct calls_msg *out, char *err, 
 	if ((r = tc_head(&c, "fp_calls_", PROTO, tag, &arity)) <= 0)
 		return r < 0 ? r : CALLS_MSG_OTHER;
 	if (strcmp(tag, "fp_calls_started") == 0 && arity == 5) {
-		uint64_t nf = 0, np = 0;
-		if (ei_skip_term(buf, &c.i) < 0 || tc_u64(&c, &nf) < 0 || tc_u64(&c, &np) < 0)
+		if (tc_started(&c, &out->nfunctions, &out->nprocs) < 0)
 			return -1;
-		out->nfunctions = nf > UINT32_MAX ? UINT32_MAX : (unsigned)nf;
-		out->nprocs = np > UINT32_MAX ? UINT32_MAX : (unsigned)np;
 		return CALLS_MSG_STARTED;
 	}
 	if (strcmp(tag, "fp_calls_error") == 0 && arity == 4) {

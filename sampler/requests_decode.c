@@ -165,11 +165,8 @@ int req_decode(const char *buf, size_t len, struct req_msg *out, char *err, size
 	if ((r = tc_head(&c, "fp_req_", PROTO, tag, &arity)) <= 0)
 		return r < 0 ? r : REQ_MSG_OTHER;
 	if (strcmp(tag, "fp_req_started") == 0 && arity == 5) {
-		uint64_t ne = 0, nt = 0;
-		if (ei_skip_term(buf, &c.i) < 0 || tc_u64(&c, &ne) < 0 || tc_u64(&c, &nt) < 0)
+		if (tc_started(&c, &out->nentry, &out->ntier) < 0)
 			return -1;
-		out->nentry = ne > UINT32_MAX ? UINT32_MAX : (unsigned)ne;
-		out->ntier = nt > UINT32_MAX ? UINT32_MAX : (unsigned)nt;
 		return REQ_MSG_STARTED;
 	}
 	if (strcmp(tag, "fp_req_error") == 0 && arity == 4) {

@@ -78,6 +78,16 @@ int tc_head(struct term_cursor *c, const char *prefix, long long proto, char *ta
 	return 1;
 }
 
+int tc_started(struct term_cursor *c, unsigned *a, unsigned *b)
+{
+	uint64_t x = 0, y = 0;
+	if (ei_skip_term(c->buf, &c->i) < 0 || tc_u64(c, &x) < 0 || tc_u64(c, &y) < 0)
+		return -1;
+	*a = x > UINT32_MAX ? UINT32_MAX : (unsigned)x;
+	*b = y > UINT32_MAX ? UINT32_MAX : (unsigned)y;
+	return 0;
+}
+
 int tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap)
 {
 	char *text = NULL;

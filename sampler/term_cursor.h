@@ -31,6 +31,10 @@ int tc_text(struct term_cursor *c, char **out);
  * MAXATOMLEN_UTF8). @return 1 one of ours (Tag starts with prefix and
  * Proto is proto), 0 not ours, -1 ours with another protocol. */
 int tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity);
+/* The rest of a {Tag, Proto, Session, A, B} "started" message: skips the
+ * session pid and reads the two counts, each capped at UINT32_MAX.
+ * @return 0 or -1. */
+int tc_started(struct term_cursor *c, unsigned *a, unsigned *b);
 /* The body of {_, _, Reason, Detail}: an atom and a binary, the binary cut
  * to fit. @return 0, -1 or -2. */
 int tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap);

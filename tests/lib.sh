@@ -341,4 +341,6 @@ breakpoint() { rpc "$1" "erlang trace_info [$2, $3]"; }
 # -e), prints the value of the last one.
 rpc_eval() { printf '%s.\n' "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -e 2>&1 | sed -E 's/^\{ok, ?(.*)\}$/\1/'; }
 # traced_procs NODE: how many processes of the node carry any trace flag.
-traced_procs() { rpc_eval "$1" "length([P || P <- erlang:processes(), erlang:trace_info(P, flags) =/= {flags, []}])"; }
+# A process that exits between processes() and trace_info/2 reads as
+# 'undefined': only a non-empty flag list counts.
+traced_procs() { rpc_eval "$1" "length([P || P <- erlang:processes(), case erlang:trace_info(P, flags) of {flags, [_ | _]} -> true; _ -> false end])"; }

@@ -98,13 +98,18 @@ static void settings_text(const struct fp_config *cfg, char *out, size_t cap)
 	for (size_t k = 0; k < cfg->ncats && n < cap; k++)
 		n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? "," : "", fmt_category_names[cfg->cats[k]]);
 	if (cfg->ncats == 0 && n < cap)
-		snprintf(out + n, cap - n, "none");
+		n += (size_t)snprintf(out + n, cap - n, "none");
+	if (n < cap && cfg->max_cost_ppm)
+		snprintf(out + n, cap - n, " max-cost=%gpct (while the node is busy, a part of the selected processes each round)",
+			 cfg->max_cost_ppm / 1e4);
+	else if (n < cap)
+		snprintf(out + n, cap - n, " max-cost=none");
 }
 
 static int open_output(struct run *r, const char *node)
 {
 	const struct fp_config *cfg = r->cfg;
-	char settings[256], header[4096];
+	char settings[384], header[4096];
 	settings_text(cfg, settings, sizeof settings);
 	if (fmt_header(node, settings, header, sizeof header) >= sizeof header)
 		header[0] = '\0';
@@ -140,6 +145,7 @@ static int connect_node(struct run *r, const char *cookie)
 		.depth = cfg->depth, .pids = cfg->pids, .npids = cfg->npids,
 		.names = cfg->names, .nnames = cfg->nnames,
 		.compile_on_target = cfg->compile_on_target,
+		.max_cost_ppm = cfg->max_cost_ppm,
 	};
 	/* at low rates the silence timeout must cover three agent rounds
 	 * (a period is 1000 / hz ms) */

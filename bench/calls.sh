@@ -11,7 +11,8 @@
 #   calls: rate_count     ... while counted
 #   calls: rate_time      ... while timed
 #   CALLS_N (default 2000000) calls per timing, CALLS_MS (5000) per rate,
-#   CALLS_REPS (3) repetitions, the median kept.
+#   CALLS_REPS (3) repetitions, the median kept. CALLS_ERL (erl): the
+#   command that starts the node, e.g. "taskset -c 0-1 erl +S 2".
 set -u
 FP=${1:?usage: bench/calls.sh path/to/flameprof}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +34,7 @@ epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
 for _ in $(seq 50); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && break; sleep 0.1; done
 mkdir -p "$D/ebin" && erlc -o "$D/ebin" "$ROOT/tests/workloads/fp_calls_wl.erl" 2>/dev/null
 NODE="bcalls_$$@127.0.0.1"
-erl -name "$NODE" -setcookie "$COOKIE" -noshell -noinput -kernel inet_dist_use_interface '{127,0,0,1}' \
+${CALLS_ERL:-erl} -name "$NODE" -setcookie "$COOKIE" -noshell -noinput -kernel inet_dist_use_interface '{127,0,0,1}' \
 	-pa "$D/ebin" -eval "code:ensure_loaded(fp_calls_wl), file:write_file(\"$D/ready\", \"\")" >"$D/node.log" 2>&1 &
 PIDS="$PIDS $!"
 disown $! # no "Killed" notice when cleanup stops it

@@ -12,38 +12,93 @@ mmm() {
 med() { all "$1" | stats | awk '{ print $1 }'; }
 # overhead % from a ratio median: 100 * (1 - r)
 ovh() { awk -v r="$1" 'BEGIN { if (r == "n/a" || r == "") print "n/a"; else printf "%.1f\n", 100 * (1 - r) }'; }
-# verdict GOAL_PCT KEY: met / not met / inconclusive (the spread straddles the goal)
-verdict_ovh() {
-	all "$2" | stats | awk -v g="$1" '$1 == "n/a" { print "n/a"; next } {
-		lo = 100 * (1 - $3); hi = 100 * (1 - $2); m = 100 * (1 - $1)
-		if (hi <= g) print "met"; else if (lo > g) print "not met";
-		else if (m <= g) print "met (median; spread " sprintf("%.1f", lo) ".." sprintf("%.1f", hi) " %)";
-		else print "not met (median; spread " sprintf("%.1f", lo) ".." sprintf("%.1f", hi) " %)" }'
+# ci KEY: "n mean lo hi sd" of KEY's values: the mean with a two-sided 90 %
+# confidence interval (Student t, n - 1 degrees of freedom); lo = hi = n/a
+# with fewer than 2 values.
+ci() {
+	all "$1" | awk '
+	function t90(df) {  # the 95th percentile of Student t, df degrees of freedom
+		split("6.314 2.920 2.353 2.132 2.015 1.943 1.895 1.860 1.833 1.812 1.796 1.782 1.771 1.761 1.753 1.746 1.740 1.734 1.729 1.725 1.721 1.717 1.714 1.711 1.708 1.706 1.703 1.701 1.699 1.697", t, " ")
+		return df <= 30 ? t[df] : 1.645 + 1.524 / df
+	}
+	{ v[++n] = $1; sum += $1 }
+	END {
+		if (n == 0) { print "0 n/a n/a n/a n/a"; exit }
+		m = sum / n
+		if (n < 2) { print n, m, "n/a", "n/a", "n/a"; exit }
+		for (i = 1; i <= n; i++) ss += (v[i] - m) ^ 2
+		sd = sqrt(ss / (n - 1)); h = t90(n - 1) * sd / sqrt(n)
+		print n, m, m - h, m + h, sd
+	}'
+}
+# ci_ratio KEY: "mean [lo, hi]" of a ratio, 3 decimals
+ci_ratio() {
+	ci "$1" | awk '$2 == "n/a" { print "n/a"; next } $3 == "n/a" { printf "%.3f (1 repetition)\n", $2; next }
+		{ printf "%.3f [%.3f, %.3f]\n", $2, $3, $4 }'
+}
+# ci_ovh KEY: overhead = 1 - ratio, in %, "mean [lo, hi]"
+ci_ovh() {
+	ci "$1" | awk '$2 == "n/a" { print "n/a"; next } $3 == "n/a" { printf "%.1f %%\n", 100 * (1 - $2); next }
+		{ printf "%.1f %% [%.1f, %.1f]\n", 100 * (1 - $2) + 0, 100 * (1 - $4) + 0, 100 * (1 - $3) + 0 }'
+}
+# ci_val KEY DECIMALS: "mean [lo, hi]" of a plain figure
+ci_val() {
+	ci "$1" | awk -v d="${2:-1}" '$2 == "n/a" { print "n/a"; next }
+		{ f = "%." d "f"; if ($3 == "n/a") printf f " (1 repetition)\n", $2; else printf f " [" f ", " f "]\n", $2, $3, $4 }'
+}
+# verdict KEY BOUND le|ge: whether the 90 % interval of KEY's mean lies
+# wholly within "<= BOUND" (le) or ">= BOUND" (ge): met, not met (wholly
+# outside), or inconclusive with the repetitions a normal approximation
+# says the interval needs to clear the bound at the same mean and spread.
+verdict() {
+	ci "$1" | awk -v g="$2" -v dir="$3" '
+	$2 == "n/a" { print "n/a"; next }
+	$3 == "n/a" { print "inconclusive: 1 repetition, no interval (BENCH_REPS >= 2)"; next }
+	{
+		n = $1; m = $2; lo = $3; hi = $4; sd = $5
+		inside = dir == "le" ? hi <= g : lo >= g
+		outside = dir == "le" ? lo > g : hi < g
+		if (inside) { print "met"; next }
+		if (outside) { print "not met"; next }
+		d = m - g; if (d < 0) d = -d
+		need = d > 0 ? (1.645 * sd / d) ^ 2 : 1e9
+		need = int(need) + (need > int(need)); if (need <= n) need = n + 1
+		printf "inconclusive: need more repetitions (about %s at this spread, BENCH_REPS)\n", (need > 100000 ? "> 100,000" : need)
+	}'
 }
 field() { echo "$1" | cut -d, -f"$2"; }
 
+# budgets KEY: the cost budget's lines of a configuration's runs, "none"
+# when it never sampled a part, else "part for N s, at least P %" each
+budgets() {
+	all "$1" | awk -F, '$1 == "none" { none++; next }
+		{ out = out (out == "" ? "" : "; ") "at least " $2 " % for " $1 " s" }
+		END { if (out == "") print (none ? "none (all sampled)" : "n/a"); else print out (none ? "; " none " x none" : "") }'
+}
+
 table() {
-	local hz
-	echo "### 1. Overhead on the service workload (top 100; $SVC_REPS interleaved repetitions of ${SVC_SECS} s)"
+	local c
+	echo "Setup: $SETUP.${PIN_NOTE:+ $PIN_NOTE.} Ratios are per repetition against the unprofiled window of the same repetition; figures are mean [90 % confidence interval] over the repetitions (Student t) unless said otherwise."
 	echo
-	echo "Unprofiled: $(mmm svc_thr_0 1 0) requests/s; $(mmm svc_eff_0 1 0) requests per node CPU-second."
+	echo "### 1. Overhead on the service workload (top 100; $REPS interleaved repetitions of ${SVC_SECS} s)"
 	echo
-	echo "| profiler | throughput vs none | overhead (median) | requests per node CPU-s vs none | samples/s achieved/requested (flameprof summary) | flameprof CPU % |"
-	echo "|---|---|---|---|---|---|"
-	for hz in $SVC_HZ; do
-		echo "| flameprof --hz $hz | $(mmm svc_ratio_$hz 1 3) | $(ovh "$(med svc_ratio_$hz)") % | $(mmm svc_eratio_$hz 1 3) | $(all svc_fp_$hz | paste -sd' ' -) | $(mmm svc_fpcpu_$hz 1 1) |"
+	echo "Unprofiled: $(mmm svc_thr_none 1 0) requests/s; $(mmm svc_eff_none 1 0) requests per node CPU-second (median [min-max])."
+	echo
+	echo "| configuration | flameprof options | throughput vs none | overhead | requests per node CPU-s vs none | samples/s achieved/requested (flameprof summary) | cost budget (summary) | flameprof CPU % (median) |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for c in $SVC_CONFIGS; do
+		echo "| $c | $(o=$(cfg_args "$c"); echo "${o:-(none: --top 100 --hz 97 --max-cost 1)}") | $(ci_ratio svc_ratio_$c) | $(ci_ovh svc_ratio_$c) | $(ci_ratio svc_eratio_$c) | $(all svc_fp_$c | paste -sd' ' -) | $(budgets svc_budget_$c) | $(mmm svc_fpcpu_$c 1 1) |"
 	done
 	local ob; ob=$(get svc_otp_base); local oe; oe=$(get svc_otp_ebase)
-	echo "| eprof (all processes, once, ${OTP_SECS} s) | $(ratio "$(get svc_eprof)" "$ob") | $(ovh "$(ratio "$(get svc_eprof)" "$ob")") % | $(ratio "$(get svc_eprof_eff)" "$oe") | - | - |"
-	echo "| fprof (all processes, once, ${OTP_SECS} s; $(get svc_fprof_mb) MB/s of trace) | $(ratio "$(get svc_fprof)" "$ob") | $(ovh "$(ratio "$(get svc_fprof)" "$ob")") % | $(ratio "$(get svc_fprof_eff)" "$oe") | - | - |"
+	echo "| eprof (all processes, once, ${OTP_SECS} s) | - | $(ratio "$(get svc_eprof)" "$ob") | $(ovh "$(ratio "$(get svc_eprof)" "$ob")") % | $(ratio "$(get svc_eprof_eff)" "$oe") | - | - | - |"
+	echo "| fprof (all processes, once, ${OTP_SECS} s; $(get svc_fprof_mb) MB/s of trace) | - | $(ratio "$(get svc_fprof)" "$ob") | $(ovh "$(ratio "$(get svc_fprof)" "$ob")") % | $(ratio "$(get svc_fprof_eff)" "$oe") | - | - | - |"
 	echo
-	echo "### 2. Fidelity on the saturated workload (top 100; $SAT_REPS repetitions of ${SAT_SECS} s)"
+	echo "### 2. Fidelity on the saturated workload (top 100; $SAT_REPS repetitions of ${SAT_SECS} s; median [min-max])"
 	echo
-	echo "| --hz | requested/s | achieved/s | of requested | flameprof's requested/s | round p50 ms | round p99 ms | dropped | late | flameprof CPU % | bytes/sample on disk (zstd 3) | stop takes, s |"
+	echo "| configuration | requested/s (flameprof summary) | achieved/s | of requested | cost budget (summary: the least part asked, and for how long) | round p50 ms | round p99 ms | dropped | late | flameprof CPU % | bytes/sample on disk (zstd 3) | stop takes, s |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-	for hz in $SAT_HZ; do
-		local req=$((hz * 100))
-		echo "| $hz | $req | $(mmm sat_rate_$hz) | $(med sat_rate_$hz | awk -v q=$req '$1 != "n/a" { printf "%.1f %%", 100 * $1 / q }') | $(mmm sat_asked_$hz) | $(mmm sat_p50_$hz 1 2) | $(mmm sat_p99_$hz 1 2) | $(all sat_dropped_$hz | paste -sd' ' -) | $(all sat_late_$hz | paste -sd' ' -) | $(mmm sat_fpcpu_$hz 1 1) | $(mmm sat_bps_$hz 1 1) | $(mmm sat_stop_$hz 1 1) |"
+	for c in $SAT_CONFIGS; do
+		echo "| $c | $(mmm sat_asked_$c) | $(mmm sat_rate_$c) | $(awk -v a="$(med sat_rate_$c)" -v q="$(med sat_asked_$c)" 'BEGIN { if (a == "n/a" || q == "n/a" || q == 0) print "n/a"; else printf "%.1f %%", 100 * a / q }') | $(budgets sat_budget_$c) | $(mmm sat_p50_$c 1 2) | $(mmm sat_p99_$c 1 2) | $(all sat_dropped_$c | paste -sd' ' -) | $(all sat_late_$c | paste -sd' ' -) | $(mmm sat_fpcpu_$c 1 1) | $(mmm sat_bps_$c 1 1) | $(mmm sat_stop_$c 1 1) |"
 	done
 	echo
 	echo "### 3. Selection on the crowd workload ($(get crowd_procs) processes, --every 1s, $(get crowd_windows) windows)"
@@ -87,25 +142,45 @@ table() {
 		echo "| $([ $t = untraced ] && echo untraced || echo "--type $t") | $(get calls_ns_$t) | $(awk -v a="$(get calls_ns_$t)" -v b="$u" 'BEGIN { if (a == "n/a" || b == "n/a") print "n/a"; else printf "%.1f ns", a - b }') | $(get calls_rate_$t) | $(awk -v a="$(get calls_rate_$t)" -v b="$(get calls_rate_untraced)" 'BEGIN { if (a == "n/a" || b == "n/a" || b == 0) print "n/a"; else printf "%.1f %%", 100 * a / b }') |"
 	done
 	echo
-	echo "### 5. flameprof itself recording the saturated workload for ${SOAK_SECS} s (--top 100 --hz 97)"
+	echo "### 5. flameprof itself recording the saturated workload for ${SOAK_SECS} s (the defaults)"
 	echo
 	local ss; ss=$(get soak_summary)
 	echo "| CPU % of one core | peak RSS (VmHWM) | RSS over time (s:KiB) | samples | dropped | late | bytes/sample on disk |"
 	echo "|---|---|---|---|---|---|---|"
 	echo "| $(get soak_cpu) | $(awk -v v="$(get soak_hwm_kb)" 'BEGIN { printf "%.1f MiB", v / 1024 }') | $(get soak_rss | tr , ' ') | $(field "$ss" 1) ($(field "$ss" 3)/s of $(field "$ss" 4)/s requested) | $(field "$ss" 5) | $(field "$ss" 6) | $(get soak_bps) |"
 	echo
+	echo "### 6. A sample's cost, stage by stage (bench/fp_cost.erl in a node of one scheduler; us per operation, median [min-max] of 7 runs)"
+	echo
+	echo "| stage | stack 25 frames deep | stack 50 frames deep |"
+	echo "|---|---|---|"
+	local st
+	for st in $(get stage_names | tr , ' '); do
+		[ "$st" = n/a ] && continue
+		echo "| $st | $(get "stage_25_$st" | awk -F, '$1 == "n/a" { print "n/a"; next } { print $1 " [" $2 "-" $3 "]" }') | $(get "stage_50_$st" | awk -F, '$1 == "n/a" { print "n/a"; next } { print $1 " [" $2 "-" $3 "]" }') |"
+	done
+	echo
+	echo "### 7. Node CPU per sample (paced workload: 100 processes 25 frames deep, 50 us of work every 10 ms; top 100 at 97 Hz, --max-cost 0; $REPS interleaved repetitions of ${PS_SECS} s)"
+	echo
+	echo "| node CPU per sample, us | node CPU without flameprof, % of one core | samples/s achieved/requested |"
+	echo "|---|---|---|"
+	echo "| $(ci_val ps_us 1) | $(ci_val ps_base 1) | $(all ps_rate | paste -sd' ' -) |"
+	echo
 	echo "### Goals"
 	echo
 	echo "| goal | figure | verdict |"
 	echo "|---|---|---|"
-	echo "| overhead <= 1 % at --hz 10 | $(ovh "$(med svc_ratio_10)") % | $(verdict_ovh 1 svc_ratio_10) |"
-	echo "| overhead <= 3 % at --hz 97 | $(ovh "$(med svc_ratio_97)") % | $(verdict_ovh 3 svc_ratio_97) |"
-	local r97; r97=$(med sat_rate_97)
-	echo "| >= 95 % of 9,700 samples/s on saturated | $(awk -v v="$r97" 'BEGIN { if (v == "n/a") print "n/a"; else printf "%.1f %%", v / 97 }') | $(awk -v v="$r97" 'BEGIN { if (v == "n/a") print "n/a"; else print (v >= 9215 ? "met" : "not met") }') |"
+	echo "| overhead <= 1 % at the defaults (service) | $(ci_ovh svc_ratio_defaults) | $(verdict svc_ratio_defaults 0.99 ge) |"
+	echo "| overhead <= 3 % at --hz 97 --max-cost 0 (service) | $(ci_ovh svc_ratio_hz97-nobudget) | $(verdict svc_ratio_hz97-nobudget 0.97 ge) |"
+	echo "| overhead <= 1 % at --hz 10 --max-cost 0 (service) | $(ci_ovh svc_ratio_hz10-nobudget) | $(verdict svc_ratio_hz10-nobudget 0.99 ge) |"
+	echo "| <= 10 us of node CPU per sample (paced) | $(ci_val ps_us 1) us | $(verdict ps_us 10 le) |"
+	local r97 q97; r97=$(med sat_rate_hz97-nobudget); q97=$(med sat_asked_hz97-nobudget)
+	echo "| >= 95 % of requested on saturated, --max-cost 0 | $(awk -v v="$r97" -v q="$q97" 'BEGIN { if (v == "n/a" || q == "n/a" || q == 0) print "n/a"; else printf "%.1f %% of %d/s", 100 * v / q, q }') | $(awk -v v="$r97" -v q="$q97" 'BEGIN { if (v == "n/a" || q == "n/a" || q == 0) print "n/a"; else print (v >= 0.95 * q ? "met" : "not met") }') |"
+	local rd qd bd; rd=$(med sat_rate_defaults); qd=$(med sat_asked_defaults); bd=$(budgets sat_budget_defaults)
+	echo "| defaults on saturated: >= 95 % of requested, or what is delivered instead said | $(awk -v v="$rd" -v q="$qd" 'BEGIN { if (v == "n/a" || q == "n/a" || q == 0) print "n/a"; else printf "%.1f %% of %d/s", 100 * v / q, q }'); budget: $bd | $(awk -v v="$rd" -v q="$qd" -v b="$bd" 'BEGIN { if (v == "n/a" || q == "n/a" || q == 0) print "n/a"; else if (v >= 0.95 * q) print "met"; else if (b ~ /at least/) print "met: the summary said the budget sampled a part"; else print "not met" }') |"
 	local z3; z3=$(get pipe_zstd3)
 	echo "| C pipeline >= 500,000 samples/s on one core (zstd 3) | $(field "$z3" 1) | $(awk -v v="$(field "$z3" 1)" 'BEGIN { if (v == "n/a" || v == "") print "n/a"; else print (v >= 500000 ? "met" : "not met") }') |"
 	echo "| report on a 1-hour top-100 capture at 97 Hz in seconds | $(field "$ri" 1) s for $(get report_events) events | $(awk -v v="$(field "$ri" 1)" -v n="$(get report_events)" 'BEGIN { if (v == "n/a" || v == "") print "n/a"; else if (n < 34920000) print "n/a (smaller run)"; else print (v < 10 ? "met" : "not met") }') |"
-	echo "| <= 40 bytes/sample with zstd (default level 3; real output on saturated) | pipeline $(field "$z3" 2), saturated $(med sat_bps_97) | $(awk -v a="$(field "$z3" 2)" -v b="$(med sat_bps_97)" 'BEGIN { if (b == "n/a") b = a; if (b == "n/a" || b == "") print "n/a"; else print (b <= 40 ? "met" : "not met") }') |"
+	echo "| <= 40 bytes/sample with zstd (default level 3; real output on saturated) | pipeline $(field "$z3" 2), saturated $(med sat_bps_hz97-nobudget) | $(awk -v a="$(field "$z3" 2)" -v b="$(med sat_bps_hz97-nobudget)" 'BEGIN { if (b == "n/a") b = a; if (b == "n/a" || b == "") print "n/a"; else print (b <= 40 ? "met" : "not met") }') |"
 }
 
 TABLE=$(table)
@@ -125,7 +200,6 @@ if [ "$DOC" = 1 ]; then
 		echo
 		echo "$(date -u +%Y-%m-%d), $mode run, $(get minutes) minutes; $rev; $(nproc) CPUs ($cpu), $mem; OTP $otp."
 		echo "The machine was $(get busy_before) % busy with other work just before the run and $(get busy_after) % just after (all CPUs, /proc/stat)."
-		echo "Figures are median [min-max] over the repetitions."
 		echo
 		echo "$TABLE"
 		if [ -f "$ROOT/bench/benchmarks.tail.md" ]; then

@@ -4,34 +4,84 @@
 #
 # Starts its own epmd (private port, loopback) and real `erl` nodes with
 # unique names and their own cookie (the ideas of tests/lib.sh), runs the
-# five measurements of issue 3, prints a table and rewrites
+# measurements of issues 3 and 10, prints a table and rewrites
 # doc/benchmarks.md. Never fails on a number: a measurement that cannot be
 # taken is reported as "n/a" with the reason.
 #
-#   BENCH_QUICK=1   ~3-minute smoke run (fewer, shorter repetitions)
-#   BENCH_ONLY=service,saturated,crowd,pipeline,report,soak,calls   run only those parts
+#   BENCH_QUICK=1   ~5-minute smoke run (2 repetitions, short windows)
+#   BENCH_ONLY=service,saturated,stages,persample,crowd,pipeline,report,soak,calls
+#                   run only those parts
+#   BENCH_REPS=N    interleaved repetitions of the service and persample
+#                   parts (default 6; 2 with BENCH_QUICK=1)
+#   BENCH_SCHEDULERS=S  the nodes' +S (default 4 on 8 or more cores, else 2)
+#   BENCH_PIN=1     pin the node to cores 0..S-1 (taskset) and flameprof to
+#   BENCH_FP_CORES=other|same  the other cores (default) or the same ones
 #   BENCH_DOC=0     do not rewrite doc/benchmarks.md
 #   KEEP=1          keep the scratch directory
 set -u
 FP=${1:?usage: bench/run.sh path/to/flameprof}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 QUICK=${BENCH_QUICK:-0}
-ONLY=${BENCH_ONLY:-service,saturated,crowd,pipeline,report,soak,calls}
+ONLY=${BENCH_ONLY:-service,saturated,stages,persample,crowd,pipeline,report,soak,calls}
 DOC=${BENCH_DOC:-1}
 
 # ---------------------------------------------------------------- sizes
-# Full run: ~20 minutes on the 2-core reference machine, 10 of them the soak.
+# Full run: ~25 minutes on the 2-core reference machine, 10 of them the soak.
 if [ "$QUICK" = 1 ]; then
-	SVC_REPS=1 SVC_SECS=8 SVC_WARM=3 OTP_SECS=5
+	REPS=${BENCH_REPS:-2} SVC_SECS=5 SVC_WARM=3 OTP_SECS=5 PS_SECS=5
 	SAT_REPS=1 SAT_SECS=8 CROWD_SECS=8 PIPE_BATCHES=200 SOAK_SECS=45 SOAK_EVERY=5
 	REPORT_EVENTS=1000000
+	SVC_CONFIGS="defaults hz97-nobudget hz10-nobudget"
 else
-	SVC_REPS=4 SVC_SECS=15 SVC_WARM=5 OTP_SECS=10
+	REPS=${BENCH_REPS:-6} SVC_SECS=10 SVC_WARM=5 OTP_SECS=10 PS_SECS=10
 	SAT_REPS=3 SAT_SECS=20 CROWD_SECS=30 PIPE_BATCHES=600 SOAK_SECS=600 SOAK_EVERY=30
 	REPORT_EVENTS=34920000 # a 1-hour capture of the top 100 at 97 Hz
+	SVC_CONFIGS="defaults hz97-nobudget hz10-nobudget hz499-nobudget"
 fi
-SVC_HZ="10 97 499"
-SAT_HZ="97 499"
+SAT_CONFIGS="defaults hz97-nobudget"
+case "$REPS" in ''|*[!0-9]*|0) echo "bench: BENCH_REPS must be a whole number of at least 1" >&2; exit 64 ;; esac
+
+# cfg_args NAME: flameprof's options for a configuration (the defaults:
+# --top 100 --hz 97 --max-cost 1).
+cfg_args() {
+	case "$1" in
+	defaults) ;;
+	hz97-nobudget) echo "--hz 97 --max-cost 0" ;;
+	hz10-nobudget) echo "--hz 10 --max-cost 0" ;;
+	hz499-nobudget) echo "--hz 499 --max-cost 0 --force" ;; # over the 20,000/s load bound
+	esac
+}
+# the requested samples/s of a configuration at the top 100
+cfg_hz() { case "$1" in defaults|hz97-*) echo 97 ;; hz10-*) echo 10 ;; hz499-*) echo 499 ;; esac; }
+
+# ---------------------------------------------------------------- schedulers, cores, pinning
+NPROC=$(nproc)
+SCHED=${BENCH_SCHEDULERS:-$([ "$NPROC" -ge 8 ] && echo 4 || echo 2)}
+case "$SCHED" in ''|*[!0-9]*|0) echo "bench: BENCH_SCHEDULERS must be a whole number of at least 1" >&2; exit 64 ;; esac
+FP_CORES=${BENCH_FP_CORES:-other}
+case "$FP_CORES" in other|same) ;; *) echo "bench: BENCH_FP_CORES must be 'other' or 'same'" >&2; exit 64 ;; esac
+NODE_WRAP="" FP_WRAP="" PIN_NOTE=""
+PIN_DESC="not pinned (the node and flameprof share all $NPROC cores)"
+if [ "${BENCH_PIN:-0}" = 1 ]; then
+	if ! command -v taskset >/dev/null; then
+		PIN_NOTE="BENCH_PIN=1 asked, but there is no taskset (util-linux): nothing pinned"
+	elif [ "$SCHED" -gt "$NPROC" ]; then
+		PIN_NOTE="BENCH_PIN=1 asked, but $SCHED schedulers do not fit on $NPROC cores: nothing pinned"
+	else
+		NODE_WRAP="taskset -c 0-$((SCHED - 1))"
+		if [ "$FP_CORES" = same ]; then
+			FP_WRAP=$NODE_WRAP
+			PIN_DESC="node pinned to cores 0-$((SCHED - 1)), flameprof on the same cores"
+		elif [ "$NPROC" -ge $((2 * SCHED)) ]; then
+			FP_WRAP="taskset -c $SCHED-$((NPROC - 1))"
+			PIN_DESC="node pinned to cores 0-$((SCHED - 1)), flameprof on the other cores ($SCHED-$((NPROC - 1)))"
+		else
+			PIN_DESC="node pinned to cores 0-$((SCHED - 1)), flameprof not pinned"
+			PIN_NOTE="BENCH_FP_CORES=other needs at least $((2 * SCHED)) cores (2 x $SCHED schedulers), this machine has $NPROC: flameprof was not pinned"
+		fi
+	fi
+fi
+SETUP="node +S $SCHED ($SCHED schedulers), $NPROC cores (nproc); $PIN_DESC"
 
 # ---------------------------------------------------------------- scratch, epmd, cookie
 B_DIR=$(mktemp -d "${TMPDIR:-/tmp}/fp-bench.XXXXXX")
@@ -75,15 +125,18 @@ stats() {
 epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
 for _ in $(seq 50); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && break; sleep 0.1; done
 mkdir -p "$B_DIR/ebin"
-erlc -o "$B_DIR/ebin" "$ROOT/bench/fp_bench.erl" || { say "cannot compile bench/fp_bench.erl"; exit 1; }
+for m in fp_bench fp_cost; do
+	erlc -o "$B_DIR/ebin" "$ROOT/bench/$m.erl" || { say "cannot compile bench/$m.erl"; exit 1; }
+done
 AGENT_MOD=$("$FP" --version | sed -n 's/.*(agent \(.*\)).*/\1/p')
 
-# start_node NAME EVAL [ERL ARGS...]: NAME_<pid>@127.0.0.1 running EVAL;
-# sets NODE and NODE_PID once the node has run EVAL.
+# start_node NAME EVAL [ERL ARGS...]: NAME_<pid>@127.0.0.1 running EVAL,
+# with +S $SCHED and pinned as BENCH_PIN says; sets NODE and NODE_PID once
+# the node has run EVAL (taskset and erl exec, so the pid is beam.smp's).
 start_node() {
 	local name="$1_$$" eval="$2"
 	shift 2
-	erl -name "$name@127.0.0.1" -setcookie "$B_COOKIE" -noshell -noinput \
+	$NODE_WRAP erl +S "$SCHED" -name "$name@127.0.0.1" -setcookie "$B_COOKIE" -noshell -noinput \
 		-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$B_DIR/ebin" "$@" \
 		-eval "$eval, file:write_file(\"$B_DIR/$name.ready\", \"\")" >"$B_DIR/$name.log" 2>&1 &
 	NODE_PID=$!
@@ -107,7 +160,7 @@ fp_begin() {
 	FP_ERR="$out.err"
 	for try in 1 2; do
 		FP_T0=$(now)
-		"$FP" --cookie-file "$B_DIR/cookie" --connect-timeout 30s -v --no-progress --force -o "$out" "$@" "$node" 2>"$FP_ERR" &
+		$FP_WRAP "$FP" --cookie-file "$B_DIR/cookie" --connect-timeout 30s -v --no-progress --force -o "$out" "$@" "$node" 2>"$FP_ERR" &
 		FP_PID=$!
 		for _ in $(seq 600); do
 			grep -q "^flameprof: sampling '" "$FP_ERR" 2>/dev/null && { FP_T1=$(now); return 0; }
@@ -147,6 +200,10 @@ fp_end() {
 	FP_STOP=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 	SUMMARY=$(sed 's/\/s requested)/\/s asked)/' "$FP_ERR" | sed -n 's/^flameprof: \([0-9]*\) samples in \([0-9.]*\) s (\([0-9]*\)\/s of \([0-9]*\)\/s asked), dropped \([0-9]*\), late \([0-9]*\), rounds p50 \([0-9.]*\) ms p99 \([0-9.]*\) ms.*/\1 \2 \3 \4 \5 \6 \7 \8/p')
 	[ -n "$SUMMARY" ] || { SUMMARY="n/a n/a n/a n/a n/a n/a n/a n/a"; sed 's/^/bench:   /' "$FP_ERR" >&2; }
+	# the cost budget's line, "SECS,PCT" (seconds a part was sampled, the
+	# least part), or "none" when every selected process was asked each round
+	BUDGET=$(sed -n 's/^flameprof: the node was busy and the cost budget (--max-cost [^)]*) sampled a part of the selected processes for \([0-9]*\) s, at least \([0-9]*\)% of them.*/\1,\2/p' "$FP_ERR")
+	BUDGET=${BUDGET:-none}
 }
 
 # A snapshot of the service node: "requests,monotonic_us,cpu_ticks", the
@@ -178,6 +235,8 @@ busy_pct() {
 }
 BUSY_BEFORE=$(busy_pct)
 say "machine busy ${BUSY_BEFORE}% before the bench (other processes)"
+say "$SETUP"
+[ -z "$PIN_NOTE" ] || say "$PIN_NOTE"
 put busy_before "$BUSY_BEFORE"
 BENCH_T0=$(date +%s)
 
@@ -186,35 +245,39 @@ ratio() { awk -v x="$1" -v y="$2" 'BEGIN { if (x + 0 > 0 && y + 0 > 0) printf "%
 # ---------------------------------------------------------------- 1. overhead on service
 # Interleaved: each repetition runs every configuration once, in an order
 # rotated by one per repetition, and each profiled figure is divided by the
-# unprofiled figure of the same repetition.
+# unprofiled figure of the same repetition (report.sh: mean and 90 % CI).
 bench_service() {
-	say "service: 16 gen_servers, 200 clients; $SVC_REPS x (none, --hz $SVC_HZ) x ${SVC_SECS}s"
+	say "service: 16 gen_servers, 200 clients; $REPS x (none $SVC_CONFIGS) x ${SVC_SECS}s"
 	start_node svc "fp_bench:start_service(16, 200)" || return
 	sleep "$SVC_WARM"
-	local configs=(0 $SVC_HZ) r k n=${#configs[@]}
-	for r in $(seq "$SVC_REPS"); do
+	local configs=(none $SVC_CONFIGS) r k n=${#configs[@]} c
+	for r in $(seq "$REPS"); do
 		for k in $(seq 0 $((n - 1))); do
-			local hz=${configs[$(( (k + r - 1) % n ))]} a b
-			if [ "$hz" = 0 ]; then
+			local c=${configs[$(( (k + r - 1) % n ))]} a b
+			if [ "$c" = none ]; then
 				sleep 1
 				a=$(snap); sleep "$SVC_SECS"; b=$(snap)
 			else
-				fp_begin "$NODE" "$B_DIR/svc-$r-$hz" --top 100 --hz "$hz" || continue
+				# shellcheck disable=SC2046 # the options are words
+				fp_begin "$NODE" "$B_DIR/svc-$r-$c" $(cfg_args "$c") || continue
 				sleep 1      # the first selection and the workers' start
 				a=$(snap); sleep "$SVC_SECS"; b=$(snap)
 				fp_end; agent_gone "$NODE"
-				put "svc_fp_$hz" "$(echo "$SUMMARY" | awk '{ print $3 "/" $4 }')"
-				put "svc_fpcpu_$hz" "$FP_CPU"
+				put "svc_fp_$c" "$(echo "$SUMMARY" | awk '{ print $3 "/" $4 }')"
+				put "svc_fpcpu_$c" "$FP_CPU"
+				put "svc_budget_$c" "$BUDGET"
+				rm -rf "$B_DIR/svc-$r-$c"
 			fi
-			put "svc_thr_${hz}_$r" "$(rate "$a" "$b")"; put "svc_thr_$hz" "$(rate "$a" "$b")"
-			put "svc_eff_${hz}_$r" "$(per_cpu "$a" "$b")"; put "svc_eff_$hz" "$(per_cpu "$a" "$b")"
-			say "service rep $r hz $hz: $(rate "$a" "$b") req/s, $(per_cpu "$a" "$b") req per node CPU-s"
+			put "svc_thr_${c}_$r" "$(rate "$a" "$b")"; put "svc_thr_$c" "$(rate "$a" "$b")"
+			put "svc_eff_${c}_$r" "$(per_cpu "$a" "$b")"; put "svc_eff_$c" "$(per_cpu "$a" "$b")"
+			say "service rep $r $c: $(rate "$a" "$b") req/s, $(per_cpu "$a" "$b") req per node CPU-s${BUDGET:+, budget $BUDGET}"
+			BUDGET=""
 		done
 		local base ebase
-		base=$(get "svc_thr_0_$r"); ebase=$(get "svc_eff_0_$r")
-		for hz in $SVC_HZ; do
-			put "svc_ratio_$hz" "$(ratio "$(get "svc_thr_${hz}_$r")" "$base")"
-			put "svc_eratio_$hz" "$(ratio "$(get "svc_eff_${hz}_$r")" "$ebase")"
+		base=$(get "svc_thr_none_$r"); ebase=$(get "svc_eff_none_$r")
+		for c in $SVC_CONFIGS; do
+			put "svc_ratio_$c" "$(ratio "$(get "svc_thr_${c}_$r")" "$base")"
+			put "svc_eratio_$c" "$(ratio "$(get "svc_eff_${c}_$r")" "$ebase")"
 		done
 	done
 	# For context, OTP's tracing profilers on the same node, once each, next
@@ -247,26 +310,28 @@ part service && bench_service
 # Achieved rate: samples / the time between flameprof saying it samples and
 # our SIGINT, so that neither connecting nor stopping counts as sampling time.
 bench_saturated() {
-	say "saturated: 1000 busy processes; $SAT_REPS x (--hz $SAT_HZ) x ${SAT_SECS}s, top 100"
+	say "saturated: 1000 busy processes; $SAT_REPS x ($SAT_CONFIGS) x ${SAT_SECS}s"
 	start_node sat "fp_bench:start_saturated(1000)" || return
 	sleep 3
-	local r hz
+	local r c
 	for r in $(seq "$SAT_REPS"); do
-		for hz in $SAT_HZ; do
-			local out="$B_DIR/sat-$r-$hz"
-			fp_begin "$NODE" "$out" --top 100 --hz "$hz" || continue
+		for c in $SAT_CONFIGS; do
+			local out="$B_DIR/sat-$r-$c"
+			# shellcheck disable=SC2046
+			fp_begin "$NODE" "$out" $(cfg_args "$c") || continue
 			sleep "$SAT_SECS"
 			fp_end; agent_gone "$NODE"
-			put "sat_stop_$hz" "$FP_STOP"
+			put "sat_stop_$c" "$FP_STOP"
 			set -- $SUMMARY
 			local startup; startup=$(awk -v a="$FP_T0" -v b="$FP_T1" 'BEGIN { printf "%.3f", b - a }')
-			put "sat_rate_$hz" "$(awk -v n="$1" -v w="$FP_WIN" 'BEGIN { if (w > 0 && n != "n/a") printf "%.0f\n", n / w; else print "n/a" }')"
-			put "sat_asked_$hz" "$4"
-			put "sat_p50_$hz" "$7"; put "sat_p99_$hz" "$8"
-			put "sat_dropped_$hz" "$5"; put "sat_late_$hz" "$6"
-			put "sat_fpcpu_$hz" "$FP_CPU"
-			put "sat_bps_$hz" "$(du -sb --apparent-size "$out" | awk -v n="$1" '{ if (n > 0) printf "%.1f\n", $1 / n; else print "n/a" }')"
-			say "saturated rep $r hz $hz: $SUMMARY (startup ${startup}s, window ${FP_WIN}s, stop ${FP_STOP}s, flameprof CPU $FP_CPU%)"
+			put "sat_rate_$c" "$(awk -v n="$1" -v w="$FP_WIN" 'BEGIN { if (w > 0 && n != "n/a") printf "%.0f\n", n / w; else print "n/a" }')"
+			put "sat_asked_$c" "$4"
+			put "sat_p50_$c" "$7"; put "sat_p99_$c" "$8"
+			put "sat_dropped_$c" "$5"; put "sat_late_$c" "$6"
+			put "sat_fpcpu_$c" "$FP_CPU"
+			put "sat_budget_$c" "$BUDGET"
+			put "sat_bps_$c" "$(du -sb --apparent-size "$out" | awk -v n="$1" '{ if (n > 0) printf "%.1f\n", $1 / n; else print "n/a" }')"
+			say "saturated rep $r $c: $SUMMARY; budget $BUDGET (startup ${startup}s, window ${FP_WIN}s, stop ${FP_STOP}s, flameprof CPU $FP_CPU%)"
 			rm -rf "$out"
 		done
 	done
@@ -275,11 +340,12 @@ bench_saturated() {
 }
 
 # flameprof's own CPU and memory through a long recording of the saturated
-# node at the defaults (--top 100 --hz 97): /proc/PID/stat and status.
+# node at the defaults (--top 100 --hz 97 --max-cost 1): /proc/PID/stat
+# and status.
 bench_soak() {
 	say "soak: recording saturated for ${SOAK_SECS}s, RSS every ${SOAK_EVERY}s"
 	local out="$B_DIR/soak"
-	fp_begin "$NODE" "$out" --top 100 --hz 97 || return
+	fp_begin "$NODE" "$out" || return
 	local t0 c0 t c rss series="" i=0
 	t0=$(now); c0=$(cpu_ticks "$FP_PID")
 	while [ "$i" -lt "$SOAK_SECS" ]; do
@@ -301,6 +367,69 @@ part saturated && bench_saturated
 if ! part saturated && part soak; then
 	start_node sat "fp_bench:start_saturated(1000)" && sleep 3 && bench_soak; stop_node
 fi
+
+# ---------------------------------------------------------------- 6. a sample's cost, stage by stage
+# bench/fp_cost.erl repeats each step the agent takes for one sample, in a
+# node of one scheduler (+S 1, the exception: a runnable target must share
+# the caller's scheduler), for stacks 25 and 50 frames deep.
+bench_stages() {
+	say "stages: fp_cost:run(25) and fp_cost:run(50) on +S 1"
+	local wrap="" d
+	[ -z "$NODE_WRAP" ] || wrap="taskset -c 0"
+	$wrap erl +S 1 -noshell -noinput -pa "$B_DIR/ebin" \
+		-eval 'fp_cost:run(25), io:format("depth 50~n"), fp_cost:run(50), halt().' > "$B_DIR/stages.out" 2>&1 ||
+		{ say "fp_cost failed: $(tail -3 "$B_DIR/stages.out")"; return; }
+	d=25
+	while read -r w name med min max; do
+		case "$w" in
+		depth) d=50 ;;
+		stage) put "stage_${d}_$name" "$med,$min,$max"; echo "$name" >> "$B_DIR/stages.names" ;;
+		esac
+	done < "$B_DIR/stages.out"
+	put stage_names "$(awk '!seen[$1]++' "$B_DIR/stages.names" | paste -sd, -)"
+	sed 's/^/bench:   /' "$B_DIR/stages.out" >&2
+}
+part stages && bench_stages
+
+# ---------------------------------------------------------------- 7. node CPU per sample
+# The paced workload (fp_cost:start_paced/3): 100 processes 25 frames deep,
+# each burning 50 us every 10 ms, so the node is far from saturated and
+# every sample is a full one. Each repetition has a window without and one
+# with flameprof (--max-cost 0, the top 100 at 97 Hz), their order swapped
+# every repetition; the node's CPU time (utime+stime of beam.smp) per second
+# with minus without, over the samples per second flameprof delivered.
+bench_persample() {
+	say "persample: 100 paced processes, depth 25; $REPS x (none, --max-cost 0) x ${PS_SECS}s"
+	start_node cost "fp_cost:start_paced(100, 25, 50)" || return
+	sleep 3
+	local r k base prof c0 c1 t0 t1
+	for r in $(seq "$REPS"); do
+		base="" prof=""
+		for k in $(( r % 2 )) $(( (r + 1) % 2 )); do
+			if [ "$k" = 1 ]; then
+				sleep 1
+				t0=$(now); c0=$(cpu_ticks "$NODE_PID"); sleep "$PS_SECS"; t1=$(now); c1=$(cpu_ticks "$NODE_PID")
+				base=$(awk -v c="$((c1 - c0))" -v a="$t0" -v b="$t1" -v hz="$CLK_TCK" 'BEGIN { printf "%.6f", c / hz / (b - a) }')
+			else
+				fp_begin "$NODE" "$B_DIR/cost-$r" --max-cost 0 || continue
+				sleep 1
+				t0=$(now); c0=$(cpu_ticks "$NODE_PID"); sleep "$PS_SECS"; t1=$(now); c1=$(cpu_ticks "$NODE_PID")
+				fp_end; agent_gone "$NODE"
+				rm -rf "$B_DIR/cost-$r"
+				set -- $SUMMARY
+				[ "$3" != n/a ] && [ "$3" -gt 0 ] &&
+					prof=$(awk -v c="$((c1 - c0))" -v a="$t0" -v b="$t1" -v hz="$CLK_TCK" 'BEGIN { printf "%.6f", c / hz / (b - a) }') &&
+					put ps_rate "$3/$4"
+			fi
+		done
+		[ -n "$base" ] && [ -n "$prof" ] || continue
+		local us; us=$(awk -v b="$base" -v p="$prof" -v n="$3" 'BEGIN { printf "%.2f\n", (p - b) * 1e6 / n }')
+		put ps_us "$us"; put ps_base "$(awk -v b="$base" 'BEGIN { printf "%.1f\n", 100 * b }')"
+		say "persample rep $r: node CPU $base s/s without, $prof s/s with flameprof at $3 samples/s: $us us/sample"
+	done
+	stop_node
+}
+part persample && bench_persample
 
 # ---------------------------------------------------------------- 3. selection on crowd
 # The agent's selection is traced in the node (fp_bench:sel_trace_start/1):
@@ -377,7 +506,7 @@ bench_calls() {
 	say "calls: fp_calls_wl:target/1 untraced, counted, timed"
 	local q=""
 	[ "$QUICK" = 1 ] && q="CALLS_N=500000 CALLS_MS=2000 CALLS_REPS=1"
-	env $q TMPDIR="$B_DIR" "$ROOT/bench/calls.sh" "$FP" > "$B_DIR/calls.out" 2> "$B_DIR/calls.err" ||
+	env $q CALLS_ERL="$NODE_WRAP erl +S $SCHED" TMPDIR="$B_DIR" "$ROOT/bench/calls.sh" "$FP" > "$B_DIR/calls.out" 2> "$B_DIR/calls.err" ||
 		{ say "calls bench failed: $(tail -3 "$B_DIR/calls.err")"; return; }
 	cat "$B_DIR/calls.err" >&2
 	local k

@@ -135,11 +135,18 @@ fprof_stop() ->
 %% agents, which scan inside the agent: from the call of Mod:select/2 to
 %% its return.
 sel_trace_start(Mod) ->
-    Agent = whereis(flameprof_agent),
-    true = is_pid(Agent),
-    {links, Links} = erlang:process_info(Agent, links),
-    Scanners = [P || P <- Links, is_pid(P),
+    Registered = whereis(flameprof_agent),
+    true = is_pid(Registered),
+    %% The registered name is the agent's lock in newer agents (the
+    %% coordinator is linked to it, the scanner to the coordinator), the
+    %% coordinator itself in older ones: look two links deep.
+    Near = links(Registered),
+    Scanners = [P || P <- lists:usort(Near ++ lists:append([links(L) || L <- Near])),
                      erlang:process_info(P, initial_call) =:= {initial_call, {Mod, scanner, 2}}],
+    Agent = case Scanners of
+                [S | _] -> hd([L || L <- links(S)] ++ [Registered]);
+                [] -> Registered
+            end,
     Self = self(),
     T = spawn(fun() -> register(fp_bench_tracer, self()), Self ! ready,
                        tracer(#{calls => [], in => #{}, sel => undefined, selcpu => 0,
@@ -155,6 +162,12 @@ sel_trace_start(Mod) ->
             erlang:trace_pattern({Mod, select, 2}, [{'_', [], [{return_trace}]}], [local]),
             erlang:trace(Agent, true, [call, running, monotonic_timestamp, {tracer, T}]),
             select
+    end.
+
+links(P) ->
+    case erlang:process_info(P, links) of
+        {links, Ls} -> [L || L <- Ls, is_pid(L)];
+        undefined -> []
     end.
 
 sel_trace_result() ->

@@ -48,10 +48,15 @@ ci_val() {
 }
 # verdict KEY BOUND le|ge: whether the 90 % interval of KEY's mean lies
 # wholly within "<= BOUND" (le) or ">= BOUND" (ge): met, not met (wholly
-# outside), or inconclusive with the repetitions a normal approximation
-# says the interval needs to clear the bound at the same mean and spread.
+# outside), or inconclusive with the repetitions the interval would need to
+# clear the bound if the mean and spread stayed as measured (normal
+# approximation of the mean, Student t for the interval's width).
 verdict() {
 	ci "$1" | awk -v g="$2" -v dir="$3" '
+	function t90(df) {
+		split("6.314 2.920 2.353 2.132 2.015 1.943 1.895 1.860 1.833 1.812 1.796 1.782 1.771 1.761 1.753 1.746 1.740 1.734 1.729 1.725 1.721 1.717 1.714 1.711 1.708 1.706 1.703 1.701 1.699 1.697", t, " ")
+		return df <= 30 ? t[df] : 1.645 + 1.524 / df
+	}
 	$2 == "n/a" { print "n/a"; next }
 	$3 == "n/a" { print "inconclusive: 1 repetition, no interval (BENCH_REPS >= 2)"; next }
 	{
@@ -61,9 +66,8 @@ verdict() {
 		if (inside) { print "met"; next }
 		if (outside) { print "not met"; next }
 		d = m - g; if (d < 0) d = -d
-		need = d > 0 ? (1.645 * sd / d) ^ 2 : 1e9
-		need = int(need) + (need > int(need)); if (need <= n) need = n + 1
-		printf "inconclusive: need more repetitions (about %s at this spread, BENCH_REPS)\n", (need > 100000 ? "> 100,000" : need)
+		for (k = n + 1; k <= 100000 && t90(k - 1) * sd / sqrt(k) >= d; k++) ;
+		printf "inconclusive: need more repetitions (about %s at this spread; BENCH_REPS)\n", (k > 100000 ? "> 100,000" : k)
 	}'
 }
 field() { echo "$1" | cut -d, -f"$2"; }

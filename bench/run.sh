@@ -142,7 +142,13 @@ start_node() {
 	NODE_PID=$!
 	B_PIDS="$B_PIDS $NODE_PID"
 	NODE="$name@127.0.0.1"
-	for _ in $(seq 300); do [ -f "$B_DIR/$name.ready" ] && return 0; sleep 0.1; done
+	for _ in $(seq 300); do
+		if [ -f "$B_DIR/$name.ready" ]; then
+			[ -z "$NODE_WRAP" ] || say "$NODE: $(taskset -pc "$NODE_PID" 2>&1)"
+			return 0
+		fi
+		sleep 0.1
+	done
 	say "node $NODE did not start:"; sed 's/^/bench:   /' "$B_DIR/$name.log" >&2
 	return 1
 }

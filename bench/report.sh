@@ -97,7 +97,7 @@ table() {
 	echo "| eprof (all processes, once, ${OTP_SECS} s) | - | $(ratio "$(get svc_eprof)" "$ob") | $(ovh "$(ratio "$(get svc_eprof)" "$ob")") % | $(ratio "$(get svc_eprof_eff)" "$oe") | - | - | - |"
 	echo "| fprof (all processes, once, ${OTP_SECS} s; $(get svc_fprof_mb) MB/s of trace) | - | $(ratio "$(get svc_fprof)" "$ob") | $(ovh "$(ratio "$(get svc_fprof)" "$ob")") % | $(ratio "$(get svc_fprof_eff)" "$oe") | - | - | - |"
 	echo
-	echo "### 2. Fidelity on the saturated workload (top 100; $SAT_REPS repetitions of ${SAT_SECS} s; median [min-max])"
+	echo "### 2. Fidelity on the saturated workload (top 100; $SAT_REPS repetition(s) of ${SAT_SECS} s; median [min-max])"
 	echo
 	echo "| configuration | requested/s (flameprof summary) | achieved/s | of requested | cost budget (summary: the least part asked, and for how long) | round p50 ms | round p99 ms | dropped | late | flameprof CPU % | bytes/sample on disk (zstd 3) | stop takes, s |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -203,6 +203,7 @@ if [ "$DOC" = 1 ]; then
 		echo "## Latest figures"
 		echo
 		echo "$(date -u +%Y-%m-%d), $mode run, $(get minutes) minutes; $rev; $(nproc) CPUs ($cpu), $mem; OTP $otp."
+		echo "Parts took (s): $(awk '$1 ~ /^secs_/ { sub(/^secs_/, "", $1); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$RES")."
 		echo "The machine was $(get busy_before) % busy with other work just before the run and $(get busy_after) % just after (all CPUs, /proc/stat)."
 		echo
 		echo "$TABLE"

@@ -81,7 +81,7 @@ if [ "${BENCH_PIN:-0}" = 1 ]; then
 		fi
 	fi
 fi
-SETUP="node +S $SCHED ($SCHED schedulers), $NPROC cores (nproc); $PIN_DESC"
+SETUP="schedulers: $SCHED (the nodes' +S), cores: $NPROC (nproc); $PIN_DESC"
 
 # ---------------------------------------------------------------- scratch, epmd, cookie
 B_DIR=$(mktemp -d "${TMPDIR:-/tmp}/fp-bench.XXXXXX")
@@ -113,6 +113,13 @@ put() { printf '%s %s\n' "$1" "$2" >> "$RES"; }
 get() { awk -v k="$1" '$1 == k { v = $2 } END { print (v == "" ? "n/a" : v) }' "$RES"; }
 now() { date +%s.%N; }
 part() { case ",$ONLY," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+# timed NAME FUNCTION: runs FUNCTION and keeps how long it took (secs_NAME)
+timed() {
+	local t0; t0=$(date +%s)
+	"$2"
+	put "secs_$1" $(( $(date +%s) - t0 ))
+	say "$1 took $(( $(date +%s) - t0 )) s"
+}
 
 # Median, min and max of the numbers on stdin: "median min max" (n/a if none).
 stats() {
@@ -310,7 +317,7 @@ bench_service() {
 	fi
 	stop_node
 }
-part service && bench_service
+part service && timed service bench_service
 
 # ---------------------------------------------------------------- 2. fidelity on saturated, 5. soak
 # Achieved rate: samples / the time between flameprof saying it samples and
@@ -341,7 +348,7 @@ bench_saturated() {
 			rm -rf "$out"
 		done
 	done
-	part soak && bench_soak
+	part soak && timed soak bench_soak
 	stop_node
 }
 
@@ -369,9 +376,9 @@ bench_soak() {
 	put soak_bps "$(du -sb --apparent-size "$out" | awk -v n="$1" '{ if (n > 0) printf "%.1f\n", $1 / n; else print "n/a" }')"
 	rm -rf "$out"
 }
-part saturated && bench_saturated
+part saturated && timed saturated bench_saturated
 if ! part saturated && part soak; then
-	start_node sat "fp_bench:start_saturated(1000)" && sleep 3 && bench_soak; stop_node
+	start_node sat "fp_bench:start_saturated(1000)" && sleep 3 && timed soak bench_soak; stop_node
 fi
 
 # ---------------------------------------------------------------- 6. a sample's cost, stage by stage
@@ -395,7 +402,7 @@ bench_stages() {
 	put stage_names "$(awk '!seen[$1]++' "$B_DIR/stages.names" | paste -sd, -)"
 	sed 's/^/bench:   /' "$B_DIR/stages.out" >&2
 }
-part stages && bench_stages
+part stages && timed stages bench_stages
 
 # ---------------------------------------------------------------- 7. node CPU per sample
 # The paced workload (fp_cost:start_paced/3): 100 processes 25 frames deep,
@@ -435,7 +442,7 @@ bench_persample() {
 	done
 	stop_node
 }
-part persample && bench_persample
+part persample && timed persample bench_persample
 
 # ---------------------------------------------------------------- 3. selection on crowd
 # The agent's selection is traced in the node (fp_bench:sel_trace_start/1):
@@ -467,7 +474,7 @@ bench_crowd() {
 	fi
 	stop_node
 }
-part crowd && bench_crowd
+part crowd && timed crowd bench_crowd
 
 # ---------------------------------------------------------------- 4. the C pipeline alone
 bench_pipeline() {
@@ -488,7 +495,7 @@ bench_pipeline() {
 	done < "$B_DIR/pipeline.out"
 	rm -rf "$B_DIR/pipe"
 }
-part pipeline && bench_pipeline
+part pipeline && timed pipeline bench_pipeline
 
 # ---------------------------------------------------------------- 4b. flameprof report
 # A generated capture of REPORT_EVENTS events written as a capture writes it
@@ -503,7 +510,7 @@ bench_report() {
 	put report_index "$(sed -n 's/^report: index: [0-9]* events in \([0-9.]*\) s: \([0-9]*\) events\/s; flame graph \([0-9]*\) bytes, heatmap \([0-9]*\) bytes$/\1,\2,\3,\4/p' "$B_DIR/report.out")"
 	put report_text "$(sed -n 's/^report: text: [0-9]* events in \([0-9.]*\) s: \([0-9]*\) events\/s.*/\1,\2/p' "$B_DIR/report.out")"
 }
-part report && bench_report
+part report && timed report bench_report
 
 # ---------------------------------------------------------------- 4c. flameprof calls
 # The time a traced call costs, and a hot function's throughput while it is
@@ -520,7 +527,7 @@ bench_calls() {
 		put "calls_$k" "$(awk -v k="$k" '$1 == "calls:" && $2 == k { print $3 }' "$B_DIR/calls.out")"
 	done
 }
-part calls && bench_calls
+part calls && timed calls bench_calls
 
 BUSY_AFTER=$(busy_pct)
 put busy_after "$BUSY_AFTER"

@@ -146,7 +146,7 @@ table() {
 		echo "| $([ $t = untraced ] && echo untraced || echo "--type $t") | $(get calls_ns_$t) | $(awk -v a="$(get calls_ns_$t)" -v b="$u" 'BEGIN { if (a == "n/a" || b == "n/a") print "n/a"; else printf "%.1f ns", a - b }') | $(get calls_rate_$t) | $(awk -v a="$(get calls_rate_$t)" -v b="$(get calls_rate_untraced)" 'BEGIN { if (a == "n/a" || b == "n/a" || b == 0) print "n/a"; else printf "%.1f %%", 100 * a / b }') |"
 	done
 	echo
-	echo "### 5. flameprof itself recording the saturated workload for ${SOAK_SECS} s (the defaults)"
+	echo "### 5. flameprof itself recording the saturated workload for ${SOAK_SECS} s (hz97-nobudget: --top 100 --hz 97 --max-cost 0)"
 	echo
 	local ss; ss=$(get soak_summary)
 	echo "| CPU % of one core | peak RSS (VmHWM) | RSS over time (s:KiB) | samples | dropped | late | bytes/sample on disk |"

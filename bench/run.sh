@@ -263,7 +263,9 @@ bench_service() {
 	say "service: 16 gen_servers, 200 clients; $REPS x (none $SVC_CONFIGS) x ${SVC_SECS}s"
 	start_node svc "fp_bench:start_service(16, 200)" || return
 	sleep "$SVC_WARM"
-	local configs=(none $SVC_CONFIGS) r k n=${#configs[@]} c
+	local -a configs
+	read -ra configs <<< "none $SVC_CONFIGS"
+	local r k n=${#configs[@]} c
 	for r in $(seq "$REPS"); do
 		for k in $(seq 0 $((n - 1))); do
 			local c=${configs[$(( (k + r - 1) % n ))]} a b
@@ -353,12 +355,14 @@ bench_saturated() {
 }
 
 # flameprof's own CPU and memory through a long recording of the saturated
-# node at the defaults (--top 100 --hz 97 --max-cost 1): /proc/PID/stat
-# and status.
+# node at the full rate (hz97-nobudget: at the defaults the cost budget
+# would sample a part, and flameprof would carry less): /proc/PID/stat and
+# status.
 bench_soak() {
 	say "soak: recording saturated for ${SOAK_SECS}s, RSS every ${SOAK_EVERY}s"
 	local out="$B_DIR/soak"
-	fp_begin "$NODE" "$out" || return
+	# shellcheck disable=SC2046
+	fp_begin "$NODE" "$out" $(cfg_args hz97-nobudget) || return
 	local t0 c0 t c rss series="" i=0
 	t0=$(now); c0=$(cpu_ticks "$FP_PID")
 	while [ "$i" -lt "$SOAK_SECS" ]; do

@@ -2,7 +2,7 @@
 # The cost budget (--max-cost, default 1 %). On a node whose schedulers are
 # all busy, the defaults sample only a part of the selected processes and
 # say so: in the status line, in the summary and in each file's settings
-# line; --max-cost 0 samples all of them and says nothing. The budget reads
+# line (the part sampled when that file began); --max-cost 0 samples all of them and says nothing. The budget reads
 # how busy the node is through the scheduler_wall_time statistics: the flag
 # is off again after the run (node_clean), and an application that had
 # turned it on itself still has it on.
@@ -14,7 +14,7 @@ settings() { decompressed "$1"/flameprof_*.perf.zst | grep -m1 '^# settings: '; 
 rates() { sed -n 's/^flameprof: [0-9]* samples in [0-9.]* s (\([0-9]*\)\/s of \([0-9]*\)\/s requested).*/\1 \2/p' "$T_DIR/fp.err"; }
 
 # 1. the defaults on a saturated node
-fp -v --progress --duration 8s -o "$T_DIR/default" "$NODE"
+fp -v --progress --duration 8s --rotate 3s -o "$T_DIR/default" "$NODE"
 is "$FP_RC" 0 "defaults: flameprof exits 0"
 line=$(grep '^flameprof: the node was busy and the cost budget (--max-cost 1%) sampled a part of the selected processes for [0-9]* s, at least [0-9]*% of them; --max-cost 0 samples all of them$' "$T_DIR/fp.err")
 check "defaults: the summary says the budget lowered the part sampled" test -n "$line"
@@ -24,7 +24,13 @@ set -- $(rates)
 diag "defaults: $1 of $2 samples/s requested"
 check "defaults: fewer samples than requested were delivered ($1 of $2/s)" test "${1:-0}" -gt 0 -a "${1:-0}" -lt "${2:-0}"
 check "defaults: the status line shows the budget" grep -q "samples/s (budget [0-9]*%), dropped [0-9]*, late [0-9]*, " "$T_DIR/fp.err"
-check "defaults: the file's settings line records the budget" grep -q ' max-cost=1pct (while the node is busy' <<<"$(settings "$T_DIR/default")"
+first=$(ls "$T_DIR"/default/flameprof_*.perf.zst | head -1)
+last=$(ls "$T_DIR"/default/flameprof_*.perf.zst | tail -1)
+check "defaults: the first file's settings line records the budget, all of the selected at its start" \
+	grep -q ' max-cost=1pct (while the node is busy, a part of the selected processes each round; when this file began: 100pct)$' <<<"$(decompressed "$first" | grep -m1 '^# settings: ')"
+part=$(decompressed "$last" | grep -m1 '^# settings: ' | sed -n 's/.*when this file began: \([0-9.]*\)pct)$/\1/p')
+check "defaults: a later file's settings line states the lowered part at its start (${part:-none}pct)" \
+	awk -v p="${part:-100}" 'BEGIN { exit !(p < 100) }'
 check "defaults: the files are whole and every reader rule holds" readers_ok "$T_DIR"/default/flameprof_*.perf.zst
 check "defaults: the node is left as it was (scheduler_wall_time off again)" node_clean "$NODE"
 

@@ -254,8 +254,9 @@ request_scan(S, Now) ->
     %% Handling our process_info signals costs the sampled process a few
     %% reductions (measured: about 0.5 per sample when read directly, more
     %% when it handles the signal itself). Without this discount an idle
-    %% process, once picked, would stay "busy" because it is sampled.
-    Cost = ?SAMPLE_COST * (S#s.round - S#s.select_round),
+    %% process, once picked, would stay "busy" because it is sampled. Under
+    %% the cost budget each was sampled in only a part of the rounds.
+    Cost = round(?SAMPLE_COST * (S#s.round - S#s.select_round) * S#s.share),
     Exclude = maps:put(self(), true, S#s.workers),
     S#s.scanner ! {scan, Exclude, S#s.by_target, Cost, S#s.top},
     S#s{scanning = true, next_select = Now + S#s.every_us, select_round = S#s.round}.

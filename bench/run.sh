@@ -53,8 +53,6 @@ cfg_args() {
 	hz499-nobudget) echo "--hz 499 --max-cost 0 --force" ;; # over the 20,000/s load bound
 	esac
 }
-# the requested samples/s of a configuration at the top 100
-cfg_hz() { case "$1" in defaults|hz97-*) echo 97 ;; hz10-*) echo 10 ;; hz499-*) echo 499 ;; esac; }
 
 # ---------------------------------------------------------------- schedulers, cores, pinning
 NPROC=$(nproc)

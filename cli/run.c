@@ -98,13 +98,22 @@ static void settings_text(const struct fp_config *cfg, char *out, size_t cap)
 	for (size_t k = 0; k < cfg->ncats && n < cap; k++)
 		n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? "," : "", fmt_category_names[cfg->cats[k]]);
 	if (cfg->ncats == 0 && n < cap)
-		snprintf(out + n, cap - n, "none");
+		n += (size_t)snprintf(out + n, cap - n, "none");
+	/* cut at cap: the header says what it can, it is a comment */
+	for (size_t k = 0; k < cfg->ntiers && n < cap; k++) {
+		const struct fp_tier_pattern *t = &cfg->tiers[k];
+		char arity[16] = "_";
+		if (t->pattern.arity >= 0)
+			snprintf(arity, sizeof arity, "%d", t->pattern.arity);
+		n += (size_t)snprintf(out + n, cap - n, "%s%s=%s:%s/%s", k ? "," : " tiers=", t->name,
+				      t->pattern.module, t->pattern.function, arity);
+	}
 }
 
 static int open_output(struct run *r, const char *node)
 {
 	const struct fp_config *cfg = r->cfg;
-	char settings[256], header[4096];
+	char settings[1024], header[4096];
 	settings_text(cfg, settings, sizeof settings);
 	if (fmt_header(node, settings, header, sizeof header) >= sizeof header)
 		header[0] = '\0';
@@ -236,7 +245,7 @@ int fp_run(const struct fp_config *cfg)
 	fp_install_stop_signals();
 	fp_status_init(&r.status, cfg);
 	fmt_ctx *fmt = NULL;
-	struct fmt_options fo = { cfg->cats, cfg->ncats };
+	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers };
 	if ((rc = fp_read_cookie(cfg->cookie, cfg->cookie_file, cookie, sizeof cookie, &ck)) != 0)
 		goto out;
 	fmt = fmt_create(&fo);

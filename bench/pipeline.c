@@ -244,8 +244,9 @@ static void encode_batch(ei_x_buff *x, int round, long long t0)
 	ei_x_encode_tuple_header(x, 5);
 	ei_x_encode_atom(x, "fp_batch");
 	ei_x_encode_long(x, round + 1);
-	/* {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal, DroppedTotal, Selected} */
-	ei_x_encode_tuple_header(x, 9);
+	/* {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal, DroppedTotal, Selected,
+	 *  SharePermille} */
+	ei_x_encode_tuple_header(x, 10);
 	ei_x_encode_longlong(x, start);
 	ei_x_encode_long(x, 900 + rnd(400));
 	ei_x_encode_long(x, rnd(200));
@@ -255,6 +256,7 @@ static void encode_batch(ei_x_buff *x, int round, long long t0)
 	ei_x_encode_long(x, 0);
 	ei_x_encode_long(x, 0);
 	ei_x_encode_long(x, NPROC);
+	ei_x_encode_long(x, 1000);
 
 	ei_x_encode_list_header(x, ndefs);
 	if (window)

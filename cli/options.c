@@ -14,7 +14,7 @@
 #include "run.h"
 
 /* Each row's id is its kind: how apply() reads the value into field. */
-enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_TIER, K_SET };
+enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_TIER, K_SET, K_PCT };
 
 #define F(field) offsetof(struct fp_config, field)
 
@@ -65,6 +65,8 @@ static const struct fp_opt options[] = {
 	  "call the node lost after DUR without a message from it (default 15s)" },
 	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
 	  "our own node name on the target, the part before '@' (default flameprof_<user>; the same name each run, so no new atom)" },
+	{ "max-cost", 0, "PCT", K_PCT, F(max_cost_ppm), 0, 0,
+	  "while the node is busy, keep sampling's cost under PCT of its schedulers by sampling part of the selected processes each round (default 1%; 0: no budget)" },
 	{ "force", 0, NULL, K_SET, F(force), 1, 0,
 	  "sample more than the load bound allows (--top x --hz beyond " FP_LOAD_BOUND_TEXT " samples/s)" },
 	{ "quiet", 'q', NULL, K_SET, F(verbosity), 0, 0, "print errors only" },
@@ -166,6 +168,19 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case K_SET:
 		*(int *)field = (int)o->min;
 		return FP_OPT_OK;
+	case K_PCT: {
+		errno = 0;
+		double v = strtod(val, &end);
+		if (end != val && *end == '%')
+			end++;
+		if (end == val || *end || errno || !(v >= 0) || v > 100) {
+			snprintf(detail, cap, "'%s' is not a valid value for %s: give a percentage from 0 to 100, e.g. 1%% (0: no budget)",
+				 val, spelled);
+			return FP_OPT_USAGE;
+		}
+		*(unsigned *)field = (unsigned)(v * 10000 + 0.5);
+		return FP_OPT_OK;
+	}
 	}
 	snprintf(detail, cap, "%s: no such kind of option", spelled);
 	return FP_OPT_USAGE;
@@ -178,6 +193,7 @@ static void defaults(struct fp_config *cfg)
 	cfg->hz = 97;
 	cfg->every_us = 5000000;
 	cfg->depth = 64;
+	cfg->max_cost_ppm = FP_MAX_COST_PPM;
 	cfg->outdir = "flameprof-out";
 	cfg->codec = ROT_ZSTD;
 	cfg->flush_us = 5000000;

@@ -17,6 +17,8 @@
  * doc/benchmarks.md ("load bound"), not more. */
 #define FP_LOAD_BOUND 20000
 #define FP_LOAD_BOUND_TEXT "20000"
+/* The default cost budget: 1 % of the node's schedulers (in millionths). */
+#define FP_MAX_COST_PPM 10000
 
 struct fp_config {
 	const char *node;              /* the target, name@host */
@@ -52,6 +54,7 @@ struct fp_config {
 	int progress;                  /* --progress 1, --no-progress 0, auto -1 */
 	const char *node_name;         /* --node-name: our alive part; NULL: flameprof_<user> */
 	int force;                     /* --force: past the load bound */
+	unsigned max_cost_ppm;         /* --max-cost, in millionths of the schedulers; 0: none */
 	int compile_on_target;         /* hidden test switch */
 	int fake_tty;                  /* hidden test switch: act as if stderr were a terminal */
 	int help, version;

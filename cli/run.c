@@ -99,6 +99,11 @@ static void settings_text(const struct fp_config *cfg, char *out, size_t cap)
 		n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? "," : "", fmt_category_names[cfg->cats[k]]);
 	if (cfg->ncats == 0 && n < cap)
 		n += (size_t)snprintf(out + n, cap - n, "none");
+	if (n < cap && cfg->max_cost_ppm)
+		n += (size_t)snprintf(out + n, cap - n, " max-cost=%gpct (while the node is busy, a part of the selected processes each round)",
+				      cfg->max_cost_ppm / 1e4);
+	else if (n < cap)
+		n += (size_t)snprintf(out + n, cap - n, " max-cost=none");
 	/* cut at cap: the header says what it can, it is a comment */
 	for (size_t k = 0; k < cfg->ntiers && n < cap; k++) {
 		const struct fp_tier_pattern *t = &cfg->tiers[k];
@@ -149,6 +154,7 @@ static int connect_node(struct run *r, const char *cookie)
 		.depth = cfg->depth, .pids = cfg->pids, .npids = cfg->npids,
 		.names = cfg->names, .nnames = cfg->nnames,
 		.compile_on_target = cfg->compile_on_target,
+		.max_cost_ppm = cfg->max_cost_ppm,
 	};
 	/* at low rates the silence timeout must cover three agent rounds
 	 * (a period is 1000 / hz ms) */

@@ -34,6 +34,7 @@ void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg)
 	st->last_warn_ms = st->start_ms;
 	st->node = cfg->node;
 	st->hz = cfg->hz;
+	st->share = st->share_min = 1000;
 }
 
 void fp_status_sampling(struct fp_status_state *st)
@@ -84,6 +85,11 @@ void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b)
 		st->requested += want;
 		st->window_requested += want;
 	}
+	if (st->last_round_us && b->round.start_us > st->last_round_us && st->share < 1000)
+		st->budget_us += (double)(b->round.start_us - st->last_round_us);
+	st->share = b->round.share_permille;
+	if (st->share < st->share_min)
+		st->share_min = st->share;
 	st->last_round_us = b->round.start_us;
 	st->last_selected = b->round.selected;
 	st->dropped = b->round.dropped_total;
@@ -114,21 +120,23 @@ void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 		st->window_samples = 0;
 		st->window_requested = 0;
 		st->window_ms = now;
-		if (st->requested_rate > 0 && st->rate < 0.9 * st->requested_rate &&
+		if (st->requested_rate > 0 && st->rate < 0.9 * st->requested_rate * st->share / 1000 &&
 		    now - st->last_warn_ms >= WARN_EVERY_MS && now - st->start_ms > 3000) {
 			st->last_warn_ms = now;
 			fp_warn("sampling behind: %.0f of %.0f samples/s requested (%.0f%%); try a lower --hz or --top",
 				st->rate, st->requested_rate, 100 * st->rate / st->requested_rate);
 		}
 	}
-	char line[512], size[32];
+	char line[512], size[32], budget[48] = "";
+	if (st->share < 1000)
+		snprintf(budget, sizeof budget, "cost budget %.0f%%, ", st->share / 10.0);
 	const struct rot_stats *rs = rot_stats(rot);
 	human_bytes(rs->bytes_out, size, sizeof size);
 	const char *path = rot_current_path(rot), *slash = strrchr(path, '/');
 	const char *file = *path ? (slash ? slash + 1 : path) : "(no file yet)";
-	int n = snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s, dropped %llu, late %llu, %s, ",
+	int n = snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s, dropped %llu, late %llu, %s%s, ",
 			 st->node, st->rate, st->requested_rate,
-			 (unsigned long long)st->dropped, (unsigned long long)st->late, size);
+			 (unsigned long long)st->dropped, (unsigned long long)st->late, budget, size);
 	/* The file name goes last; when the line is too wide, its end (the
 	 * time it started) matters more than its start (the node, shown). */
 	int room = fp_status_width() - n, len = (int)strlen(file);
@@ -161,6 +169,10 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 		(unsigned long long)st->late, fp_status_percentile(st, 50) / 1000,
 		fp_status_percentile(st, 99) / 1000, rs->files, rs->files == 1 ? "" : "s", size,
 		cfg->outdir);
+	if (st->share_min < 1000)
+		fprintf(stderr, "flameprof: the node was busy and the cost budget (--max-cost %g%%) sampled a part of the selected "
+			"processes for %.0f s, at least %.0f%% of them; --max-cost 0 samples all of them\n",
+			cfg->max_cost_ppm / 1e4, st->budget_us / 1e6, st->share_min / 10.0);
 	if (rs->files)
 		fprintf(stderr, "flameprof: open them with 'flameprof report %s -o flame.svg', or in Flamescope (%s)\n",
 			cfg->outdir, cfg->codec == ROT_ZSTD ? "after 'zstd -d', or record with --compress gzip" :

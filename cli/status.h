@@ -3,7 +3,8 @@
  *
  * On a terminal (and in the foreground) a status line redrawn about five
  * times a second: achieved vs requested samples/s (processes selected x
- * --hz), dropped, late, bytes written, current file.
+ * --hz), dropped, late, the cost budget's share when it is lowered, bytes
+ * written, current file.
  * Elsewhere (cron) a plain line a minute. Falling behind is reported as
  * py-spy does: only when it matters, at most once a minute.
  */
@@ -31,6 +32,9 @@ struct fp_status_state {
 	unsigned last_selected;
 	uint64_t dropped, late, missed;
 	uint64_t hist[FP_HIST_BUCKETS]; /* round durations, log scale */
+	unsigned share;              /* the cost budget's part of the selected, permille */
+	unsigned share_min;          /* its lowest so far */
+	double budget_us;            /* target time spent under a share below 1000 */
 	const char *node;
 };
 

@@ -20,7 +20,7 @@ static int spawn_agent(sampler_t *s)
 	args_begin(&a, 4);
 	arg_atom(&a, FP_AGENT_MODULE);
 	arg_atom(&a, "init");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 9) == 0;
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 10) == 0;
 	arg_atom(&a, "sink");
 	a.ok = a.ok && ei_x_encode_pid(&a.x, ei_self(&s->ec)) == 0;
 	arg_atom(&a, "top");
@@ -31,6 +31,8 @@ static int spawn_agent(sampler_t *s)
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, s->opts.every_ms) == 0;
 	arg_atom(&a, "depth");
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, s->opts.depth) == 0;
+	arg_atom(&a, "max_cost_ppm");
+	a.ok = a.ok && ei_x_encode_ulong(&a.x, s->opts.max_cost_ppm) == 0;
 	arg_atom(&a, "pids");
 	arg_binaries(&a, s->opts.pids, s->opts.npids);
 	arg_atom(&a, "names");

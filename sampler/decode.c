@@ -424,13 +424,13 @@ static int samples(struct dec_tables *t, struct cur *c, struct sampler_batch *b)
 }
 
 /* {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal,
- *  DroppedTotal, Selected} */
+ *  DroppedTotal, Selected, SharePermille} */
 static int round_info(struct cur *c, struct sampler_round *r)
 {
-	long long v[9];
-	if (get_tuple(c, 9) < 0)
+	long long v[10];
+	if (get_tuple(c, 10) < 0)
 		return -1;
-	for (int k = 0; k < 9; k++)
+	for (int k = 0; k < 10; k++)
 		if (get_int(c, &v[k]) < 0)
 			return -1;
 	r->start_us = v[0];
@@ -442,6 +442,7 @@ static int round_info(struct cur *c, struct sampler_round *r)
 	r->missed_total = (uint64_t)v[6];
 	r->dropped_total = (uint64_t)v[7];
 	r->selected = (unsigned)v[8];
+	r->share_permille = v[9] < 0 ? 0 : v[9] > 1000 ? 1000 : (unsigned)v[9];
 	return 0;
 }
 

@@ -33,7 +33,9 @@
 %%   {fp_stopped, Proto, {Rounds, Samples, Dropped, Late, Missed}}
 %%   {fp_batch, Seq, Info, Defs, Samples}
 %%     Info = {RoundStartUs, RoundUs, LatenessUs, Asked, Answered,
-%%             LateTotal, MissedTotal, DroppedTotal, Selected}
+%%             LateTotal, MissedTotal, DroppedTotal, Selected, SharePermille}
+%%     (SharePermille: the part of the selected processes sampled in each
+%%     round, 1000 unless the cost budget has lowered it)
 %%     Defs, in order, each before its first use:
 %%       {frame, Id, Module, Function, Arity, File, Line}   (binaries, ints)
 %%       {stack, Id, [FrameId]}                              (leaf first)
@@ -62,6 +64,18 @@
 -define(PRIO, high).
 -endif.
 -define(SAMPLE_COST, 5).                 % reductions a sample may cost its target
+%% What a sample costs the node, in microseconds of scheduler time, for
+%% the cost budget: a full sample (the target's stack built on the target,
+%% hashed, and the answer carried through the coordinator to the C-node)
+%% and a cheap one (the target has not run since its last sample). Measured
+%% end to end on the paced workload (doc/benchmarks.md, "Cost of one
+%% sample"); the budget counts with them rather than timing itself, since
+%% most of a sample's cost is spent by the sampled process, not by us.
+-define(FULL_SAMPLE_US, 20).
+-define(CHEAP_SAMPLE_US, 4).
+-define(BUDGET_WINDOW_US, 1000000).      % the budget is checked this often
+-define(MIN_SHARE, 0.02).                % never below 2 % of the asked rate
+-define(BUSY, 0.9).                      % schedulers this busy: the node is busy
 -define(CHEAP_ITEMS, [reductions, status, message_queue_len, sequential_trace_token]).
 -define(ITEMS, [current_function, current_stacktrace, status, reductions,
                 message_queue_len, memory, total_heap_size,
@@ -84,7 +98,15 @@
             dicts = #{},          % target pid => {cached, InitialCall, Label}, once read
                                   % (OTP before 26.2: whole dictionaries)
             lock,                 % the lock process holding ?LOCK (linked)
-            guardian}).           % restores the node if this process dies
+            guardian,             % restores the node if this process dies
+            %% the cost budget: at most budget_us of sampling per second
+            %% while the node is busy (0: no budget)
+            budget_us = 0,
+            share = 1.0,          % part of the selected processes asked each round
+            credit = 0.0,         % fractional processes owed to the next round
+            turn = 0,             % where the next round's part starts
+            win_start = 0, win_cost = 0,
+            sched_wall}).         % statistics(scheduler_wall_time) at win_start
 
 %% ---------------------------------------------------------------- start
 
@@ -115,7 +137,8 @@ orphan_check() ->
 %% erlang:send_after/3 timer that ends it if we never start.
 init(Opts) ->
     #{sink := Sink, top := Top, hz := Hz, every_ms := EveryMs, depth := Depth,
-      pids := Pids, names := Names, lock := Lock, lock_timer := LockTimer} = Opts,
+      pids := Pids, names := Names, lock := Lock, lock_timer := LockTimer,
+      max_cost_ppm := MaxCostPpm} = Opts,
     process_flag(trap_exit, true),
     Node = node(Sink),
     erlang:monitor_node(Node, true),
@@ -141,7 +164,9 @@ init(Opts) ->
                    every_us = EveryMs * 1000, old_depth = Old,
                    explicit_pids = Pids, explicit_names = Names, tab = Tab,
                    next_round = Now, next_select = Now,
-                   dict_key = dict_key_supported(), lock = Lock, guardian = Guardian},
+                   dict_key = dict_key_supported(), lock = Lock, guardian = Guardian,
+                   budget_us = MaxCostPpm * erlang:system_info(schedulers_online),
+                   win_start = Now, sched_wall = sched_wall(MaxCostPpm)},
             Sink ! {fp_started, ?PROTO, self(), Old},
             loop(S);
         false ->
@@ -206,10 +231,10 @@ other(stop, S) -> finish(S, stopped);
 other({nodedown, Node}, #s{sink_node = Node} = S) -> finish(S, nodedown);
 other({'EXIT', G, Why}, #s{guardian = G} = S) -> finish(S#s{guardian = undefined}, {down, guardian, Why});
 other({'EXIT', L, Why}, #s{lock = L} = S) -> finish(S, {down, lock, Why});
-other({sampled, W, R, T, St, Stack, Label, M, Info}, S) ->
+other({sampled, W, R, T, St, Stack, Label, M, Info, Cost}, S) ->
     %% A reply to an earlier round: a late sample is still a true sample; it
     %% goes out with the next batch (the C side puts samples in time order).
-    {S1, Sample} = take_sample(W, R, T, St, Stack, Label, M, Info, S),
+    {S1, Sample} = take_sample(W, R, T, St, Stack, Label, M, Info, Cost, S),
     S1#s{late = S1#s.late + 1, busy = maps:remove(W, S1#s.busy),
          pending = add(Sample, S1#s.pending)};
 other({scanned, Top}, S) -> select(Top, S#s{scanning = false});
@@ -354,30 +379,102 @@ round(S0, Now) ->
                           false -> {0, S0#s.next_round}
                       end,
     R = S0#s.round + 1,
-    S = maybe_reset(S0#s{round = R, missed = S0#s.missed + Missed}),
-    Busy = S#s.busy,
-    Ask = maps:fold(fun(W, {_, _, Info}, Acc) ->
-                            case is_map_key(W, Busy) of
-                                true -> Acc;
-                                false -> W ! {sample, R, Info}, [W | Acc]
-                            end
-                    end, [], S#s.workers),
+    S00 = maybe_reset(S0#s{round = R, missed = S0#s.missed + Missed}),
+    Busy = S00#s.busy,
+    Idle = maps:fold(fun(W, {_, _, Info}, Acc) ->
+                             case is_map_key(W, Busy) of
+                                 true -> Acc;
+                                 false -> [{W, Info} | Acc]
+                             end
+                     end, [], S00#s.workers),
+    {Part, S} = budget_part(Idle, S00),
+    Ask = [begin W ! {sample, R, Info}, W end || {W, Info} <- Part],
     Deadline = Sched + Period,
     Pending = maps:from_list([{W, R} || W <- Ask]),
     {S1, Samples, Left} = collect(S#s{busy = maps:merge(Busy, Pending)},
                                   R, Deadline, S#s.pending, length(Ask)),
     End = now_us(),
     Info = {Now, End - Now, max(0, Lateness), length(Ask), length(Ask) - Left,
-            S1#s.late, S1#s.missed, S1#s.dropped, map_size(S1#s.workers)},
+            S1#s.late, S1#s.missed, S1#s.dropped, map_size(S1#s.workers),
+            round(S1#s.share * 1000)},
     S2 = send_batch(S1#s{pending = []}, Info, Samples),
-    S2#s{next_round = Deadline, rounds = S2#s.rounds + 1}.
+    budget_check(S2#s{next_round = Deadline, rounds = S2#s.rounds + 1}, End).
+
+%% ---------------------------------------------------------------- cost budget
+
+%% The cost budget (kprof's overload protection, made real): every second
+%% the agent counts what its samples cost the node (the model of
+%% ?FULL_SAMPLE_US) and how busy the node's schedulers were. While the node
+%% is busy (our cost is then taken from the node's own work) and the cost
+%% is over budget, it samples a smaller part of the selected processes in
+%% each round; when the node has room again, or the cost is well under
+%% budget, it takes the part back up step by step. The part goes to the
+%% C-node with each batch, which says it in the status line and summary.
+budget_check(#s{budget_us = 0} = S, _Now) -> S;
+budget_check(#s{win_start = T0} = S, Now) when Now - T0 < ?BUDGET_WINDOW_US -> S;
+budget_check(S, Now) ->
+    Secs = (Now - S#s.win_start) / 1000000,
+    CostPerSec = S#s.win_cost / Secs,
+    Wall = sched_wall(S#s.budget_us),
+    Busy = utilization(S#s.sched_wall, Wall) >= ?BUSY,
+    Share = S#s.share,
+    New = if
+              Busy andalso CostPerSec > S#s.budget_us ->
+                  max(?MIN_SHARE, Share * S#s.budget_us / CostPerSec);
+              not Busy -> min(1.0, Share * 2);
+              CostPerSec < 0.5 * S#s.budget_us -> min(1.0, Share * 1.25);
+              true -> Share
+          end,
+    S#s{share = New, win_start = Now, win_cost = 0, sched_wall = Wall}.
+
+%% The workers to ask this round: all of them at a share of 1, else the
+%% share's part of them, taken in turn so that every selected process is
+%% sampled as often as the others.
+budget_part(Idle, #s{share = Share} = S) when Share >= 1.0 -> {Idle, S};
+budget_part([], S) -> {[], S};
+budget_part(Idle, #s{share = Share, credit = Credit, turn = Turn} = S) ->
+    N = length(Idle),
+    Owed = Credit + Share * N,
+    K = min(N, trunc(Owed)),
+    Sorted = lists:sort(Idle),
+    Start = Turn rem N,
+    {Tail, Head} = lists:split(Start, Sorted),
+    Part = lists:sublist(Head ++ Tail, K),
+    {Part, S#s{credit = Owed - K, turn = Start + K}}.
+
+%% How busy the node is: the share of wall time its normal schedulers spent
+%% working (not waiting for work). It needs the scheduler_wall_time flag,
+%% which the VM keeps per process: the flag we turn on is turned off by the
+%% VM itself when this process ends, however it ends, and an application's
+%% own setting is left as it was.
+sched_wall(0) -> undefined;
+sched_wall(_) ->
+    _ = erlang:system_flag(scheduler_wall_time, true),
+    N = erlang:system_info(schedulers),
+    case erlang:statistics(scheduler_wall_time) of
+        L when is_list(L) -> [{Id, A, T} || {Id, A, T} <- L, Id =< N];
+        _ -> undefined
+    end.
+
+utilization(Before, After) when is_list(Before), is_list(After) ->
+    {A, T} = lists:foldl(fun({Id, A1, T1}, {SA, ST}) ->
+                                 case lists:keyfind(Id, 1, Before) of
+                                     {Id, A0, T0} -> {SA + A1 - A0, ST + T1 - T0};
+                                     false -> {SA, ST}
+                                 end
+                         end, {0, 0}, After),
+    case T > 0 of
+        true -> A / T;
+        false -> 0.0
+    end;
+utilization(_, _) -> 1.0.
 
 collect(S, _R, _Deadline, Acc, 0) -> {S, Acc, 0};
 collect(S, R, Deadline, Acc, Left) ->
     Wait = max(0, (Deadline - now_us() + 999) div 1000),
     receive
-        {sampled, W, R, T, St, Stack, Label, M, Info} ->
-            {S1, Sample} = take_sample(W, R, T, St, Stack, Label, M, Info, S),
+        {sampled, W, R, T, St, Stack, Label, M, Info, Cost} ->
+            {S1, Sample} = take_sample(W, R, T, St, Stack, Label, M, Info, Cost, S),
             S2 = S1#s{busy = maps:remove(W, S1#s.busy)},
             collect(S2, R, Deadline, add(Sample, Acc), Left - 1);
         {gone, W, R} ->
@@ -396,7 +493,8 @@ collect(S, R, Deadline, Acc, Left) ->
 add(none, Acc) -> Acc;
 add(Sample, Acc) -> [Sample | Acc].
 
-take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, S) ->
+take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Cost, S0) ->
+    S = S0#s{win_cost = S0#s.win_cost + Cost},
     case maps:find(W, S#s.workers) of
         {ok, {Target, Idx, _}} when R > S#s.reset_round ->
             S1 = proc_def(Info, Target, Idx, W, S),
@@ -509,7 +607,8 @@ finish(S, Why) ->
             %% a plain send: the C-node is reading, and the last batch matters
             (S#s.defs =/= [] orelse S#s.pending =/= []) andalso
                 (S#s.sink ! {fp_batch, S#s.seq + 1,
-                             {now_us(), 0, 0, 0, 0, S#s.late, S#s.missed, S#s.dropped, 0},
+                             {now_us(), 0, 0, 0, 0, S#s.late, S#s.missed, S#s.dropped, 0,
+                              round(S#s.share * 1000)},
                              lists:reverse(S#s.defs), S#s.pending}),
             S#s.sink ! {fp_stopped, ?PROTO, {S#s.rounds, S#s.samples, S#s.dropped,
                                              S#s.late, S#s.missed}};
@@ -549,11 +648,11 @@ worker(Agent, P, Tab, Dict, Last) ->
             case sample(P, Last) of
                 gone ->
                     Agent ! {gone, self(), R};
-                {T, St, StackKey, Tok, M} ->
+                {T, St, StackKey, Frames, Tok, M, Cost} ->
                     {Names, Dict1} = info(Info, P, Dict),
                     Agent ! {sampled, self(), R, T, status(St), stack_ref(Tab, StackKey),
-                             label(Tab, Tok), M, Names},
-                    worker(Agent, P, Tab, Dict1, {element(1, M), StackKey, M})
+                             label(Tab, Tok), M, Names, Cost},
+                    worker(Agent, P, Tab, Dict1, {element(1, M), StackKey, Frames, M})
             end;
         stop -> ok
     end.
@@ -564,14 +663,16 @@ worker(Agent, P, Tab, Dict, Last) ->
 %% for 100 processes on a saturated node); anything more is a signal the
 %% process must handle when it next runs (3.5 ms for the same 100, and most
 %% of what sampling costs a node). So the rest is asked only after it ran.
-sample(P, {Reds, StackKey, M}) ->
+sample(P, {Reds, StackKey, Frames, M} = Last) ->
     case erlang:process_info(P, ?CHEAP_ITEMS) of
         undefined -> gone;
         [{reductions, Reds}, {status, St}, {message_queue_len, Q}, {sequential_trace_token, Tok}] ->
-            {now_us(), St, StackKey, Tok, setelement(2, M, Q)};
-        _ -> sample(P, none)
+            {now_us(), St, StackKey, Frames, Tok, setelement(2, M, Q), ?CHEAP_SAMPLE_US};
+        _ -> full_sample(P, Last)
     end;
-sample(P, none) ->
+sample(P, none) -> full_sample(P, none).
+
+full_sample(P, Last) ->
     case erlang:process_info(P, ?ITEMS) of
         undefined -> gone;
         [{current_function, CF}, {current_stacktrace, ST}, {status, St},
@@ -586,17 +687,33 @@ sample(P, none) ->
                  gc(bin_vheap_block_size, GCI), gc(bin_old_vheap_size, GCI),
                  gc(bin_old_vheap_block_size, GCI), gc(minor_gcs, GC)},
             Stack = stack(CF, ST),
-            {now_us(), St, {stack_hash(Stack), Stack}, Tok, M}
+            Frames = frames(Stack),
+            Key = case Last of
+                      {_, {Hash, _}, Frames, _} -> {Hash, Stack}; % as last time: no hashing
+                      _ -> {stack_hash(Frames), Stack}
+                  end,
+            {now_us(), St, Key, Frames, Tok, M, ?FULL_SAMPLE_US}
     end.
 
-%% Stacks are interned under a 64-bit hash of the stack, not the stack
-%% itself: a stack of 25 frames with their locations is about 8 KB as an
-%% ETS key, and on a node whose stacks keep varying the table filled its
-%% 16 MiB bound within seconds (a reset each time, and the samples in
-%% flight lost). Two independent 32-bit hashes: a collision among even
-%% 100,000 distinct stacks has a chance of about 3e-10.
-stack_hash(Stack) ->
-    {erlang:phash2(Stack, 1 bsl 32), erlang:phash2({Stack}, 1 bsl 32)}.
+%% Stacks are interned under a 64-bit hash, not the stack itself: a stack
+%% of 25 frames with their locations is about 8 KB as an ETS key, and on a
+%% node whose stacks keep varying the table filled its 16 MiB bound within
+%% seconds (a reset each time, and the samples in flight lost). The hash
+%% covers each frame's module, function, arity and line, not the file name:
+%% a file name is a string, one list cell per character, and hashing those
+%% was the largest part of a sample's cost (6.8 of 7 us for 25 frames;
+%% doc/benchmarks.md, "Cost of one sample"), while within one version of a
+%% module the line already tells the file. Two independent 32-bit hashes: a
+%% collision among even 100,000 distinct stacks has a chance of about 3e-10.
+frames([{M, F, A, Loc} | Rest]) -> [{M, F, A, loc_line(Loc)} | frames(Rest)];
+frames([]) -> [].
+
+loc_line([{line, L} | _]) -> L;
+loc_line([_ | Rest]) -> loc_line(Rest);
+loc_line(_) -> 0.
+
+stack_hash(Frames) ->
+    {erlang:phash2(Frames, 1 bsl 32), erlang:phash2({Frames}, 1 bsl 32)}.
 
 stack_ref(Tab, {Hash, _} = Key) ->
     try ets:lookup_element(Tab, {s, Hash}, 2)

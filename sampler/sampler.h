@@ -48,6 +48,7 @@ struct sampler_options {
 	const char *const *names;  /* explicit registered names */
 	size_t nnames;
 	int compile_on_target;     /* test switch: skip the embedded .beam */
+	unsigned max_cost_ppm;     /* cost budget, millionths of the schedulers; 0: none */
 };
 
 /* What one batch from the agent carries besides its samples. */
@@ -60,6 +61,7 @@ struct sampler_round {
 	uint64_t late_total;       /* answers that came after their round */
 	uint64_t missed_total;     /* rounds skipped because the agent fell behind */
 	uint64_t dropped_total;    /* samples the agent dropped (nosuspend) */
+	unsigned share_permille;   /* part of the selected asked per round (cost budget) */
 };
 
 struct sampler_batch {

@@ -98,14 +98,14 @@ static void sample(ei_x_buff *x, long long time, long long idx, long long status
 
 /* {fp_batch, Seq, Info, Defs, Samples}, up to the Defs list header.
  * Info: {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal,
- * DroppedTotal, Selected}. */
+ * DroppedTotal, Selected, SharePermille}. */
 static void batch_begin(ei_x_buff *x, long long seq, long long asked, int ndefs)
 {
 	x_new(x);
 	tup(x, 5); atom(x, "fp_batch"); lng(x, seq);
-	tup(x, 9);
+	tup(x, 10);
 	lng(x, 1700000000000000LL); lng(x, 1234); lng(x, 56); lng(x, asked); lng(x, asked ? asked - 1 : 0);
-	lng(x, 7); lng(x, 8); lng(x, 9); lng(x, 10);
+	lng(x, 7); lng(x, 8); lng(x, 9); lng(x, 10); lng(x, 1000);
 	lst(x, ndefs);
 }
 
@@ -584,26 +584,26 @@ static void test_arities(void)
 	ei_x_free(&x);
 	x_new(&x);
 	tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
-	tup(&x, 9); for (int k = 0; k < 9; k++) lng(&x, k + 1);
+	tup(&x, 10); for (int k = 0; k < 10; k++) lng(&x, k + 1);
 	atom(&x, "nodefs"); nil(&x);
 	is_int(decx(&t, &x, &r), -1, "definitions that are not a list are refused");
 	ei_x_free(&x);
 	x_new(&x);
 	tup(&x, 4); atom(&x, "fp_batch"); lng(&x, 1);
-	tup(&x, 9); for (int k = 0; k < 9; k++) lng(&x, k + 1);
+	tup(&x, 10); for (int k = 0; k < 10; k++) lng(&x, k + 1);
 	nil(&x);
 	ok(decx(&t, &x, &r) != DEC_BATCH, "fp_batch of 4 is not a batch");
 	ei_x_free(&x);
 	x_new(&x);
 	tup(&x, 6); atom(&x, "fp_batch"); lng(&x, 1);
-	tup(&x, 9); for (int k = 0; k < 9; k++) lng(&x, k + 1);
+	tup(&x, 10); for (int k = 0; k < 10; k++) lng(&x, k + 1);
 	nil(&x); nil(&x); nil(&x);
 	ok(decx(&t, &x, &r) != DEC_BATCH, "fp_batch of 6 is not a batch");
 	ei_x_free(&x);
 	/* an improper samples list: [S | foo] */
 	x_new(&x);
 	tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
-	tup(&x, 9); for (int k = 0; k < 9; k++) lng(&x, k + 1);
+	tup(&x, 10); for (int k = 0; k < 10; k++) lng(&x, k + 1);
 	nil(&x);
 	E(ei_x_encode_list_header(&x, 1));
 	E(ei_x_encode_atom(&x, "x"));
@@ -806,7 +806,7 @@ static void test_hostile_messages(void)
 	ei_x_buff x;
 	x_new(&x);
 	tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
-	tup(&x, 9); for (int k = 0; k < 9; k++) lng(&x, k + 1);
+	tup(&x, 10); for (int k = 0; k < 10; k++) lng(&x, k + 1);
 	lst(&x, 1); tup(&x, 3);
 	static const unsigned char hdr[] = { 'd', 2000 >> 8, 2000 & 0xff };
 	raw(&x, hdr, 3); raw(&x, m + 6, 2000);

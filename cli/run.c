@@ -30,7 +30,10 @@ struct run {
 	ix_writer *index;
 	struct fp_batch_out out; /* formatter -> rotate */
 	struct fp_status_state status;
+	unsigned header_share;   /* the budget's part the next file's header states */
 };
+
+static int set_header(struct run *r, unsigned share);
 
 static int exit_for_rotate(int err)
 {
@@ -43,6 +46,10 @@ static int write_batch(struct run *r, const struct sampler_batch *b)
 	int e = fp_batch_write(&r->out, b->samples, b->nsamples);
 	if (e == 0)
 		fp_status_batch(&r->status, b);
+	/* each new file says in its header how much the budget sampled when
+	 * it began (a failed update keeps the old header: nothing is lost) */
+	if (e == 0 && r->status.share != r->header_share)
+		(void)set_header(r, r->status.share);
 	return e;
 }
 
@@ -91,7 +98,7 @@ static int confirm_unloaded(struct run *r)
 	return 0;
 }
 
-static void settings_text(const struct fp_config *cfg, char *out, size_t cap)
+static void settings_text(const struct fp_config *cfg, unsigned share, char *out, size_t cap)
 {
 	size_t n = (size_t)snprintf(out, cap, "top=%u every=%.3fs hz=%g depth=%u categories=",
 				    cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->depth);
@@ -100,8 +107,8 @@ static void settings_text(const struct fp_config *cfg, char *out, size_t cap)
 	if (cfg->ncats == 0 && n < cap)
 		n += (size_t)snprintf(out + n, cap - n, "none");
 	if (n < cap && cfg->max_cost_ppm)
-		n += (size_t)snprintf(out + n, cap - n, " max-cost=%gpct (while the node is busy, a part of the selected processes each round)",
-				      cfg->max_cost_ppm / 1e4);
+		n += (size_t)snprintf(out + n, cap - n, " max-cost=%gpct (while the node is busy, a part of the selected processes each round; "
+				      "when this file began: %gpct)", cfg->max_cost_ppm / 1e4, share / 10.0);
 	else if (n < cap)
 		n += (size_t)snprintf(out + n, cap - n, " max-cost=none");
 	/* cut at cap: the header says what it can, it is a comment */
@@ -115,13 +122,28 @@ static void settings_text(const struct fp_config *cfg, char *out, size_t cap)
 	}
 }
 
+static void header_text(const struct fp_config *cfg, unsigned share, char *out, size_t cap)
+{
+	char settings[1024];
+	settings_text(cfg, share, settings, sizeof settings);
+	if (fmt_header(cfg->node, settings, out, cap) >= cap)
+		out[0] = '\0';
+}
+
+static int set_header(struct run *r, unsigned share)
+{
+	char header[4096];
+	header_text(r->cfg, share, header, sizeof header);
+	r->header_share = share;
+	return r->rot ? rot_set_header(r->rot, header) : 0;
+}
+
 static int open_output(struct run *r, const char *node)
 {
 	const struct fp_config *cfg = r->cfg;
-	char settings[1024], header[4096];
-	settings_text(cfg, settings, sizeof settings);
-	if (fmt_header(node, settings, header, sizeof header) >= sizeof header)
-		header[0] = '\0';
+	char header[4096];
+	header_text(cfg, 1000, header, sizeof header);
+	r->header_share = 1000;
 	struct rot_options ro = {
 		.dir = cfg->outdir, .node = node, .codec = cfg->codec, .level = cfg->level,
 		.rotate_us = cfg->rotate_us, .rotate_bytes = cfg->rotate_bytes,

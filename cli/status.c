@@ -129,14 +129,14 @@ void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 	}
 	char line[512], size[32], budget[48] = "";
 	if (st->share < 1000)
-		snprintf(budget, sizeof budget, "cost budget %.0f%%, ", st->share / 10.0);
+		snprintf(budget, sizeof budget, " (budget %.0f%%)", st->share / 10.0);
 	const struct rot_stats *rs = rot_stats(rot);
 	human_bytes(rs->bytes_out, size, sizeof size);
 	const char *path = rot_current_path(rot), *slash = strrchr(path, '/');
 	const char *file = *path ? (slash ? slash + 1 : path) : "(no file yet)";
-	int n = snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s, dropped %llu, late %llu, %s%s, ",
-			 st->node, st->rate, st->requested_rate,
-			 (unsigned long long)st->dropped, (unsigned long long)st->late, budget, size);
+	int n = snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s%s, dropped %llu, late %llu, %s, ",
+			 st->node, st->rate, st->requested_rate, budget,
+			 (unsigned long long)st->dropped, (unsigned long long)st->late, size);
 	/* The file name goes last; when the line is too wide, its end (the
 	 * time it started) matters more than its start (the node, shown). */
 	int room = fp_status_width() - n, len = (int)strlen(file);

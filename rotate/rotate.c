@@ -425,6 +425,17 @@ int rot_open(rot_t **out, const struct rot_options *opts)
 	return open_dir(r);
 }
 
+int rot_set_header(rot_t *r, const char *header)
+{
+	char *copy = NULL;
+	if (header && *header && !(copy = strdup(header)))
+		return ROT_ERR_NOMEM;
+	free(r->header);
+	r->header = copy;
+	r->header_len = copy ? strlen(copy) : 0;
+	return 0;
+}
+
 int rot_append(rot_t *r, const void *rec, size_t len, int64_t time_us)
 {
 	int rc;

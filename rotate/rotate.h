@@ -70,6 +70,11 @@ struct rot_stats {
  * failure (so rot_error() works) and must be released with rot_free(). */
 int rot_open(rot_t **out, const struct rot_options *opts);
 
+/* Replaces the header written at the start of each file begun from now on;
+ * the current file keeps the one it began with. @return 0 or ROT_ERR_NOMEM
+ * (the old header stays). */
+int rot_set_header(rot_t *r, const char *header);
+
 /* Appends one record. Rotation happens here, between records; a file never
  * holds fewer than 2 records unless the whole run has fewer. */
 int rot_append(rot_t *r, const void *rec, size_t len, int64_t time_us);

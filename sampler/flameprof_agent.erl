@@ -158,6 +158,7 @@ init(Opts) ->
                   end,
             Tab = ets:new(?MODULE, [set, protected, {read_concurrency, true}]),
             Scanner = spawn_opt(?MODULE, scanner, [self(), 0], [link, {priority, high}]),
+            ok = sched_wall_on(MaxCostPpm),
             Now = now_us(),
             S = #s{sink = Sink, sink_node = Node, top = Top, scanner = Scanner,
                    period_us = max(1, round(1000000 / Hz)),
@@ -253,8 +254,9 @@ request_scan(S, Now) ->
     %% Handling our process_info signals costs the sampled process a few
     %% reductions (measured: about 0.5 per sample when read directly, more
     %% when it handles the signal itself). Without this discount an idle
-    %% process, once picked, would stay "busy" because it is sampled.
-    Cost = ?SAMPLE_COST * (S#s.round - S#s.select_round),
+    %% process, once picked, would stay "busy" because it is sampled. Under
+    %% the cost budget each was sampled in only a part of the rounds.
+    Cost = round(?SAMPLE_COST * (S#s.round - S#s.select_round) * S#s.share),
     Exclude = maps:put(self(), true, S#s.workers),
     S#s.scanner ! {scan, Exclude, S#s.by_target, Cost, S#s.top},
     S#s{scanning = true, next_select = Now + S#s.every_us, select_round = S#s.round}.
@@ -444,12 +446,21 @@ budget_part(Idle, #s{share = Share, credit = Credit, turn = Turn} = S) ->
 
 %% How busy the node is: the share of wall time its normal schedulers spent
 %% working (not waiting for work). It needs the scheduler_wall_time flag,
-%% which the VM keeps per process: the flag we turn on is turned off by the
-%% VM itself when this process ends, however it ends, and an application's
-%% own setting is left as it was.
+%% which OTP counts per process (kernel_refc, a server of the kernel
+%% application, monitors each process that turned it on): the flag we turn
+%% on is turned off when this process ends, however it ends, and an
+%% application's own setting is left as it was. Turned on once, at the
+%% start: each call is a call to that server, which is gone while the node
+%% shuts down.
+sched_wall_on(0) -> ok;
+sched_wall_on(_) ->
+    try erlang:system_flag(scheduler_wall_time, true) of
+        _ -> ok
+    catch _:_ -> ok
+    end.
+
 sched_wall(0) -> undefined;
 sched_wall(_) ->
-    _ = erlang:system_flag(scheduler_wall_time, true),
     N = erlang:system_info(schedulers),
     case erlang:statistics(scheduler_wall_time) of
         L when is_list(L) -> [{Id, A, T} || {Id, A, T} <- L, Id =< N];

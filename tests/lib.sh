@@ -80,15 +80,17 @@ ERL_BIN_ERL=erl
 # C-node too), prints the result.
 rpc() { "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -a "$2" 2>&1; }
 
-# node_clean NODE [RPC]: the agent is gone, depth restored, module unloaded
-# (RPC: rpc for long names, srpc for short ones).
+# node_clean NODE [RPC]: the agent is gone, depth restored, module unloaded,
+# the cost budget's scheduler_wall_time flag off again (RPC: rpc for long
+# names, srpc for short ones).
 node_clean() {
 	call=${2:-rpc}
 	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
 	[ "$($call "$1" "erlang whereis [flameprof_agent]")" = undefined ] &&
 	[ "$($call "$1" "erlang module_loaded [$mod]")" = false ] &&
 	[ "$($call "$1" "erlang check_old_code [$mod]")" = false ] &&
-	[ "$($call "$1" "erlang system_flag [backtrace_depth, 13]")" = 13 ]
+	[ "$($call "$1" "erlang system_flag [backtrace_depth, 13]")" = 13 ] &&
+	[ "$($call "$1" "erlang statistics [scheduler_wall_time]")" = undefined ]
 }
 
 # wait_until SECONDS CMD...: polls CMD every 0.2 s.
@@ -177,6 +179,7 @@ fp_wait() {
 # fp_errors: the "flameprof: " lines of fp.err that are not notes or the summary.
 fp_errors() {
 	grep '^flameprof: ' "$T_DIR/fp.err" | grep -v -e ' samples in ' -e "open them with" -e "try 'flameprof --help'" -e "try 'flameprof calls --help'" \
+		-e '^flameprof: the node was busy and the cost budget' \
 		-e '^flameprof: warning:' -e '^flameprof: note:' || true
 }
 

@@ -8,7 +8,7 @@ start_epmd && compile_workloads && start_node status "fp_busy:start(4)" || exit 
 
 fp --test-fake-tty --duration 3s --top 10 -o "$T_DIR/tty" "$NODE"
 is "$FP_RC" 0 "a run with a (fake) terminal exits 0"
-redraws=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^$NODE: [0-9]*/[0-9]* samples/s, dropped [0-9]*, late [0-9]*, ")
+redraws=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^$NODE: [0-9]*/[0-9]* samples/s\( (budget [0-9]*%)\)\?, dropped [0-9]*, late [0-9]*, ")
 check "the status line is redrawn in place, several times ($redraws)" test "$redraws" -ge 3
 check "it names the file being written (its end, the time it started, when the line is too narrow)" grep -q ", \(\.\.\.\)\?[^ ]*Z\.perf\.zst" "$T_DIR/fp.err"
 last=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -v '^ *$' | grep -c "samples in .* requested")

@@ -433,6 +433,44 @@ static void test_rotate_time(void)
 	rmtree(dir);
 }
 
+/* rot_set_header: the files begun afterwards carry the new header, the
+ * current one keeps its own. */
+static void test_set_header(void)
+{
+	const char *dir = scratch();
+	struct rot_options o;
+	struct sb b[4] = { { 0 } }, want = { 0 };
+	char **v;
+	int n;
+	rot_t *r;
+
+	base_opts(&o, dir, ROT_ZSTD);
+	o.rotate_us = 10 * SEC;
+	rot_open(&r, &o);
+	for (int i = 0; i < 2; i++)
+		is_int(append(r, i, T0 + i * SEC), ROT_OK, "set_header: append %d", i);
+	is_int(rot_set_header(r, "# second header\n"), ROT_OK, "set_header: replaced");
+	for (int i = 2; i < 4; i++)
+		is_int(append(r, i, T0 + (i + 9) * SEC), ROT_OK, "set_header: append %d", i);
+	is_int(rot_close(r), ROT_OK, "set_header: close");
+	n = decode_all(dir, ROT_ZSTD, b, 4, &v);
+	is_int(n, 2, "set_header: two files");
+	if (n == 2) {
+		expect_body(&b[0], 0, 1, "set_header: the first file keeps the first header");
+		sb_adds(&want, "# second header\n");
+		sb_adds(&want, rec(2));
+		sb_adds(&want, rec(3));
+		ok(b[1].len == want.len && memcmp(b[1].p, want.p, want.len) == 0,
+		   "set_header: the next file begins with the new one");
+	}
+	names_free(v);
+	sb_free(&want);
+	for (int i = 0; i < 4; i++)
+		sb_free(&b[i]);
+	rot_free(r);
+	rmtree(dir);
+}
+
 /* Rotation due, then close with one held record: it lands in the old file. */
 static void test_hold_rule(void)
 {
@@ -1024,6 +1062,7 @@ int main(void)
 	subtest("crash", test_crash);
 	subtest("free_keeps_dotfile", test_free_keeps_dotfile);
 	subtest("rotate_time", test_rotate_time);
+	subtest("set_header", test_set_header);
 	subtest("hold_rule", test_hold_rule);
 	subtest("rotate_size", test_rotate_size);
 	subtest("name_taken_at_close", test_name_taken_at_close);

@@ -317,7 +317,7 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 	ix_writer *ixw = index ? ix_writer_create(level) : NULL;
 	struct rot_index ix;
 	static const enum fmt_category cats[] = { FMT_CAT_INITIAL_CALL, FMT_CAT_NAME, FMT_CAT_SEQ_TRACE };
-	struct fmt_options fo = { cats, 3 };
+	struct fmt_options fo = { .categories = cats, .ncategories = 3 };
 	struct dec_tables t;
 	struct dec_result res;
 	char err[256], header[4096];

@@ -69,7 +69,7 @@ static int parse_pattern(struct calls_config *cfg, const char *text)
 	if (!t)
 		return -3;
 	cfg->pattern_text[cfg->npatterns] = t;
-	struct calls_pattern *p = &cfg->patterns[cfg->npatterns++];
+	struct fp_mfa_pattern *p = &cfg->patterns[cfg->npatterns++];
 	p->function = NULL;
 	p->arity = -1;
 	p->module = t;

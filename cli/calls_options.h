@@ -18,7 +18,7 @@ enum calls_format { CALLS_FORMAT_TABLE, CALLS_FORMAT_FOLDED };
 struct calls_config {
 	const char *node;                  /* the target, name@host */
 	enum calls_type type;              /* --type */
-	struct calls_pattern patterns[CALLS_MAX_PATTERNS]; /* --pattern, repeatable */
+	struct fp_mfa_pattern patterns[CALLS_MAX_PATTERNS]; /* --pattern, repeatable */
 	size_t npatterns;
 	char *pattern_text[CALLS_MAX_PATTERNS]; /* owned copies the patterns point into */
 	const char *pids[CALLS_MAX_TARGETS];   /* --pid, repeatable */

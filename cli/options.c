@@ -14,7 +14,7 @@
 #include "run.h"
 
 /* Each row's id is its kind: how apply() reads the value into field. */
-enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_SET, K_PCT };
+enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_TIER, K_SET, K_PCT };
 
 #define F(field) offsetof(struct fp_config, field)
 
@@ -52,7 +52,9 @@ static const struct fp_opt options[] = {
 	{ "keep-size", 0, "SIZE", K_SIZE, F(keep_bytes), 0, 0,
 	  "... and at most SIZE of them (default: no limit)" },
 	{ "categories", 0, "LIST", K_CATS, F(cats), 0, 0,
-	  "root-most frames, outermost first, from initial_call,name,memory,queue,seq_trace (default initial_call,name,seq_trace; 'none')" },
+	  "root-most frames, outermost first, from initial_call,name,memory,queue,seq_trace,tier (default initial_call,name,seq_trace; with --tier seq_trace,tier,initial_call,name; 'none')" },
+	{ "tier", 't', "NAME=MOD:FUN/ARITY", K_TIER, F(tiers), 0, 0,
+	  "a category frame tier:NAME on each sample whose innermost matching frame is this function ('_' for FUN or ARITY; repeatable)" },
 	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
 	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
 	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,
@@ -154,12 +156,15 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		}
 		return FP_OPT_OK;
 	case K_CATS:
+		cfg->cats_given = 1;
 		if (parse_cats(cfg, val) < 0) {
-			snprintf(detail, cap, "'%s' is not a valid list for %s: use names from initial_call,name,memory,queue,seq_trace, each once, or 'none'",
+			snprintf(detail, cap, "'%s' is not a valid list for %s: use names from initial_call,name,memory,queue,seq_trace,tier, each once, or 'none'",
 				 val, spelled);
 			return FP_OPT_USAGE;
 		}
 		return FP_OPT_OK;
+	case K_TIER:
+		return fp_opt_tier(val, spelled, cfg->tiers, cfg->tier_text, &cfg->ntiers, detail, cap);
 	case K_SET:
 		*(int *)field = (int)o->min;
 		return FP_OPT_OK;
@@ -204,12 +209,45 @@ static void defaults(struct fp_config *cfg)
 	cfg->progress = -1;
 }
 
+static int has_cat(const struct fp_config *cfg, enum fmt_category c)
+{
+	for (size_t k = 0; k < cfg->ncats; k++)
+		if (cfg->cats[k] == c)
+			return 1;
+	return 0;
+}
+
+/* --tier and the categories: with tiers and no --categories, the request's
+ * label is root-most and the tier under it, so a flame graph splits by
+ * request kind first; a list the user gave is kept as given, and must
+ * then name the tier frame (and may only name it with --tier). */
+static int check_tiers(struct fp_config *cfg, char *detail, size_t cap)
+{
+	static const enum fmt_category with_tiers[] = { FMT_CAT_SEQ_TRACE, FMT_CAT_TIER,
+							FMT_CAT_INITIAL_CALL, FMT_CAT_NAME };
+	if (fp_opt_tiers_check(cfg->tiers, cfg->ntiers, detail, cap) != FP_OPT_OK)
+		return FP_OPT_USAGE;
+	if (cfg->ntiers && !cfg->cats_given) {
+		memcpy(cfg->cats, with_tiers, sizeof with_tiers);
+		cfg->ncats = sizeof with_tiers / sizeof with_tiers[0];
+	} else if (cfg->ntiers && !has_cat(cfg, FMT_CAT_TIER)) {
+		snprintf(detail, cap, "--categories leaves out the tier frame that --tier writes; add 'tier' to the list, e.g. --categories seq_trace,tier,initial_call,name");
+		return FP_OPT_USAGE;
+	} else if (!cfg->ntiers && has_cat(cfg, FMT_CAT_TIER)) {
+		snprintf(detail, cap, "--categories names 'tier' but no --tier is given; add --tier NAME=MOD:FUN/ARITY or leave 'tier' out");
+		return FP_OPT_USAGE;
+	}
+	return FP_OPT_OK;
+}
+
 /* Combinations, checked once everything is parsed (redis-cli). */
 static int check(void *arg, char *detail, size_t cap)
 {
 	struct fp_config *cfg = arg;
 	if (cfg->help || cfg->version)
 		return FP_OPT_OK;
+	if (check_tiers(cfg, detail, cap) != FP_OPT_OK)
+		return FP_OPT_USAGE;
 	if (!cfg->node) {
 		snprintf(detail, cap, "no node given; name the node to profile, e.g. 'flameprof app@db1'");
 		return FP_OPT_USAGE;
@@ -288,6 +326,13 @@ int fp_parse_options(int argc, char **argv, struct fp_config *cfg)
 	return fp_opt_command(&RECORD, argc, argv, cfg);
 }
 
+void fp_config_free(struct fp_config *cfg)
+{
+	for (size_t k = 0; k < cfg->ntiers; k++)
+		free(cfg->tier_text[k]);
+	cfg->ntiers = 0;
+}
+
 void fp_print_help(void)
 {
 	fp_opt_help(&RECORD, stdout);
@@ -297,16 +342,14 @@ int fp_record_main(int argc, char **argv)
 {
 	struct fp_config cfg;
 	int rc = fp_parse_options(argc, argv, &cfg);
-	if (rc)
-		return rc;
-	if (cfg.help) {
+	if (rc == 0 && cfg.help) {
 		fp_print_help();
-		return 0;
-	}
-	if (cfg.version) {
+	} else if (rc == 0 && cfg.version) {
 		printf("flameprof %s (agent %s)\n", FP_VERSION, FP_AGENT_MODULE);
-		return 0;
+	} else if (rc == 0) {
+		fp_verbosity = cfg.verbosity;
+		rc = fp_run(&cfg);
 	}
-	fp_verbosity = cfg.verbosity;
-	return fp_run(&cfg);
+	fp_config_free(&cfg);
+	return rc;
 }

@@ -42,6 +42,10 @@ struct fp_config {
 	uint64_t keep_bytes;           /* --keep-size */
 	enum fmt_category cats[FMT_CAT_COUNT]; /* --categories, root-most first */
 	size_t ncats;
+	int cats_given;                /* --categories was given (else the default, by --tier) */
+	struct fp_tier_pattern tiers[FP_MAX_TIERS]; /* --tier NAME=MOD:FUN/ARITY */
+	char *tier_text[FP_MAX_TIERS]; /* owned copies the tiers point into */
+	size_t ntiers;
 	const char *cookie_file;       /* --cookie-file */
 	const char *cookie;            /* --cookie (discouraged) */
 	int64_t connect_timeout_us;    /* --connect-timeout */
@@ -61,8 +65,9 @@ struct fp_config {
  * capture (fp_run()). @return an exit status from <sysexits.h>. */
 int fp_record_main(int argc, char **argv);
 /* Fills cfg from argv. @return 0, or 64 (EX_USAGE) after printing the
- * reason (fp_opt_usage()). */
+ * reason (fp_opt_usage()). Free with fp_config_free(), also after 64. */
 int fp_parse_options(int argc, char **argv, struct fp_config *cfg);
+void fp_config_free(struct fp_config *cfg);
 void fp_print_help(void);
 
 #endif

@@ -163,6 +163,43 @@ int fp_opt_duration(const char *val, const char *spelled, const char *eg, int64_
 	return FP_OPT_OK;
 }
 
+int fp_opt_tier(const char *val, const char *spelled, struct fp_tier_pattern *tiers, char **texts,
+		size_t *n, char *detail, size_t cap)
+{
+	if (*n == FP_MAX_TIERS) {
+		snprintf(detail, cap, "too many %s options: at most %d", spelled, FP_MAX_TIERS);
+		return FP_OPT_USAGE;
+	}
+	char *t = strdup(val);
+	if (!t) {
+		snprintf(detail, cap, "out of memory");
+		return FP_OPT_USAGE;
+	}
+	texts[*n] = t;
+	struct fp_tier_pattern *tp = &tiers[(*n)++];
+	switch (fp_tier_parse(t, tp)) {
+	case FP_TIER_OK:
+		return FP_OPT_OK;
+	case FP_TIER_RESERVED:
+		snprintf(detail, cap, "tier names starting with '_' are flameprof's own (_total); choose another name than '%s'",
+			 tp->name);
+		return FP_OPT_USAGE;
+	default:
+		snprintf(detail, cap, "'%s' is not a tier for %s: write NAME=MOD:FUN/ARITY, e.g. db=kv_db:query/2",
+			 val, spelled);
+		return FP_OPT_USAGE;
+	}
+}
+
+int fp_opt_tiers_check(const struct fp_tier_pattern *tiers, size_t n, char *detail, size_t cap)
+{
+	const char *twice = fp_tier_given_twice(tiers, n);
+	if (!twice)
+		return FP_OPT_OK;
+	snprintf(detail, cap, "tier '%s' is given twice with the same pattern", twice);
+	return FP_OPT_USAGE;
+}
+
 int fp_parse_duration(const char *text, int64_t *us)
 {
 	char *end;

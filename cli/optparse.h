@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "../common/mfa_pattern.h"
 
 struct fp_opt {
 	const char *name;  /* long name without "--" */
@@ -69,6 +70,13 @@ int fp_opt_whole(const struct fp_opt *o, const char *val, const char *spelled, l
 		 char *detail, size_t cap);
 int fp_opt_duration(const char *val, const char *spelled, const char *eg, int64_t *us,
 		    char *detail, size_t cap);
+/* --tier NAME=MOD:FUN/ARITY (record and requests alike): a copy of val
+ * is parsed into tiers[*n], texts[*n] owns it (the caller frees it, also
+ * after an error), and *n grows; at most FP_MAX_TIERS. @return as above. */
+int fp_opt_tier(const char *val, const char *spelled, struct fp_tier_pattern *tiers, char **texts,
+		size_t *n, char *detail, size_t cap);
+/* The tiers as a whole: none given twice. @return as above. */
+int fp_opt_tiers_check(const struct fp_tier_pattern *tiers, size_t n, char *detail, size_t cap);
 /* "5s", "500ms", "2m", "1h", "1.5s", plain seconds. @return 0 or -1. */
 int fp_parse_duration(const char *text, int64_t *us);
 /* "64k", "100M", "1G", plain bytes. @return 0 or -1. */

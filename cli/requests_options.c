@@ -60,31 +60,6 @@ static const struct fp_opt options[] = {
 	{ "help", 'h', NULL, K_SET, F(help), 1, 0, "print this help" },
 };
 
-/* MOD:FUN/ARITY, FUN and ARITY each a name or '_'; t is modified and the
- * pattern points into it. */
-static int split_pattern(char *t, struct calls_pattern *p)
-{
-	char *colon = strchr(t, ':'), *slash = colon ? strrchr(colon, '/') : NULL;
-	if (!colon || !slash)
-		return -1;
-	*colon = *slash = '\0';
-	p->module = t;
-	p->function = colon + 1;
-	p->arity = -1;
-	if (strcmp(slash + 1, "_") != 0) {
-		char *end;
-		errno = 0;
-		long a = strtol(slash + 1, &end, 10);
-		if (end == slash + 1 || *end || errno || a < 0 || a > 255)
-			return -1;
-		p->arity = (int)a;
-	}
-	if (!*p->module || !*p->function || strcmp(p->module, "_") == 0 || strlen(p->module) > 255 ||
-	    strlen(p->function) > 255)
-		return -1;
-	return 0;
-}
-
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
 {
@@ -109,41 +84,17 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			snprintf(detail, cap, "out of memory");
 			return FP_OPT_USAGE;
 		}
-		if (split_pattern(cfg->entry_text, &cfg->entry) < 0) {
+		if (fp_mfa_pattern_split(cfg->entry_text, &cfg->entry) < 0) {
 			snprintf(detail, cap, "'%s' is not an entry for %s: write MOD:FUN/ARITY, e.g. kv_handler:handle/2 ('_' for FUN or ARITY)",
 				 val, spelled);
 			return FP_OPT_USAGE;
 		}
 		return FP_OPT_OK;
-	case K_TIER: {
-		if (cfg->ntiers == REQ_MAX_TIERS) {
-			snprintf(detail, cap, "too many %s options: at most %d", spelled, REQ_MAX_TIERS);
-			return FP_OPT_USAGE;
-		}
-		char *t = strdup(val);
-		if (!t) {
-			snprintf(detail, cap, "out of memory");
-			return FP_OPT_USAGE;
-		}
-		cfg->tier_text[cfg->ntiers] = t;
-		struct req_tier_pattern *tp = &cfg->tiers[cfg->ntiers++];
-		char *eq = strchr(t, '=');
-		if (!eq || eq == t || eq - t > 64 || split_pattern(eq + 1, &tp->pattern) < 0) {
-			snprintf(detail, cap, "'%s' is not a tier for %s: write NAME=MOD:FUN/ARITY, e.g. db=kv_db:query/2",
-				 val, spelled);
-			return FP_OPT_USAGE;
-		}
-		*eq = '\0';
-		tp->name = t;
-		if (t[0] == '_') {
-			snprintf(detail, cap, "tier names starting with '_' are flameprof's own (_total); choose another name than '%s'", t);
-			return FP_OPT_USAGE;
-		}
-		return FP_OPT_OK;
-	}
+	case K_TIER:
+		return fp_opt_tier(val, spelled, cfg->tiers, cfg->tier_text, &cfg->ntiers, detail, cap);
 	case K_FULL: {
-		if (cfg->nfull == REQ_MAX_TIERS) {
-			snprintf(detail, cap, "too many %s options: at most %d", spelled, REQ_MAX_TIERS);
+		if (cfg->nfull == FP_MAX_TIERS) {
+			snprintf(detail, cap, "too many %s options: at most %d", spelled, FP_MAX_TIERS);
 			return FP_OPT_USAGE;
 		}
 		char *t = strdup(val);
@@ -152,8 +103,8 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			return FP_OPT_USAGE;
 		}
 		cfg->full_text[cfg->nfull] = t;
-		struct calls_pattern *p = &cfg->full[cfg->nfull++];
-		int bad = strchr(t, ':') ? split_pattern(t, p) : (p->module = t, p->function = "_", p->arity = -1,
+		struct fp_mfa_pattern *p = &cfg->full[cfg->nfull++];
+		int bad = strchr(t, ':') ? fp_mfa_pattern_split(t, p) : (p->module = t, p->function = "_", p->arity = -1,
 								   !*t || strcmp(t, "_") == 0 || strlen(t) > 255);
 		if (bad) {
 			snprintf(detail, cap, "'%s' is not a module or function for %s: write MOD or MOD:FUN/ARITY (a module, not '_')",
@@ -229,24 +180,10 @@ static void defaults(struct requests_config *cfg)
 	cfg->verbosity = 1;
 }
 
-/* Two tiers of one name and one pattern. @return the name, or NULL. */
-static const char *twice_given_tier(const struct requests_config *cfg)
-{
-	for (size_t a = 0; a < cfg->ntiers; a++)
-		for (size_t b = 0; b < a; b++)
-			if (strcmp(cfg->tiers[a].name, cfg->tiers[b].name) == 0 &&
-			    strcmp(cfg->tiers[a].pattern.module, cfg->tiers[b].pattern.module) == 0 &&
-			    strcmp(cfg->tiers[a].pattern.function, cfg->tiers[b].pattern.function) == 0 &&
-			    cfg->tiers[a].pattern.arity == cfg->tiers[b].pattern.arity)
-				return cfg->tiers[a].name;
-	return NULL;
-}
-
 /* Combinations, checked once everything is parsed. */
 static int check(void *arg, char *detail, size_t cap)
 {
 	const struct requests_config *cfg = arg;
-	const char *twice;
 	if (cfg->help)
 		return FP_OPT_OK;
 	if (!cfg->node)
@@ -255,8 +192,8 @@ static int check(void *arg, char *detail, size_t cap)
 		snprintf(detail, cap, "no --entry given; name the function whose calls start requests, e.g. --entry kv_handler:handle/2");
 	else if (cfg->identity_options > 1)
 		snprintf(detail, cap, "--identity and --identity-fun both say how to group requests; give one of them");
-	else if ((twice = twice_given_tier(cfg)))
-		snprintf(detail, cap, "tier '%s' is given twice with the same pattern", twice);
+	else if (fp_opt_tiers_check(cfg->tiers, cfg->ntiers, detail, cap) != FP_OPT_OK)
+		return FP_OPT_USAGE;
 	else if (cfg->duration_us < 1000 || cfg->every_us < 100000 || cfg->connect_timeout_us < 100000 ||
 		 cfg->max_late_us < 10000)
 		snprintf(detail, cap, "--duration must be at least 1ms, --every and --connect-timeout at least 100ms, --max-late at least 10ms");

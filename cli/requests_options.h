@@ -10,17 +10,15 @@
 #include <stdint.h>
 #include "../sampler/requests.h"
 
-#define REQ_MAX_TIERS 32
-
 struct requests_config {
 	const char *node;
-	struct calls_pattern entry;            /* --entry */
+	struct fp_mfa_pattern entry;            /* --entry */
 	char *entry_text;                      /* owned copy entry points into */
-	struct req_tier_pattern tiers[REQ_MAX_TIERS]; /* --tier NAME=MOD:FUN/ARITY */
-	char *tier_text[REQ_MAX_TIERS];
+	struct fp_tier_pattern tiers[FP_MAX_TIERS]; /* --tier NAME=MOD:FUN/ARITY */
+	char *tier_text[FP_MAX_TIERS];
 	size_t ntiers;
-	struct calls_pattern full[REQ_MAX_TIERS]; /* --full MOD[:FUN/ARITY] */
-	char *full_text[REQ_MAX_TIERS];
+	struct fp_mfa_pattern full[FP_MAX_TIERS]; /* --full MOD[:FUN/ARITY] */
+	char *full_text[FP_MAX_TIERS];
 	size_t nfull;
 	unsigned limit;                        /* --limit */
 	enum req_identity identity;            /* --identity arg:N / --identity-fun */

@@ -23,6 +23,14 @@
 #include "../rotate/rotate.h"
 #include "../sampler/sampler.h"
 
+/* How sampling went when a file began, for its header: the cost budget's
+ * part (permille) and the samples delivered and requested per second over
+ * the status line's last window (0 requested: not known yet). */
+struct at_start {
+	unsigned share;
+	double rate, requested;
+};
+
 struct run {
 	const struct fp_config *cfg;
 	sampler_t *sampler;
@@ -30,14 +38,22 @@ struct run {
 	ix_writer *index;
 	struct fp_batch_out out; /* formatter -> rotate */
 	struct fp_status_state status;
-	unsigned header_share;   /* the budget's part the next file's header states */
+	struct at_start header; /* what the next file's header says of the moment it began */
 };
 
-static int set_header(struct run *r, unsigned share);
+static int set_header(struct run *r, const struct at_start *now);
 
 static int exit_for_rotate(int err)
 {
 	return err == ROT_ERR_DIR ? EX_CANTCREAT : err == ROT_ERR_NOMEM ? EX_OSERR : EX_IOERR;
+}
+
+/* The delivered share of the requested rate has moved by 5 points or more. */
+static int moved(const struct at_start *a, const struct at_start *b)
+{
+	double pa = a->requested > 0 ? a->rate / a->requested : -1;
+	double pb = b->requested > 0 ? b->rate / b->requested : -1;
+	return pa - pb >= 0.05 || pb - pa >= 0.05;
 }
 
 /* Writes a batch in time order. @return 0 or a negative rot_err. */
@@ -46,10 +62,12 @@ static int write_batch(struct run *r, const struct sampler_batch *b)
 	int e = fp_batch_write(&r->out, b->samples, b->nsamples);
 	if (e == 0)
 		fp_status_batch(&r->status, b);
-	/* each new file says in its header how much the budget sampled when
-	 * it began (a failed update keeps the old header: nothing is lost) */
-	if (e == 0 && r->status.share != r->header_share)
-		(void)set_header(r, r->status.share);
+	/* Each new file says in its header how much the budget sampled and how
+	 * much was delivered when it began; the header is made again when
+	 * either has moved (a failed update keeps the old one: nothing is lost). */
+	struct at_start now = { r->status.share, r->status.rate, r->status.requested_rate };
+	if (e == 0 && (now.share != r->header.share || moved(&r->header, &now)))
+		(void)set_header(r, &now);
 	return e;
 }
 
@@ -98,7 +116,7 @@ static int confirm_unloaded(struct run *r)
 	return 0;
 }
 
-static void settings_text(const struct fp_config *cfg, unsigned share, char *out, size_t cap)
+static void settings_text(const struct fp_config *cfg, const struct at_start *at, char *out, size_t cap)
 {
 	size_t n = (size_t)snprintf(out, cap, "top=%u every=%.3fs hz=%g depth=%u categories=",
 				    cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->depth);
@@ -107,25 +125,37 @@ static void settings_text(const struct fp_config *cfg, unsigned share, char *out
 	if (cfg->ncats == 0 && n < cap)
 		n += (size_t)snprintf(out + n, cap - n, "none");
 	if (n < cap && cfg->max_cost_ppm)
-		snprintf(out + n, cap - n, " max-cost=%gpct (while the node is busy, a part of the selected processes each round; "
-			 "when this file began: %gpct)", cfg->max_cost_ppm / 1e4, share / 10.0);
+		n += (size_t)snprintf(out + n, cap - n, " max-cost=%gpct (while the node is busy, a part of the selected processes each round; "
+				      "when this file began: %gpct)", cfg->max_cost_ppm / 1e4, at->share / 10.0);
 	else if (n < cap)
-		snprintf(out + n, cap - n, " max-cost=none");
+		n += (size_t)snprintf(out + n, cap - n, " max-cost=none");
+	/* cut at cap: the header says what it can, it is a comment */
+	for (size_t k = 0; k < cfg->ntiers && n < cap; k++) {
+		const struct fp_tier_pattern *t = &cfg->tiers[k];
+		char arity[16] = "_";
+		if (t->pattern.arity >= 0)
+			snprintf(arity, sizeof arity, "%d", t->pattern.arity);
+		n += (size_t)snprintf(out + n, cap - n, "%s%s=%s:%s/%s", k ? "," : " tiers=", t->name,
+				      t->pattern.module, t->pattern.function, arity);
+	}
+	if (n < cap && at->requested > 0)
+		snprintf(out + n, cap - n, " delivered=%.0f/%.0f samples/s (the second before this file began)",
+			 at->rate, at->requested);
 }
 
-static void header_text(const struct fp_config *cfg, unsigned share, char *out, size_t cap)
+static void header_text(const struct fp_config *cfg, const struct at_start *at, char *out, size_t cap)
 {
-	char settings[384];
-	settings_text(cfg, share, settings, sizeof settings);
+	char settings[1024];
+	settings_text(cfg, at, settings, sizeof settings);
 	if (fmt_header(cfg->node, settings, out, cap) >= cap)
 		out[0] = '\0';
 }
 
-static int set_header(struct run *r, unsigned share)
+static int set_header(struct run *r, const struct at_start *now)
 {
 	char header[4096];
-	header_text(r->cfg, share, header, sizeof header);
-	r->header_share = share;
+	header_text(r->cfg, now, header, sizeof header);
+	r->header = *now;
 	return r->rot ? rot_set_header(r->rot, header) : 0;
 }
 
@@ -133,8 +163,8 @@ static int open_output(struct run *r, const char *node)
 {
 	const struct fp_config *cfg = r->cfg;
 	char header[4096];
-	header_text(cfg, 1000, header, sizeof header);
-	r->header_share = 1000;
+	r->header = (struct at_start){ .share = 1000 };
+	header_text(cfg, &r->header, header, sizeof header);
 	struct rot_options ro = {
 		.dir = cfg->outdir, .node = node, .codec = cfg->codec, .level = cfg->level,
 		.rotate_us = cfg->rotate_us, .rotate_bytes = cfg->rotate_bytes,
@@ -264,7 +294,7 @@ int fp_run(const struct fp_config *cfg)
 	fp_install_stop_signals();
 	fp_status_init(&r.status, cfg);
 	fmt_ctx *fmt = NULL;
-	struct fmt_options fo = { cfg->cats, cfg->ncats };
+	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers };
 	if ((rc = fp_read_cookie(cfg->cookie, cfg->cookie_file, cookie, sizeof cookie, &ck)) != 0)
 		goto out;
 	fmt = fmt_create(&fo);

@@ -1,6 +1,6 @@
 /*
  * categories.c - the root-most pseudo-frames: initial call, name, memory and
- * queue buckets, seq_trace label.
+ * queue buckets, seq_trace label, tier.
  *
  * Each is one frame line "\t0 <category>:<value> ([category])": the dso marks
  * it as ours (real frames have a file or "[unknown]"), and the symbol starts
@@ -12,7 +12,7 @@
 #include "internal.h"
 
 const char *const fmt_category_names[FMT_CAT_COUNT] = {
-	"initial_call", "name", "memory", "queue", "seq_trace",
+	"initial_call", "name", "memory", "queue", "seq_trace", "tier",
 };
 
 int fmt_category_parse(const char *name, size_t len, enum fmt_category *out)
@@ -90,8 +90,18 @@ static void put_bucket(struct fmt_out *o, enum fmt_category c, const char *bucke
 	frame_end(o);
 }
 
+/* A process keeps its seq_trace token after the work that set it: waiting
+ * in receive for the next message, it still carries the last request's
+ * label. Only a process that is working shows it, so the label frame
+ * splits the work of each request kind, not idle processes. */
+static int working(enum fp_status status)
+{
+	return status == FP_STATUS_RUNNING || status == FP_STATUS_RUNNABLE ||
+	       status == FP_STATUS_GARBAGE_COLLECTING;
+}
+
 void fmt_put_categories(struct fmt_out *o, const struct fp_sample *s,
-			const enum fmt_category *cats, size_t ncats)
+			const enum fmt_category *cats, size_t ncats, struct fp_str tier)
 {
 	/* Given root-most first, written leaf-most first: perf script lists
 	 * the leaf first and the root last. */
@@ -111,7 +121,11 @@ void fmt_put_categories(struct fmt_out *o, const struct fp_sample *s,
 				   fmt_queue_bucket(s->metrics[FP_M_MESSAGE_QUEUE_LEN]));
 			break;
 		case FMT_CAT_SEQ_TRACE:
-			put_text(o, FMT_CAT_SEQ_TRACE, s->seq_label);
+			if (working(s->status))
+				put_text(o, FMT_CAT_SEQ_TRACE, s->seq_label);
+			break;
+		case FMT_CAT_TIER:
+			put_text(o, FMT_CAT_TIER, tier);
 			break;
 		case FMT_CAT_COUNT:
 			break;

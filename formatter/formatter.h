@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../common/mfa_pattern.h"
 #include "../sampler/sample.h"
 
 typedef struct fmt_ctx_s fmt_ctx;
@@ -24,7 +25,8 @@ enum fmt_category {
 	FMT_CAT_NAME,         /* registered name or process label */
 	FMT_CAT_MEMORY,       /* bucket of the process's memory */
 	FMT_CAT_QUEUE,        /* bucket of the message queue length */
-	FMT_CAT_SEQ_TRACE,    /* seq_trace label */
+	FMT_CAT_SEQ_TRACE,    /* seq_trace label, only while the process works */
+	FMT_CAT_TIER,         /* the innermost --tier its stack is in */
 	FMT_CAT_COUNT
 };
 
@@ -33,6 +35,9 @@ struct fmt_options {
 	 * level under the status). NULL/0: none. At most FMT_CAT_COUNT. */
 	const enum fmt_category *categories;
 	size_t ncategories;
+	/* The patterns of FMT_CAT_TIER (copied by fmt_create). NULL/0: none. */
+	const struct fp_tier_pattern *tiers;
+	size_t ntiers;
 };
 
 /* @return a new context, or NULL when out of memory. */
@@ -52,6 +57,15 @@ size_t fmt_event(fmt_ctx *ctx, const struct fp_sample *s, char *buf, size_t cap,
 		 int64_t *time_us_out);
 
 /*
+ * The tier of s, as its FMT_CAT_TIER frame names it: the index in
+ * fmt_options.tiers of the pattern that matches the innermost (leaf-most)
+ * frame of s that any pattern matches (the first given, when several match
+ * that frame). A frame whose arity the node did not give matches only
+ * ARITY '_'. @return that index, or -1 when no frame matches.
+ */
+long fmt_tier_of(const fmt_ctx *ctx, const struct fp_sample *s);
+
+/*
  * Writes the '#' comment lines that open every file: tool version, node,
  * sampling settings, the metric list. Same snprintf contract.
  */
@@ -65,7 +79,7 @@ size_t fmt_header(const char *node, const char *settings, char *buf, size_t cap)
 uint64_t fmt_tid(uint32_t pid_number, uint32_t pid_serial);
 
 /* Parses a category name ("initial_call", "name", "memory", "queue",
- * "seq_trace"). @return 0 and *out set, or -1 when unknown. */
+ * "seq_trace", "tier"). @return 0 and *out set, or -1 when unknown. */
 int fmt_category_parse(const char *name, size_t len, enum fmt_category *out);
 extern const char *const fmt_category_names[FMT_CAT_COUNT];
 

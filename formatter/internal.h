@@ -64,12 +64,36 @@ const struct fmt_prev *fmt_deltas_find(const struct fmt_deltas *d, uint32_t numb
 void fmt_deltas_put(struct fmt_deltas *d, uint32_t number, uint32_t serial, int64_t time_us,
 		    const int64_t metrics[FP_METRIC_COUNT]);
 
+/* ==== Tiers (tiers.c) ==== */
+
+/* One --tier pattern, its texts copied and measured. */
+struct fmt_tier {
+	const char *name, *module, *function;
+	size_t name_len, module_len, function_len;
+	int any_module, any_function; /* "_" */
+	int arity;                    /* -1: any */
+};
+
+struct fmt_tiers {
+	struct fmt_tier *v;
+	size_t n;
+	char *text; /* every copied text, one block */
+};
+
+/* Copies the n patterns p. @return 0, or -1 when out of memory (t empty). */
+int fmt_tiers_init(struct fmt_tiers *t, const struct fp_tier_pattern *p, size_t n);
+void fmt_tiers_free(struct fmt_tiers *t);
+/* @return the index of the tier of the innermost frame of s that matches
+ * one (the first given, when several match that frame), or -1. */
+long fmt_tiers_match(const struct fmt_tiers *t, const struct fp_sample *s);
+
 /* ==== Category frames (categories.c) ==== */
 
 const char *fmt_memory_bucket(int64_t bytes);
 const char *fmt_queue_bucket(int64_t len);
-/* Writes the category frame lines of s, cats given root-most first. */
+/* Writes the category frame lines of s, cats given root-most first; tier
+ * is the tier frame's name (len 0: none). */
 void fmt_put_categories(struct fmt_out *o, const struct fp_sample *s,
-			const enum fmt_category *cats, size_t ncats);
+			const enum fmt_category *cats, size_t ncats, struct fp_str tier);
 
 #endif

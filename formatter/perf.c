@@ -21,6 +21,8 @@ struct fmt_ctx_s {
 	size_t ncats;
 	int64_t last_time_us; /* last time written; -1 before the first event */
 	struct fmt_deltas deltas;
+	struct fmt_tiers tiers;
+	int want_tier;        /* FMT_CAT_TIER is among cats */
 };
 
 fmt_ctx *fmt_create(const struct fmt_options *opts)
@@ -34,6 +36,10 @@ fmt_ctx *fmt_create(const struct fmt_options *opts)
 		free(ctx);
 		return NULL;
 	}
+	if (opts && fmt_tiers_init(&ctx->tiers, opts->tiers, opts->ntiers) < 0) {
+		fmt_free(ctx);
+		return NULL;
+	}
 	ctx->last_time_us = -1;
 	/* Unknown values are skipped and the list is cut at FMT_CAT_COUNT:
 	 * the front door parses categories with fmt_category_parse(). */
@@ -41,6 +47,7 @@ fmt_ctx *fmt_create(const struct fmt_options *opts)
 		unsigned c = (unsigned)opts->categories[i];
 		if (c < FMT_CAT_COUNT && ctx->ncats < FMT_CAT_COUNT)
 			ctx->cats[ctx->ncats++] = (enum fmt_category)c;
+		ctx->want_tier |= c == FMT_CAT_TIER;
 	}
 	return ctx;
 }
@@ -50,7 +57,13 @@ void fmt_free(fmt_ctx *ctx)
 	if (!ctx)
 		return;
 	fmt_deltas_free(&ctx->deltas);
+	fmt_tiers_free(&ctx->tiers);
 	free(ctx);
+}
+
+long fmt_tier_of(const fmt_ctx *ctx, const struct fp_sample *s)
+{
+	return fmt_tiers_match(&ctx->tiers, s);
 }
 
 /*
@@ -166,7 +179,13 @@ size_t fmt_event(fmt_ctx *ctx, const struct fp_sample *s, char *buf, size_t cap,
 	 * '[' is always escaped in atoms, so no real frame can read so. */
 	if (written == 0)
 		fmt_puts(&o, "\t0 [no_stack] ([unknown])\n");
-	fmt_put_categories(&o, s, ctx->cats, ctx->ncats);
+	struct fp_str tier = { NULL, 0 };
+	if (ctx->want_tier) {
+		long k = fmt_tiers_match(&ctx->tiers, s);
+		if (k >= 0)
+			tier = (struct fp_str){ ctx->tiers.v[k].name, ctx->tiers.v[k].name_len };
+	}
+	fmt_put_categories(&o, s, ctx->cats, ctx->ncats, tier);
 	fmt_putc(&o, '\n'); /* a blank line ends the event */
 	len = fmt_out_finish(&o);
 	if (len >= cap)

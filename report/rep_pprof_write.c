@@ -204,6 +204,8 @@ static void put_sample(struct rep_pb *prof, struct strtab *t, const struct rep_v
 				label(b[0], t, "registered_name", fi.name + 5, fi.name_len - 5, b[2]);
 			else if (fi.name_len > 13 && memcmp(fi.name, "initial_call:", 13) == 0)
 				label(b[0], t, "initial_call", fi.name + 13, fi.name_len - 13, b[2]);
+			else if (fi.name_len > 5 && memcmp(fi.name, "tier:", 5) == 0)
+				label(b[0], t, "tier", fi.name + 5, fi.name_len - 5, b[2]);
 			else
 				label(b[0], t, "category", fi.name, fi.name_len, b[2]);
 		}

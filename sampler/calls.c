@@ -14,7 +14,7 @@ static const char *type_atom(enum calls_type t)
 	return t == CALLS_TIME ? "call_time" : t == CALLS_MEMORY ? "call_memory" : "call_count";
 }
 
-static void arg_pattern(struct args *a, const struct calls_pattern *p)
+static void arg_pattern(struct args *a, const struct fp_mfa_pattern *p)
 {
 	a->ok = a->ok && ei_x_encode_tuple_header(&a->x, 3) == 0;
 	if (strcmp(p->module, "_") == 0)

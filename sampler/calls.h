@@ -16,22 +16,19 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../common/mfa_pattern.h"
 #include "sampler.h"
 
 enum calls_type { CALLS_COUNT, CALLS_TIME, CALLS_MEMORY };
 /* Which processes time and memory are measured in (count: all, always). */
 enum calls_procs { CALLS_PROCS_ALL, CALLS_PROCS_NEW, CALLS_PROCS_LIST };
 
-/* MOD[:FUN[/ARITY]]; "_" is any module or function. */
-struct calls_pattern {
-	const char *module;     /* never NULL; "_": every loaded module */
-	const char *function;   /* NULL: any */
-	int arity;              /* -1: any */
-};
+/* Patterns are MOD[:FUN[/ARITY]] (common/mfa_pattern.h): a module "_" is
+ * every loaded module, a function NULL or "_" any function. */
 
 struct calls_options {
 	enum calls_type type;
-	const struct calls_pattern *patterns;
+	const struct fp_mfa_pattern *patterns;
 	size_t npatterns;
 	enum calls_procs procs;
 	const char *const *pids;   /* CALLS_PROCS_LIST: "<0.N.S>" */

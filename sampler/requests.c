@@ -18,7 +18,7 @@ static void arg_text_or_any(struct args *a, const char *t)
 		a->ok = a->ok && ei_x_encode_binary(&a->x, t, (int)strlen(t)) == 0;
 }
 
-static void arg_pattern(struct args *a, const struct calls_pattern *p)
+static void arg_pattern(struct args *a, const struct fp_mfa_pattern *p)
 {
 	a->ok = a->ok && ei_x_encode_tuple_header(&a->x, 3) == 0;
 	a->ok = a->ok && ei_x_encode_binary(&a->x, p->module, (int)strlen(p->module)) == 0;

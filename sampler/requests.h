@@ -20,18 +20,13 @@
 #include "calls.h"
 #include "sampler.h"
 
-struct req_tier_pattern {
-	const char *name;              /* the tier's name, e.g. "db" */
-	struct calls_pattern pattern;  /* MOD:FUN/ARITY, '_' for FUN or ARITY */
-};
-
 enum req_identity { REQ_ID_NONE, REQ_ID_ARG, REQ_ID_FUN };
 
 struct requests_options {
-	struct calls_pattern entry;    /* each call starts a request */
-	const struct req_tier_pattern *tiers;
+	struct fp_mfa_pattern entry;    /* each call starts a request */
+	const struct fp_tier_pattern *tiers;
 	size_t ntiers;
-	const struct calls_pattern *full; /* --full: each function a tier of its own */
+	const struct fp_mfa_pattern *full; /* --full: each function a tier of its own */
 	size_t nfull;
 	unsigned limit;                /* refuse more tier functions than this */
 	enum req_identity identity;    /* NONE: the entry function's name */

@@ -2,7 +2,8 @@
 # The cost budget (--max-cost, default 1 %). On a node whose schedulers are
 # all busy, the defaults sample only a part of the selected processes and
 # say so: in the status line, in the summary and in each file's settings
-# line (the part sampled when that file began); --max-cost 0 samples all of them and says nothing. The budget reads
+# line (the part sampled, and the samples delivered, when that file
+# began); --max-cost 0 samples all of them and says nothing. The budget reads
 # how busy the node is through the scheduler_wall_time statistics: the flag
 # is off again after the run (node_clean), and an application that had
 # turned it on itself still has it on.
@@ -27,18 +28,21 @@ check "defaults: the status line shows the budget" grep -q "samples/s (budget [0
 first=$(ls "$T_DIR"/default/flameprof_*.perf.zst | head -1)
 last=$(ls "$T_DIR"/default/flameprof_*.perf.zst | tail -1)
 check "defaults: the first file's settings line records the budget, all of the selected at its start" \
-	grep -q ' max-cost=1pct (while the node is busy, a part of the selected processes each round; when this file began: 100pct)$' <<<"$(decompressed "$first" | grep -m1 '^# settings: ')"
-part=$(decompressed "$last" | grep -m1 '^# settings: ' | sed -n 's/.*when this file began: \([0-9.]*\)pct)$/\1/p')
+	grep -q ' max-cost=1pct (while the node is busy, a part of the selected processes each round; when this file began: 100pct)' <<<"$(decompressed "$first" | grep -m1 '^# settings: ')"
+part=$(decompressed "$last" | grep -m1 '^# settings: ' | sed -n 's/.*when this file began: \([0-9.]*\)pct).*/\1/p')
 check "defaults: a later file's settings line states the lowered part at its start (${part:-none}pct)" \
 	awk -v p="${part:-100}" 'BEGIN { exit !(p < 100) }'
 check "defaults: the files are whole and every reader rule holds" readers_ok "$T_DIR"/default/flameprof_*.perf.zst
 check "defaults: the node is left as it was (scheduler_wall_time off again)" node_clean "$NODE"
 
 # 2. no budget
-fp -v --max-cost 0 --duration 4s -o "$T_DIR/none" "$NODE"
+fp -v --max-cost 0 --duration 5s --rotate 2s -o "$T_DIR/none" "$NODE"
 is "$FP_RC" 0 "--max-cost 0: flameprof exits 0"
 check "--max-cost 0: no budget line" test -z "$(grep 'cost budget' "$T_DIR/fp.err")"
-check "--max-cost 0: the settings line says max-cost=none" grep -q ' max-cost=none$' <<<"$(settings "$T_DIR/none")"
+check "--max-cost 0: the settings line says max-cost=none" grep -q ' max-cost=none' <<<"$(settings "$T_DIR/none")"
+last=$(ls "$T_DIR"/none/flameprof_*.perf.zst | tail -1)
+check "--max-cost 0: a later file's header says what was delivered when it began" \
+	grep -q ' delivered=[0-9]*/[0-9]* samples/s (the second before this file began)' <<<"$(decompressed "$last" | grep -m1 '^# settings: ')"
 check "--max-cost 0: the node is left as it was" node_clean "$NODE"
 
 # 3. an application that measures scheduler utilization itself keeps its flag

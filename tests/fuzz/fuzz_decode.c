@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum fmt_category cats[] = { FMT_CAT_QUEUE, FMT_CAT_INITIAL_CALL, FMT_CAT_NAME,
 						  FMT_CAT_MEMORY, FMT_CAT_SEQ_TRACE };
-	struct fmt_options fo = { cats, 5 };
+	struct fmt_options fo = { .categories = cats, .ncategories = 5 };
 	struct dec_tables t;
 	struct dec_result res;
 	char err[160], buf[512];

@@ -94,7 +94,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!dup)
 			cats[m++] = cats[i];
 	}
-	struct fmt_options fo = { cats, m };
+	/* short names, so fuzzed frames match them now and then */
+	static const struct fp_tier_pattern tiers[] = { { "t", { "m", "_", -1 } }, { "u", { "a", "b", 1 } } };
+	struct fmt_options fo = { .categories = cats, .ncategories = m, .tiers = tiers, .ntiers = 2 };
 	fmt_ctx *fmt = fmt_create(&fo);
 	if (!fmt)
 		return 0;

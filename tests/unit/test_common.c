@@ -1,7 +1,8 @@
 /*
  * test_common.c - the tools every room shares (common/): fp_grow's
  * capacities and refusals, the slot table against a plain search over
- * thousands of keys, and the hashes' spread. Under ASan, so a slot or an
+ * thousands of keys, the hashes' spread, and the one parser of
+ * MOD:FUN/ARITY and NAME=MOD:FUN/ARITY (requests and record). Under ASan, so a slot or an
  * entry written past its array fails here.
  */
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "tap.h"
 #include "../../common/grow.h"
 #include "../../common/hash.h"
+#include "../../common/mfa_pattern.h"
 #include "../../common/slots.h"
 
 static void test_grow(void)
@@ -110,10 +112,40 @@ static void test_hash(void)
 	ok(spread, "fp_mix64 spreads dense keys over the low bits");
 }
 
+static void test_tier_patterns(void)
+{
+	struct fp_tier_pattern t[3];
+	char a[] = "db=kv_db:query/2", b[] = "parse=kv:_/_", c[] = "db=kv_db:query/2";
+	is_int(fp_tier_parse(a, &t[0]), FP_TIER_OK, "NAME=MOD:FUN/ARITY");
+	ok(strcmp(t[0].name, "db") == 0 && strcmp(t[0].pattern.module, "kv_db") == 0 &&
+	   strcmp(t[0].pattern.function, "query") == 0 && t[0].pattern.arity == 2, "... its parts");
+	is_int(fp_tier_parse(b, &t[1]), FP_TIER_OK, "'_' for FUN and ARITY");
+	ok(strcmp(t[1].pattern.function, "_") == 0 && t[1].pattern.arity == -1, "... any function, any arity");
+	ok(fp_tier_given_twice(t, 2) == NULL, "two different tiers");
+	is_int(fp_tier_parse(c, &t[2]), FP_TIER_OK, "the first one again");
+	ok(fp_tier_given_twice(t, 3) && strcmp(fp_tier_given_twice(t, 3), "db") == 0, "... is given twice");
+
+	static const char *const bad[] = { "db", "=kv:f/1", "db=kv", "db=kv:f", "db=_:f/1", "db=:f/1",
+					   "db=kv:/1", "db=kv:f/256", "db=kv:f/-1", "db=kv:f/x",
+					   "db=kv:f/1x", "a23456789012345678901234567890123456789012345678901234567890123456=m:f/1" };
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		char text[128];
+		snprintf(text, sizeof text, "%s", bad[k]);
+		is_int(fp_tier_parse(text, &t[0]), FP_TIER_SYNTAX, "'%s' is refused", bad[k]);
+	}
+	char r[] = "_total=m:f/1";
+	is_int(fp_tier_parse(r, &t[0]), FP_TIER_RESERVED, "a name starting with '_' is flameprof's own");
+	char m[] = "kv:handle/_";
+	struct fp_mfa_pattern p;
+	ok(fp_mfa_pattern_split(m, &p) == 0 && strcmp(p.module, "kv") == 0 && p.arity == -1,
+	   "MOD:FUN/_ alone (requests' --entry)");
+}
+
 int main(void)
 {
 	subtest("fp_grow", test_grow);
 	subtest("slot table", test_slots);
 	subtest("hashes", test_hash);
+	subtest("tier patterns", test_tier_patterns);
 	return done_testing();
 }

@@ -334,7 +334,7 @@ static void test_categories(void)
 {
 	const enum fmt_category all[] = { FMT_CAT_INITIAL_CALL, FMT_CAT_NAME, FMT_CAT_MEMORY,
 					  FMT_CAT_QUEUE, FMT_CAT_SEQ_TRACE };
-	struct fmt_options opts = { all, 5 };
+	struct fmt_options opts = { .categories = all, .ncategories = 5 };
 	fmt_ctx *ctx = fmt_create(&opts);
 	struct fp_frame f0 = frame(S("m"), S("f"), 0, NONE, 0);
 	const struct fp_frame *frames[] = { &f0 };
@@ -381,16 +381,141 @@ static void test_categories(void)
 	enum fmt_category c = FMT_CAT_COUNT;
 	ok(fmt_category_parse("seq_trace", 9, &c) == 0 && c == FMT_CAT_SEQ_TRACE, "parse seq_trace");
 	ok(fmt_category_parse("memory", 6, &c) == 0 && c == FMT_CAT_MEMORY, "parse memory");
+	ok(fmt_category_parse("tier", 4, &c) == 0 && c == FMT_CAT_TIER, "parse tier");
 	ok(fmt_category_parse("name", 3, &c) < 0, "a prefix is not a category");
 	ok(fmt_category_parse("bogus", 5, &c) < 0, "unknown category rejected");
 	is_str(fmt_category_names[FMT_CAT_INITIAL_CALL], "initial_call", "category names");
+}
+
+/* ==== The seq_trace label only while working; the innermost tier ==== */
+
+static void test_label_gating(void)
+{
+	const enum fmt_category one[] = { FMT_CAT_SEQ_TRACE };
+	struct fmt_options opts = { one, 1, NULL, 0 };
+	fmt_ctx *ctx = fmt_create(&opts);
+	struct fp_frame f0 = frame(S("m"), S("f"), 0, NONE, 0);
+	const struct fp_frame *frames[] = { &f0 };
+	struct fp_sample s = sample(1, 1, 0, 0);
+	static const struct {
+		enum fp_status status;
+		int shown;
+	} cases[] = {
+		{ FP_STATUS_RUNNING, 1 },  { FP_STATUS_RUNNABLE, 1 },  { FP_STATUS_GARBAGE_COLLECTING, 1 },
+		{ FP_STATUS_WAITING, 0 },  { FP_STATUS_EXITING, 0 },   { FP_STATUS_SUSPENDED, 0 },
+	};
+
+	s.frames = frames;
+	s.nframes = 1;
+	s.seq_label = S("{kv,read}");
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		s.status = cases[k].status;
+		s.time_us = (int64_t)k + 1;
+		event(ctx, &s, NULL);
+		is_str(line(2), cases[k].shown ? "\t0 seq_trace:{kv,read} ([category])" : "",
+		       "%s: label frame %s", fp_status_names[cases[k].status],
+		       cases[k].shown ? "written" : "left out (a stale token)");
+	}
+	fmt_free(ctx);
+}
+
+/* A stack of n frames, leaf first, built from "m:f/a" texts. */
+struct stack {
+	struct fp_frame f[8];
+	const struct fp_frame *p[8];
+	struct fp_sample s;
+};
+
+static void stack_of(struct stack *st, const char *const *mfa, size_t n)
+{
+	static char text[8][64];
+	st->s = sample(1, 1, 0, 0);
+	for (size_t k = 0; k < n && k < 8; k++) {
+		snprintf(text[k], sizeof text[k], "%s", mfa[k]);
+		char *colon = strchr(text[k], ':'), *slash = strrchr(text[k], '/');
+		int arity = -1;
+		if (slash && strcmp(slash + 1, "?") != 0)
+			arity = atoi(slash + 1);
+		st->f[k] = frame((struct fp_str){ text[k], (size_t)(colon - text[k]) },
+				 (struct fp_str){ colon + 1, (size_t)((slash ? slash : colon + strlen(colon)) - colon - 1) },
+				 arity, NONE, 0);
+		st->p[k] = &st->f[k];
+	}
+	st->s.frames = st->p;
+	st->s.nframes = n;
+}
+
+static void test_tiers(void)
+{
+	const struct fp_tier_pattern tiers[] = { { "handle", { "kv", "handle", 2 } },
+						 { "db", { "kv", "db", -1 } } };
+	const enum fmt_category cats[] = { FMT_CAT_SEQ_TRACE, FMT_CAT_TIER, FMT_CAT_NAME };
+	struct fmt_options opts = { cats, 3, tiers, 2 };
+	fmt_ctx *ctx = fmt_create(&opts);
+	struct stack st;
+
+	const char *in_db[] = { "timer:sleep/1", "kv:db/3", "kv:handle/2", "gen_server:loop/7" };
+	stack_of(&st, in_db, 4);
+	is_int(fmt_tier_of(ctx, &st.s), 1, "db inside handle: db, the innermost");
+	const char *in_handle[] = { "lists:nth/2", "kv:handle/2", "gen_server:loop/7" };
+	stack_of(&st, in_handle, 3);
+	is_int(fmt_tier_of(ctx, &st.s), 0, "handle alone: handle");
+	const char *wrong_arity[] = { "kv:handle/3", "gen_server:loop/7" };
+	stack_of(&st, wrong_arity, 2);
+	is_int(fmt_tier_of(ctx, &st.s), -1, "handle/3 is not handle/2");
+	const char *other_module[] = { "kvx:db/3", "db:db/3", "k:db/3" };
+	stack_of(&st, other_module, 3);
+	is_int(fmt_tier_of(ctx, &st.s), -1, "db of another module is not the tier (nor a prefix of it)");
+	const char *no_arity[] = { "kv:db/?", "kv:handle/?" };
+	stack_of(&st, no_arity, 2);
+	is_int(fmt_tier_of(ctx, &st.s), 1, "arity not given: only ARITY '_' matches");
+	st.s.nframes = 0;
+	is_int(fmt_tier_of(ctx, &st.s), -1, "an empty stack is in no tier");
+
+	/* the frames: label root-most, the tier under it, in the given order */
+	stack_of(&st, in_db, 4);
+	st.s.seq_label = S("{kv,read}");
+	st.s.name = S("kv_server");
+	event(ctx, &st.s, NULL);
+	is_str(line(5), "\t0 name:kv_server ([category])", "name leaf-most of the categories");
+	is_str(line(6), "\t0 tier:db ([category])", "the tier frame names the innermost tier");
+	is_str(line(7), "\t0 seq_trace:{kv,read} ([category])", "the label root-most");
+	st.s.status = FP_STATUS_WAITING;
+	st.s.time_us = 2;
+	event(ctx, &st.s, NULL);
+	is_str(line(6), "\t0 tier:db ([category])", "waiting: the tier is still written");
+	is_str(line(7), "", "... and no label");
+	stack_of(&st, wrong_arity, 2);
+	st.s.time_us = 3;
+	event(ctx, &st.s, NULL);
+	is_str(line(3), "", "no tier matches: no tier frame (nor an empty name)");
+	fmt_free(ctx);
+
+	/* several tiers match one frame: the first given */
+	const struct fp_tier_pattern both[] = { { "any", { "kv", "_", -1 } }, { "db", { "kv", "db", -1 } } };
+	opts.tiers = both;
+	opts.ntiers = 2;
+	ctx = fmt_create(&opts);
+	stack_of(&st, in_db, 4);
+	is_int(fmt_tier_of(ctx, &st.s), 0, "two tiers match the innermost frame: the first given");
+	fmt_free(ctx);
+
+	/* tiers given but no tier category: none written, the rest as before */
+	opts.categories = cats + 2;
+	opts.ncategories = 1;
+	ctx = fmt_create(&opts);
+	st.s.name = S("kv_server");
+	event(ctx, &st.s, NULL);
+	is_str(line(5), "\t0 name:kv_server ([category])", "without the tier category ...");
+	is_str(line(6), "", "... no tier frame");
+	fmt_free(ctx);
 }
 
 static const char *bucket_of(enum fmt_category cat, int64_t v)
 {
 	static char out[64];
 	const enum fmt_category one[] = { cat };
-	struct fmt_options opts = { one, 1 };
+	struct fmt_options opts = { .categories = one, .ncategories = 1 };
 	fmt_ctx *ctx = fmt_create(&opts);
 	struct fp_sample s = sample(1, 1, 0, 0);
 	const char *p;
@@ -550,7 +675,7 @@ static int write_readers_file(const char *path)
 {
 	const enum fmt_category all[] = { FMT_CAT_INITIAL_CALL, FMT_CAT_NAME, FMT_CAT_MEMORY,
 					  FMT_CAT_QUEUE, FMT_CAT_SEQ_TRACE };
-	struct fmt_options opts = { all, 5 };
+	struct fmt_options opts = { .categories = all, .ncategories = 5 };
 	fmt_ctx *ctx = fmt_create(&opts);
 	static const char nul_atom[] = { 'a', '\0', 'b' };
 	struct fp_frame hostile[] = {
@@ -606,6 +731,8 @@ int main(void)
 	subtest("stale processes dropped", test_stale_processes);
 	subtest("time", test_time);
 	subtest("categories", test_categories);
+	subtest("seq_trace label gating", test_label_gating);
+	subtest("tiers", test_tiers);
 	subtest("buckets", test_buckets);
 	subtest("tid", test_tid);
 	subtest("header", test_header);

@@ -3,7 +3,6 @@
  * calls_config through the option engine (optparse.h), the combinations
  * checked; --help is printed from the same table.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,14 +79,8 @@ static int parse_pattern(struct calls_config *cfg, const char *text)
 		char *slash = strrchr(p->function, '/');
 		if (slash) {
 			*slash = '\0';
-			if (strcmp(slash + 1, "_") != 0) {
-				char *end;
-				errno = 0;
-				long a = strtol(slash + 1, &end, 10);
-				if (end == slash + 1 || *end || errno || a < 0 || a > 255)
-					return -1;
-				p->arity = (int)a;
-			}
+			if (fp_mfa_arity_parse(slash + 1, &p->arity) < 0)
+				return -1;
 		}
 		if (p->function[0] == '\0')
 			return -1;

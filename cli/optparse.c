@@ -163,19 +163,25 @@ int fp_opt_duration(const char *val, const char *spelled, const char *eg, int64_
 	return FP_OPT_OK;
 }
 
+char *fp_opt_repeat(const char *val, const char *spelled, char **texts, size_t n, size_t max,
+		    char *detail, size_t cap)
+{
+	if (n == max) {
+		snprintf(detail, cap, "too many %s options: at most %zu", spelled, max);
+		return NULL;
+	}
+	char *t = strdup(val);
+	if (!t)
+		snprintf(detail, cap, "out of memory");
+	return texts[n] = t;
+}
+
 int fp_opt_tier(const char *val, const char *spelled, struct fp_tier_pattern *tiers, char **texts,
 		size_t *n, char *detail, size_t cap)
 {
-	if (*n == FP_MAX_TIERS) {
-		snprintf(detail, cap, "too many %s options: at most %d", spelled, FP_MAX_TIERS);
+	char *t = fp_opt_repeat(val, spelled, texts, *n, FP_MAX_TIERS, detail, cap);
+	if (!t)
 		return FP_OPT_USAGE;
-	}
-	char *t = strdup(val);
-	if (!t) {
-		snprintf(detail, cap, "out of memory");
-		return FP_OPT_USAGE;
-	}
-	texts[*n] = t;
 	struct fp_tier_pattern *tp = &tiers[(*n)++];
 	switch (fp_tier_parse(t, tp)) {
 	case FP_TIER_OK:

@@ -70,6 +70,11 @@ int fp_opt_whole(const struct fp_opt *o, const char *val, const char *spelled, l
 		 char *detail, size_t cap);
 int fp_opt_duration(const char *val, const char *spelled, const char *eg, int64_t *us,
 		    char *detail, size_t cap);
+/* A repeatable option's next value: a copy of val kept in texts[*n] (the
+ * caller frees it), at most max of them; the caller fills its own slot *n
+ * and grows *n. @return the copy, or NULL with the sentence in detail. */
+char *fp_opt_repeat(const char *val, const char *spelled, char **texts, size_t n, size_t max,
+		    char *detail, size_t cap);
 /* --tier NAME=MOD:FUN/ARITY (record and requests alike): a copy of val
  * is parsed into tiers[*n], texts[*n] owns it (the caller frees it, also
  * after an error), and *n grows; at most FP_MAX_TIERS. @return as above. */

@@ -93,16 +93,9 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case K_TIER:
 		return fp_opt_tier(val, spelled, cfg->tiers, cfg->tier_text, &cfg->ntiers, detail, cap);
 	case K_FULL: {
-		if (cfg->nfull == FP_MAX_TIERS) {
-			snprintf(detail, cap, "too many %s options: at most %d", spelled, FP_MAX_TIERS);
+		char *t = fp_opt_repeat(val, spelled, cfg->full_text, cfg->nfull, FP_MAX_TIERS, detail, cap);
+		if (!t)
 			return FP_OPT_USAGE;
-		}
-		char *t = strdup(val);
-		if (!t) {
-			snprintf(detail, cap, "out of memory");
-			return FP_OPT_USAGE;
-		}
-		cfg->full_text[cfg->nfull] = t;
 		struct fp_mfa_pattern *p = &cfg->full[cfg->nfull++];
 		int bad = strchr(t, ':') ? fp_mfa_pattern_split(t, p) : (p->module = t, p->function = "_", p->arity = -1,
 								   !*t || strcmp(t, "_") == 0 || strlen(t) > 255);

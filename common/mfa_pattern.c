@@ -7,6 +7,20 @@
 #include <string.h>
 #include "mfa_pattern.h"
 
+int fp_mfa_arity_parse(const char *text, int *arity)
+{
+	char *end;
+	*arity = -1;
+	if (strcmp(text, "_") == 0)
+		return 0;
+	errno = 0;
+	long a = strtol(text, &end, 10);
+	if (end == text || *end || errno || a < 0 || a > 255)
+		return -1;
+	*arity = (int)a;
+	return 0;
+}
+
 int fp_mfa_pattern_split(char *t, struct fp_mfa_pattern *p)
 {
 	char *colon = strchr(t, ':'), *slash = colon ? strrchr(colon, '/') : NULL;
@@ -15,15 +29,8 @@ int fp_mfa_pattern_split(char *t, struct fp_mfa_pattern *p)
 	*colon = *slash = '\0';
 	p->module = t;
 	p->function = colon + 1;
-	p->arity = -1;
-	if (strcmp(slash + 1, "_") != 0) {
-		char *end;
-		errno = 0;
-		long a = strtol(slash + 1, &end, 10);
-		if (end == slash + 1 || *end || errno || a < 0 || a > 255)
-			return -1;
-		p->arity = (int)a;
-	}
+	if (fp_mfa_arity_parse(slash + 1, &p->arity) < 0)
+		return -1;
 	if (!*p->module || !*p->function || strcmp(p->module, "_") == 0 || strlen(p->module) > 255 ||
 	    strlen(p->function) > 255)
 		return -1;

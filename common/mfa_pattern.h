@@ -36,6 +36,8 @@ enum fp_tier_parse_rc {
  * become NULs) and p points into it. @return 0, or -1 when malformed.
  */
 int fp_mfa_pattern_split(char *text, struct fp_mfa_pattern *p);
+/* An ARITY: '_' (any: -1) or 0..255. @return 0, or -1 when malformed. */
+int fp_mfa_arity_parse(const char *text, int *arity);
 /*
  * NAME=MOD:FUN/ARITY, NAME 1..64 bytes. text is modified and t points into
  * it. @return an fp_tier_parse_rc.

@@ -161,7 +161,6 @@ init(Opts) ->
                   end,
             Tab = ets:new(?MODULE, [set, protected, {read_concurrency, true}]),
             Scanner = spawn_opt(?MODULE, scanner, [self(), 0], [link, {priority, high}]),
-            ok = sched_wall_on(MaxCostPpm),
             Now = now_us(),
             S = #s{sink = Sink, sink_node = Node, top = Top, scanner = Scanner,
                    period_us = max(1, round(1000000 / Hz)),
@@ -170,9 +169,12 @@ init(Opts) ->
                    next_round = Now, next_select = Now,
                    dict_key = dict_key_supported(), lock = Lock, guardian = Guardian,
                    budget_us = MaxCostPpm * erlang:system_info(schedulers_online),
-                   win_start = Now, sched_wall = sched_wall(MaxCostPpm)},
+                   win_start = Now},
             Sink ! {fp_started, ?PROTO, self(), Old},
-            loop(S);
+            %% after the start is reported: turning the flag on is a call
+            %% to a normal-priority server, slow on a saturated node
+            ok = sched_wall_on(MaxCostPpm),
+            loop(S#s{win_start = now_us(), sched_wall = sched_wall(MaxCostPpm)});
         false ->
             Sink ! {fp_error, ?PROTO, agent_down, <<"the lock was gone before the agent started">>},
             exit(Lock, kill),

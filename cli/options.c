@@ -288,12 +288,7 @@ static int check(void *arg, char *detail, size_t cap)
 static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 {
 	struct fp_config *cfg = ctx;
-	if (cfg->node) {
-		snprintf(detail, cap, "one node at a time: '%s' and '%s' given", cfg->node, arg);
-		return FP_OPT_USAGE;
-	}
-	cfg->node = arg;
-	return FP_OPT_OK;
+	return fp_opt_one_node(&cfg->node, arg, detail, cap);
 }
 
 static const struct fp_command RECORD = {

@@ -197,6 +197,16 @@ int fp_opt_tier(const char *val, const char *spelled, struct fp_tier_pattern *ti
 	}
 }
 
+int fp_opt_one_node(const char **node, const char *arg, char *detail, size_t cap)
+{
+	if (*node) {
+		snprintf(detail, cap, "one node at a time: '%s' and '%s' given", *node, arg);
+		return FP_OPT_USAGE;
+	}
+	*node = arg;
+	return FP_OPT_OK;
+}
+
 int fp_opt_tiers_check(const struct fp_tier_pattern *tiers, size_t n, char *detail, size_t cap)
 {
 	const char *twice = fp_tier_given_twice(tiers, n);

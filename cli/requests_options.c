@@ -151,12 +151,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 {
 	struct requests_config *cfg = ctx;
-	if (cfg->node) {
-		snprintf(detail, cap, "one node at a time: '%s' and '%s' given", cfg->node, arg);
-		return FP_OPT_USAGE;
-	}
-	cfg->node = arg;
-	return FP_OPT_OK;
+	return fp_opt_one_node(&cfg->node, arg, detail, cap);
 }
 
 static void defaults(struct requests_config *cfg)

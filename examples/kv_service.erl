@@ -16,9 +16,17 @@
 %%
 %% start() starts the server, the pool and 2 clients; start(Clients)
 %% chooses; stop() stops them. The gen_server and the pool run on any OTP.
+%%
+%% measure() makes every step of a request that flameprof requests follows
+%% (one whose process carries a seq_trace label) also keep the time it
+%% really took; taken(Op, Tier) gives their median in microseconds and
+%% taken(Op) how many requests of that kind were kept, until measure_end().
+%% On a busy machine
+%% a step takes longer than cost/2 says, so a test compares what flameprof
+%% measured with what the node saw of the same requests.
 -module(kv_service).
 -behaviour(gen_server).
--export([start/0, start/1, stop/0, cost/2, request/2]).
+-export([start/0, start/1, stop/0, cost/2, request/2, measure/0, measure_end/0, taken/1, taken/2]).
 -export([parse/2, handle/2, db/2, format/2]).
 -export([init/1, handle_call/3, handle_cast/2, worker/0, client/0]).
 
@@ -54,19 +62,76 @@ request(Op, Key) ->
     Result = gen_server:call(kv_service, {Parsed, Key}, 10000),
     format(Op, Result).
 
-parse(Op, Key) -> spend(cost(Op, parse)), {Op, Key}.
+parse(Op, Key) ->
+    T0 = now_us(),
+    spend(cost(Op, parse)),
+    took(Op, parse, T0),
+    {Op, Key}.
 
-format(Op, Result) -> spend(cost(Op, format)), iolist_to_binary(io_lib:format("~p", [Result])).
+format(Op, Result) ->
+    T0 = now_us(),
+    spend(cost(Op, format)),
+    Text = iolist_to_binary(io_lib:format("~p", [Result])),
+    took(Op, format, T0),
+    Text.
 
 %% In the gen_server: its own work, then the pool worker's db step.
 handle({Op, Key}, Pool) ->
+    T0 = now_us(),
     spend(cost(Op, handle)),
     Worker = lists:nth(Key rem length(Pool) + 1, Pool),
     Ref = make_ref(),
     Worker ! {db, self(), Ref, Op, Key},
-    receive {Ref, Reply} -> Reply after 10000 -> timeout end.
+    Reply = receive {Ref, R} -> R after 10000 -> timeout end,
+    took(Op, handle, T0),
+    Reply.
 
-db(Op, Key) -> spend(cost(Op, db)), {Op, Key, ok}.
+db(Op, Key) ->
+    T0 = now_us(),
+    spend(cost(Op, db)),
+    took(Op, db, T0),
+    {Op, Key, ok}.
+
+%% ---------------------------------------------------------------- the times steps took
+
+measure() ->
+    case whereis(kv_service_times) of
+        undefined ->
+            Parent = self(),
+            Holder = spawn(fun() ->
+                                   ets:new(kv_service_times, [named_table, public, duplicate_bag]),
+                                   register(kv_service_times, self()),
+                                   Parent ! {self(), ready},
+                                   receive stop -> ok end
+                           end),
+            receive {Holder, ready} -> ok after 5000 -> error(timeout) end;
+        _ ->
+            true = ets:delete_all_objects(kv_service_times),
+            ok
+    end,
+    true = ets:insert(kv_service_times, {measuring}),
+    ok.
+
+measure_end() ->
+    true = ets:delete(kv_service_times, measuring),
+    ok.
+
+taken(Op, Tier) ->
+    case lists:sort([Us || {_, Us} <- ets:lookup(kv_service_times, {Op, Tier})]) of
+        [] -> none;
+        Sorted -> lists:nth((length(Sorted) + 1) div 2, Sorted)
+    end.
+
+taken(Op) -> length(ets:lookup(kv_service_times, {Op, format})).
+
+took(Op, Tier, T0) ->
+    case ets:whereis(kv_service_times) =/= undefined andalso
+         ets:member(kv_service_times, measuring) andalso seq_trace:get_token(label) of
+        {label, _} -> ets:insert(kv_service_times, {{Op, Tier}, now_us() - T0});
+        _ -> ok
+    end.
+
+now_us() -> erlang:monotonic_time(microsecond).
 
 %% ---------------------------------------------------------------- processes
 

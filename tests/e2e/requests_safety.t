@@ -40,7 +40,7 @@ timeout -s KILL 30 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" --node-na
 	--duration 1s "$NODE" >"$T_DIR/second.out" 2>"$T_DIR/second.err"
 is "$?" 69 "busy: a second flameprof requests (another node name) exits 69"
 check "busy: the node's lock refused it: one tracing session per node" grep -q 'already has a flameprof tracing session' "$T_DIR/second.err"
-sleep 2
+rpc "$NODE" "kv_service request [create, 1]" >/dev/null
 FP_PID=$first
 kill -INT "$FP_PID"
 fp_wait 30

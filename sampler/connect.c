@@ -217,9 +217,8 @@ void sampler_free(sampler_t *s)
 		return;
 	if (s->fd >= 0)
 		ei_close_connection(s->fd);
-	while (s->held) {
-		struct held_msg *h = s->held;
-		s->held = h->next;
+	struct held_msg *h;
+	while ((h = held_pop(s))) {
 		ei_x_free(&h->x);
 		free(h);
 	}

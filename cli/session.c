@@ -92,6 +92,7 @@ int fp_exit_for_sampler(int err)
 	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
 	case SAMPLER_ERR_NOMEM: return EX_OSERR;
 	case SAMPLER_ERR_AGENT_DOWN: return EX_SOFTWARE;
+	case SAMPLER_ERR_LOCAL: return EX_CANTCREAT;
 	default: return EX_UNAVAILABLE;
 	}
 }

@@ -57,24 +57,42 @@ static int busy(sampler_t *s)
 }
 
 /* /tmp/flameprof-<uid>, ours alone: the same for a run from cron and one
- * from a terminal (XDG_RUNTIME_DIR is not, so it is not used). @return 0,
- * or -1 when it cannot be made or is not a private directory of ours. */
-static int lock_dir(char *out, size_t cap)
+ * from a terminal (XDG_RUNTIME_DIR is not, so it is not used). Anyone can
+ * create that name in /tmp first; a directory that is not ours alone
+ * (another owner, a link, a file, open to others) would let another user
+ * break or fake our lock, so it is an error, never silently skipped.
+ * @return 0, or SAMPLER_ERR_LOCAL with s->err set. */
+static int lock_dir(sampler_t *s, char *out, size_t cap)
 {
 	struct stat st;
+	char why[64];
 	snprintf(out, cap, "/tmp/flameprof-%u", (unsigned)geteuid());
 	if (mkdir(out, 0700) < 0 && errno != EEXIST)
-		return -1;
-	if (lstat(out, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
-		return -1;
-	return 0;
+		return serr(s, SAMPLER_ERR_LOCAL, "cannot create the lock directory '%s': %s; check /tmp",
+			    out, strerror(errno));
+	if (lstat(out, &st) < 0)
+		return serr(s, SAMPLER_ERR_LOCAL, "cannot check the lock directory '%s': %s", out, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		snprintf(why, sizeof why, "it is a symbolic link");
+	else if (!S_ISDIR(st.st_mode))
+		snprintf(why, sizeof why, "it is not a directory");
+	else if (st.st_uid != geteuid())
+		snprintf(why, sizeof why, "it belongs to uid %u", (unsigned)st.st_uid);
+	else if (st.st_mode & 077)
+		snprintf(why, sizeof why, "its mode %04o lets others in", (unsigned)(st.st_mode & 07777));
+	else
+		return 0;
+	return serr(s, SAMPLER_ERR_LOCAL,
+		    "the lock directory '%s' is not this user's alone (%s), so two runs cannot be kept apart; remove it (flameprof makes it again) or find out who made it",
+		    out, why);
 }
 
 int lock_local(sampler_t *s, const char *alive)
 {
 	char dir[64];
-	if (lock_dir(dir, sizeof dir) < 0)
-		return 0; /* no lock file here: the target's refusal still protects it */
+	int r = lock_dir(s, dir, sizeof dir);
+	if (r < 0)
+		return r;
 	snprintf(s->local_lock_path, sizeof s->local_lock_path, "%s/%s-%s.lock", dir, alive, s->node);
 	/* The file is removed when the run ends (lock_local_free), so a run
 	 * may lock a file that was just removed: it checks that the file it
@@ -83,12 +101,13 @@ int lock_local(sampler_t *s, const char *alive)
 		struct stat held, named;
 		int fd = open(s->local_lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0)
-			return 0;
+			return serr(s, SAMPLER_ERR_LOCAL, "cannot create the lock file '%s': %s; check /tmp",
+				    s->local_lock_path, strerror(errno));
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			int e = errno;
 			close(fd);
 			if (e != EWOULDBLOCK)
-				return 0;
+				return serr(s, SAMPLER_ERR_LOCAL, "cannot lock '%s': %s", s->local_lock_path, strerror(e));
 			return serr(s, SAMPLER_ERR_BUSY,
 				    "another flameprof of yours is connected to '%s' under our node name '%s'; wait for it to finish, or give this one another name with --node-name NAME",
 				    s->node, alive);

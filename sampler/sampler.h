@@ -30,6 +30,7 @@ enum sampler_err {
 	SAMPLER_ERR_PROTO = -7,   /* the node sent something we cannot read */
 	SAMPLER_ERR_NOMEM = -8,
 	SAMPLER_ERR_AGENT_DOWN = -9, /* the agent ended unasked (crashed or killed) */
+	SAMPLER_ERR_LOCAL = -10,  /* this host's lock (/tmp/flameprof-<uid>) cannot be had safely */
 };
 
 struct sampler_options {

@@ -43,7 +43,7 @@ void epmd_names_reply(const unsigned char *buf, size_t n, char *out, size_t cap)
 				k++;
 			size_t nlen = k - name;
 			if (nlen > 0 && nlen <= 255 && len - k >= sizeof suffix - 1 &&
-			    memcmp(line + k, suffix, sizeof suffix - 1) == 0 && used + nlen + 5 < cap)
+			    memcmp(line + k, suffix, sizeof suffix - 1) == 0 && used + (used ? 2 : 0) + nlen + 2 < cap)
 				used += (size_t)snprintf(out + used, cap - used, "%s'%.*s'", used ? ", " : "",
 							 (int)nlen, (const char *)line + name);
 		}

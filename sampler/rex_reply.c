@@ -78,8 +78,8 @@ int rex_reply_word(const struct rex_reply *r, char *out, size_t cap)
 	 * element is not a byte, as LIST_EXT: both are sized first, so ei
 	 * never writes more than cap bytes. */
 	if (cap == 0 || ei_get_type(r->buf, &at, &type, &size) < 0 ||
-	    !(type == ERL_STRING_EXT || type == ERL_LIST_EXT || type == ERL_NIL_EXT) || size < 0 ||
-	    (size_t)size >= cap || ei_decode_string(r->buf, &at, out) < 0) {
+	    !(type == ERL_STRING_EXT || type == ERL_LIST_EXT) || size < 0 ||
+	    size == 0 || (size_t)size >= cap || ei_decode_string(r->buf, &at, out) < 0) {
 		out[0] = '\0';
 		return -1;
 	}

@@ -29,7 +29,7 @@ int rex_reply_pid(const struct rex_reply *r, erlang_pid *pid);
 int rex_reply_atom(const struct rex_reply *r, char *out, size_t cap);
 /* R is the atom want. @return 1 or 0. */
 int rex_reply_atom_is(const struct rex_reply *r, const char *want);
-/* R is a string (a list of bytes) of fewer than cap bytes whose bytes are
+/* R is a non-empty string (a list of bytes) of fewer than cap bytes whose bytes are
  * all letters, digits, '.', '_' or '-' (an OTP release, a version).
  * @return 0, or -1 (out left empty). */
 int rex_reply_word(const struct rex_reply *r, char *out, size_t cap);

@@ -53,10 +53,12 @@ FUZZ_SRC_format = $(FMT_SRC)
 FUZZ_SRC_index  = report/rep_index_read.c report/rep_collect.c report/rep_frames.c report/rep_trie.c \
 	index/ix_parse.c report/rep_order.c report/rep_folded.c formatter/escape.c formatter/out.c
 FUZZ_LIBS_index = -lzstd
-FUZZ_SRC_calls  = sampler/calls_decode.c sampler/term_check.c sampler/term_cursor.c calls/calls_out.c
+FUZZ_SRC_calls  = sampler/calls_decode.c sampler/term_check.c sampler/term_cursor.c calls/calls_out.c common/ctl_escape.c
 FUZZ_SRC_requests = sampler/requests_decode.c sampler/term_check.c sampler/term_cursor.c requests/req_table.c requests/hist.c
 FUZZ_LIBS_requests = -lm
-FUZZ     = decode format index calls requests
+FUZZ_SRC_rex    = sampler/rex_reply.c sampler/term_check.c
+FUZZ_SRC_epmd   = sampler/epmd_reply.c
+FUZZ     = decode format index calls requests rex epmd
 
 .PHONY: all check check-loaded check-unit check-e2e check-long check-fuzz bench bench-requests demo demo-requests fuzz install clean deps-demo deps-check
 all: $(B)/flameprof
@@ -154,7 +156,8 @@ check-long: deps-check $(B)/flameprof
 	$(TEST_ENV) $(PROVE) $(wildcard tests/long/*.t)
 
 # libFuzzer targets over the decoder, the formatter, the report index
-# reader and the calls decoder and writers (tests/fuzz/run.sh):
+# reader, the calls and requests decoders and writers, rex replies and
+# epmd answers (tests/fuzz/run.sh):
 # a few seconds each in check, FUZZ_SECONDS each in fuzz.
 FUZZ_SECONDS ?= 300
 check-fuzz: deps-check $(FUZZ:%=$(B)/fuzz/fuzz_%)

@@ -91,6 +91,7 @@ static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
 
 	fp_note("connecting to '%s'", cfg->node);
 	int e = sampler_connect(&s, &so);
+	fp_wipe_cookie();
 	if (e == 0)
 		e = sampler_calls_start(s, &co, &nf, &np);
 	if (e < 0) {

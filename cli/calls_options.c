@@ -212,8 +212,9 @@ static const struct fp_command CALLS = {
 	.epilog = "\nexample: flameprof calls --type time --pattern 'my_db:query/_' --duration 30s app@db1\n"
 		  "\nexit status: 0 done, 64 usage (also: a pattern that matches nothing, too many\n"
 		  "functions), 69 cannot connect, node busy with another tracing session, or\n"
-		  "memory asked of a node older than OTP 26, 73 JSON file not writable, 74 I/O\n"
-		  "error, 75 node lost during the run, 76 protocol error, 77 cookie rejected.\n"
+		  "memory asked of a node older than OTP 26, 73 JSON file or /tmp/flameprof-UID\n"
+		  "not usable, 74 I/O error, 75 node lost during the run, 76 protocol error,\n"
+		  "77 cookie rejected or its file refused.\n"
 		  "See doc/calls.md and flameprof(1).\n",
 	.help_column = 30,
 	.hint_inline = 0,

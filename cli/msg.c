@@ -5,16 +5,23 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include "msg.h"
+#include "../common/ctl_escape.h"
 
 int fp_verbosity = 1;
 int fp_status_active;
 
+/* Messages carry text from outside (node and epmd names, the agent's and
+ * tracer's reasons, file names): its control bytes are written as \xNN,
+ * so nothing a node sends can move the cursor or retitle the terminal. */
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
+	char text[4096], safe[4 * sizeof text];
+	int n = vsnprintf(text, sizeof text, fmt, ap);
+	if (n < 0)
+		n = 0;
+	fp_ctl_escape(safe, sizeof safe, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
 	fp_status_clear();
-	fprintf(stderr, "flameprof: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "flameprof: %s%s\n", prefix, safe);
 	fflush(stderr);
 }
 

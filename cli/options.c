@@ -302,9 +302,9 @@ static const struct fp_command RECORD = {
 		    "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
 		    "options:\n",
 	.epilog = "\nexit status: 0 done, 64 usage, 69 cannot connect or start the agent,\n"
-		  "70 the agent ended unasked (node restored), 73 output directory not\n"
-		  "writable, 74 I/O error (disk full), 75 node lost during the capture,\n"
-		  "76 protocol error, 77 cookie rejected.\n"
+		  "70 the agent ended unasked (node restored), 73 output directory or\n"
+		  "/tmp/flameprof-UID not usable, 74 I/O error (disk full), 75 node lost during\n"
+		  "the capture, 76 protocol error, 77 cookie rejected or its file refused.\n"
 		  "See flameprof(1) and README.md.\n",
 	.help_column = 26,
 	.hint_inline = 0,

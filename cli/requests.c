@@ -124,6 +124,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 	memset(&t, 0, sizeof t);
 	fp_note("connecting to '%s'", cfg->node);
 	int e = sampler_connect(&s, &so);
+	fp_wipe_cookie();
 	if (e == 0)
 		e = sampler_requests_start(s, &ro, &ne, &nt);
 	if (e < 0) {

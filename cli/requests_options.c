@@ -211,8 +211,9 @@ static const struct fp_command REQUESTS = {
 		  "work that is not part of the request. See doc/requests.md.\n"
 		  "\nexit status: 0 done, 64 usage (also: a pattern that matches nothing, a bad\n"
 		  "--identity-fun), 69 cannot connect, node busy with another tracing session,\n"
-		  "or a function traced by someone else, 73 a file not writable, 74 I/O error,\n"
-		  "75 node lost during the run, 76 protocol error, 77 cookie rejected.\n",
+		  "or a function traced by someone else, 73 a file or /tmp/flameprof-UID not\n"
+		  "usable, 74 I/O error, 75 node lost during the run, 76 protocol error,\n"
+		  "77 cookie rejected or its file refused.\n",
 	.help_column = 32,
 	.hint_inline = 0,
 	.opts = options,

@@ -205,6 +205,7 @@ static int connect_node(struct run *r, const char *cookie)
 		so.silence_timeout_ms = (int)(3000 / cfg->hz);
 	fp_note("connecting to '%s'", cfg->node);
 	int e = sampler_connect(&r->sampler, &so);
+	fp_wipe_cookie();
 	if (e == 0) {
 		fp_note("connected; loading the agent");
 		e = sampler_start(r->sampler);

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sysexits.h>
 #include <time.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include "msg.h"
 #include "session.h"
 #include "../sampler/sampler.h"
@@ -42,22 +44,41 @@ long long fp_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The one copy of the cookie this side keeps, until fp_wipe_cookie(). */
+static char *cookie_copy;
+static size_t cookie_cap;
+
+void fp_wipe_cookie(void)
+{
+	if (cookie_copy)
+		explicit_bzero(cookie_copy, cookie_cap);
+	cookie_copy = NULL;
+}
+
 int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out)
 {
 	char err[512];
-	int loose;
+	/* A core dump would hold the cookie: none from here on (also no
+	 * ptrace attach by another process of the same user). */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	struct rlimit none = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &none);
 	if (cookie) {
 		fp_warn("--cookie shows the cookie to every user in 'ps'; use --cookie-file FILE");
-		*out = cookie;
-		return 0;
-	}
-	if (sampler_read_cookie(cookie_file, buf, cap, &loose, err, sizeof err) < 0) {
+		size_t n = strlen(cookie);
+		if (n >= cap) {
+			fp_error("the cookie given with --cookie is too long (at most %zu bytes)", cap - 1);
+			return EX_NOPERM;
+		}
+		memcpy(buf, cookie, n + 1);
+		/* argv's copy, blanked from here on */
+		explicit_bzero((char *)cookie, n);
+	} else if (sampler_read_cookie(cookie_file, buf, cap, err, sizeof err) < 0) {
 		fp_error("%s", err);
 		return EX_NOPERM;
 	}
-	if (loose)
-		fp_warn("cookie file '%s' can be read by other users; chmod 400 it",
-			cookie_file ? cookie_file : "~/.erlang.cookie");
+	cookie_copy = buf;
+	cookie_cap = cap;
 	*out = buf;
 	return 0;
 }
@@ -71,6 +92,7 @@ int fp_exit_for_sampler(int err)
 	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
 	case SAMPLER_ERR_NOMEM: return EX_OSERR;
 	case SAMPLER_ERR_AGENT_DOWN: return EX_SOFTWARE;
+	case SAMPLER_ERR_LOCAL: return EX_CANTCREAT;
 	default: return EX_UNAVAILABLE;
 	}
 }

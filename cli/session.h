@@ -15,11 +15,14 @@ void fp_install_stop_signals(void);
 /* How many stop signals have arrived (a second one means "now"). */
 int fp_stop_signals(void);
 long long fp_now_ms(void);
-/* The cookie: --cookie (with a warning that 'ps' shows it), else read from
- * cookie_file or ~/.erlang.cookie into buf (with a warning when others
- * can read the file). *out points at it. @return 0, or 77 (EX_NOPERM)
- * once the reason is said. */
+/* The cookie into buf: --cookie (with a warning that 'ps' shows it; argv's
+ * copy is blanked), else read from cookie_file or ~/.erlang.cookie (a file
+ * others may read, or not a regular file, is refused as erl refuses it).
+ * Core dumps are turned off first. *out points at buf. @return 0, or 77
+ * (EX_NOPERM) once the reason is said. */
 int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out);
+/* Wipes buf of fp_read_cookie(): called right after the handshake. */
+void fp_wipe_cookie(void);
 /* The documented exit status of a negative enum sampler_err. */
 int fp_exit_for_sampler(int err);
 

@@ -12,11 +12,8 @@
 static int spawn_agent(sampler_t *s)
 {
 	struct args a;
-	ei_x_buff reply;
-	int at, r;
+	int r;
 
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 4);
 	arg_atom(&a, FP_AGENT_MODULE);
 	arg_atom(&a, "init");
@@ -47,11 +44,10 @@ static int spawn_agent(sampler_t *s)
 	arg_atom(&a, "priority");
 	arg_atom(&a, "high");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	r = rex_call_args(s, "erlang", "spawn_opt", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && ei_decode_pid(reply.buff, &at, &s->agent) < 0)
+	r = rex_call_pid(s, "erlang", "spawn_opt", &a, &s->agent);
+	if (r == 0)
 		r = serr(s, SAMPLER_ERR_AGENT, "cannot start the agent on '%s' (spawn_opt failed)", s->node);
-	ei_x_free(&reply);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /* Waits for fp_started (or fp_error), holding any early batch. */
@@ -120,11 +116,8 @@ int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 	char why[160];
 	for (;;) {
 		const ei_x_buff *x = &s->rx;
-		struct held_msg *h = s->held;
+		struct held_msg *h = held_pop(s);
 		if (h) {
-			s->held = h->next;
-			if (!s->held)
-				s->held_tail = NULL;
 			x = &h->x;
 		} else {
 			long long silent_until = s->last_rx_ms + s->opts.silence_timeout_ms;

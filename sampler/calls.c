@@ -34,12 +34,9 @@ static void arg_pattern(struct args *a, const struct fp_mfa_pattern *p)
 static int spawn_tracer(sampler_t *s, const struct calls_options *o)
 {
 	struct args a;
-	ei_x_buff reply;
-	int at, r;
+	int r;
 	erlang_pid pid;
 
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 3);
 	arg_atom(&a, FP_TRACER_MODULE);
 	arg_atom(&a, "init");
@@ -72,11 +69,10 @@ static int spawn_tracer(sampler_t *s, const struct calls_options *o)
 		arg_atom(&a, o->procs == CALLS_PROCS_NEW ? "new" : "all");
 	}
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	r = rex_call_args(s, "erlang", "spawn", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && ei_decode_pid(reply.buff, &at, &pid) < 0)
+	r = rex_call_pid(s, "erlang", "spawn", &a, &pid);
+	if (r == 0)
 		r = serr(s, SAMPLER_ERR_AGENT, "cannot start the tracer on '%s' (spawn failed)", s->node);
-	ei_x_free(&reply);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 static int error_sentence(sampler_t *s, const struct calls_msg *m, const struct calls_options *o)

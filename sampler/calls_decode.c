@@ -9,6 +9,7 @@
 #include <ei.h>
 #include "calls.h"
 #include "term_check.h"
+#include "../common/ctl_escape.h"
 #include "term_cursor.h"
 
 #define PROTO 1
@@ -26,10 +27,20 @@ void calls_result_free(struct calls_result *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* The text with its control bytes as \xNN: rows reach the terminal. */
+static char *escaped(const char *text)
+{
+	size_t n = strlen(text), cap = 4 * n + 1;
+	char *e = malloc(cap);
+	if (e)
+		fp_ctl_escape(e, cap, text, n);
+	return e;
+}
+
 /* {Module, Function, Arity, Pid, Calls, Measure} */
 static int get_row(struct term_cursor *c, struct calls_row *row)
 {
-	char *mod = NULL, *fun = NULL;
+	char *mod = NULL, *fun = NULL, *pid = NULL;
 	uint64_t arity = 0;
 	int r;
 	if (tc_tuple(c, 6) < 0)
@@ -37,22 +48,24 @@ static int get_row(struct term_cursor *c, struct calls_row *row)
 	if ((r = tc_text(c, &mod)) < 0)
 		return r;
 	if ((r = tc_text(c, &fun)) < 0 || (r = tc_u64(c, &arity)) < 0 || arity > 255 ||
-	    (r = tc_text(c, &row->pid)) < 0 || (r = tc_u64(c, &row->calls)) < 0 ||
+	    (r = tc_text(c, &pid)) < 0 || (r = tc_u64(c, &row->calls)) < 0 ||
 	    (r = tc_u64(c, &row->measure)) < 0)
 		goto out;
-	size_t n = strlen(mod) + strlen(fun) + 8;
-	row->mfa = malloc(n);
-	if (!row->mfa) {
-		r = -2;
-		goto out;
-	}
-	snprintf(row->mfa, n, "%s:%s/%u", mod, fun, (unsigned)arity);
-	r = 0;
+	char *m = escaped(mod), *f = escaped(fun);
+	size_t n = (m ? strlen(m) : 0) + (f ? strlen(f) : 0) + 8;
+	row->mfa = m && f ? malloc(n) : NULL;
+	row->pid = escaped(pid);
+	if (row->mfa)
+		snprintf(row->mfa, n, "%s:%s/%u", m, f, (unsigned)arity);
+	free(m);
+	free(f);
+	r = row->mfa && row->pid ? 0 : -2;
 out:
 	if (r == 0 && arity > 255)
 		r = tc_fail(c, "arity out of range");
 	free(mod);
 	free(fun);
+	free(pid);
 	return r;
 }
 

@@ -180,17 +180,25 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 	snprintf(self, sizeof self, "%s@%s", alive, host);
 	inet_aton("127.0.0.1", &addr);
 	/* creation tells this run from an earlier one with the same name */
-	if (ei_connect_xinit(&s->ec, host, alive, self, &addr, opts->cookie, (rnd % 0x7ffffff0) + 4) < 0)
+	if (ei_connect_xinit(&s->ec, host, alive, self, &addr, opts->cookie, (rnd % 0x7ffffff0) + 4) < 0) {
+		explicit_bzero(s->ec.ei_connect_cookie, sizeof s->ec.ei_connect_cookie);
 		return serr(s, SAMPLER_ERR_CONNECT, "cannot set up our node name '%s' (ei_connect_xinit failed)", self);
+	}
 
+	/* ei keeps the cookie in s->ec for the handshake only: it is wiped
+	 * right after it, whatever the outcome (a run connects once). */
+	s->opts.cookie = NULL;
 	long long deadline = mono_ms() + opts->connect_timeout_ms;
 	int port = epmd_port(s, target_alive, &addr, deadline);
-	if (port < 0)
+	if (port < 0) {
+		explicit_bzero(s->ec.ei_connect_cookie, sizeof s->ec.ei_connect_cookie);
 		return port;
+	}
 	long long left = deadline - mono_ms();
 	if (left < 1)
 		left = 1;
 	int fd = ei_xconnect_host_port_tmo(&s->ec, &addr, port, (unsigned)left);
+	explicit_bzero(s->ec.ei_connect_cookie, sizeof s->ec.ei_connect_cookie);
 	if (fd < 0) {
 		e = erl_errno;
 		if (fd == ERL_TIMEOUT || e == ETIMEDOUT)
@@ -217,9 +225,8 @@ void sampler_free(sampler_t *s)
 		return;
 	if (s->fd >= 0)
 		ei_close_connection(s->fd);
-	while (s->held) {
-		struct held_msg *h = s->held;
-		s->held = h->next;
+	struct held_msg *h;
+	while ((h = held_pop(s))) {
 		ei_x_free(&h->x);
 		free(h);
 	}

@@ -83,6 +83,16 @@ static void reset(struct dec_tables *t)
 		free_entry(&t->entries[i]);
 	for (size_t i = 0; i < t->nprocs; i++)
 		free_proc(&t->procs[i]);
+	t->bytes = 0;
+}
+
+/* Counts n more bytes of definitions against DEC_MAX_BYTES. */
+static int charge(struct dec_tables *t, struct cur *c, size_t n)
+{
+	if (n > DEC_MAX_BYTES - t->bytes)
+		return fail(c, "definitions beyond %zu MiB without a reset", DEC_MAX_BYTES >> 20);
+	t->bytes += n;
+	return 0;
 }
 
 void dec_free(struct dec_tables *t)
@@ -155,12 +165,15 @@ static int list_end(struct cur *c, int n)
 	return 0;
 }
 
-/* Size of the binary at the cursor (the walk has checked it fits). */
+/* Size of the binary at the cursor (the walk has checked it fits), at
+ * most DEC_MAX_TEXT. */
 static int bin_size(struct cur *c, size_t *size)
 {
 	int type, n;
 	if (ei_get_type(c->buf, &c->i, &type, &n) < 0 || type != ERL_BINARY_EXT)
 		return fail(c, "expected a binary at byte %d", c->i);
+	if (n < 0 || n > DEC_MAX_TEXT)
+		return fail(c, "a text of %d bytes at byte %d, more than %d", n, c->i, DEC_MAX_TEXT);
 	*size = (size_t)n;
 	return 0;
 }
@@ -227,6 +240,8 @@ static int def_frame(struct dec_tables *t, struct cur *c)
 	    get_int(c, &arity) < 0 || bin_size(c, &nfile) < 0)
 		return -1;
 	c->i = start;
+	if (charge(t, c, sizeof(struct fp_frame) + nm + nf + nfile + 1) < 0)
+		return -1;
 	struct fp_frame *f = malloc(sizeof *f + nm + nf + nfile + 1);
 	if (!f)
 		return -2;
@@ -259,6 +274,10 @@ static int def_stack(struct dec_tables *t, struct cur *c)
 	} else if (list_len(c, &n) < 0) {
 		return -1;
 	}
+	if (n > DEC_MAX_FRAMES)
+		return fail(c, "stack %zu of %d frames, more than %d", id, n, DEC_MAX_FRAMES);
+	if (charge(t, c, sizeof(struct dec_stack) + (size_t)n * sizeof(void *)) < 0)
+		return -1;
 	struct dec_stack *s = malloc(sizeof *s + (size_t)n * sizeof s->frames[0]);
 	if (!s)
 		return -2;
@@ -288,7 +307,7 @@ static int def_label(struct dec_tables *t, struct cur *c)
 	int r = def_slot(t, c, &id);
 	if (r < 0)
 		return r;
-	if (bin_size(c, &n) < 0)
+	if (bin_size(c, &n) < 0 || charge(t, c, sizeof(struct fp_str) + n + 1) < 0)
 		return -1;
 	struct fp_str *l = malloc(sizeof *l + n + 1);
 	if (!l)
@@ -314,10 +333,14 @@ static int def_proc(struct dec_tables *t, struct cur *c)
 	if (grow((void **)&t->procs, &t->nprocs, idx, sizeof *t->procs) < 0)
 		return -2;
 	struct dec_proc *p = &t->procs[idx];
+	size_t held = p->defined ? p->initial_call.len + p->name.len + 2 : 0;
+	t->bytes -= held < t->bytes ? held : t->bytes;
 	free_proc(p);
 	int r = dup_bin(c, &p->initial_call);
 	if (r == 0)
 		r = dup_bin(c, &p->name);
+	if (r == 0)
+		r = charge(t, c, p->initial_call.len + p->name.len + 2);
 	if (r < 0) {
 		free_proc(p);
 		return r;

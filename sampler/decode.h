@@ -22,6 +22,13 @@
  * these bounds is refused rather than allowed to make the tables huge. */
 #define DEC_MAX_ID (1u << 20)
 #define DEC_MAX_PROC (1u << 18)
+/* The agent cuts every text to 1,024 bytes (an atom is at most 1,020) and
+ * a stack to backtrace_depth (at most 64 frames); past these a message is
+ * refused. DEC_MAX_BYTES bounds what the tables hold in all, between two
+ * resets (the agent's own table is bounded to 16 MiB on the node). */
+#define DEC_MAX_TEXT 4096
+#define DEC_MAX_FRAMES 256
+#define DEC_MAX_BYTES ((size_t)512 << 20)
 
 struct dec_entry;
 struct dec_proc;
@@ -33,6 +40,7 @@ struct dec_tables {
 	size_t nprocs;
 	struct fp_sample *samples;  /* the last batch's samples */
 	size_t nsamples, capsamples;
+	size_t bytes;               /* held by the definitions, at most DEC_MAX_BYTES */
 };
 
 enum dec_kind {

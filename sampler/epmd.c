@@ -6,6 +6,8 @@
  * answers there, or epmd does not know the node (then we list the nodes it
  * does know, which is usually the fix: a typo in the name).
  * Protocol: erts/doc "Distribution Protocol", PORT_PLEASE2_REQ and NAMES_REQ.
+ * Each answer is read within the bytes received (epmd_reply.c): the names
+ * epmd lists reach the terminal, so only names a node can have are kept.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,11 +20,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include "epmd_reply.h"
 #include "internal.h"
 
 #define EPMD_PORT 4369
 #define PORT_PLEASE2_REQ 122
-#define PORT2_RESP 119
 #define NAMES_REQ 110
 
 static int epmd_tcp_port(void)
@@ -132,18 +134,8 @@ static void known_names(struct in_addr addr, long long deadline_ms, char *out, s
 	if (write_all(fd, req, sizeof req, deadline_ms) == 0)
 		n = read_upto(fd, buf, sizeof buf - 1, deadline_ms);
 	close(fd);
-	if (n <= 4)
-		return;
-	buf[n] = '\0';
-	size_t used = 0;
-	for (char *line = (char *)buf + 4, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		char name[256];
-		if (sscanf(line, "name %255s at port", name) == 1 && used + strlen(name) + 3 < cap)
-			used += (size_t)snprintf(out + used, cap - used, "%s'%s'", used ? ", " : "", name);
-	}
+	if (n > 0)
+		epmd_names_reply(buf, (size_t)n, out, cap);
 }
 
 static int resolve(sampler_t *s, struct in_addr *addr)
@@ -186,15 +178,16 @@ int epmd_port(sampler_t *s, const char *alive, struct in_addr *addr, long long d
 	if (got == -2)
 		return serr(s, SAMPLER_ERR_CONNECT, "cannot reach '%s': epmd on '%s' did not answer within %d ms",
 			    s->node, s->host, s->opts.connect_timeout_ms);
-	if (got < 2 || resp[0] != PORT2_RESP)
+	int port = got < 0 ? -1 : epmd_port_reply(resp, (size_t)got);
+	if (port < 0)
 		return serr(s, SAMPLER_ERR_CONNECT, "cannot reach '%s': epmd on '%s' gave no valid answer",
 			    s->node, s->host);
-	if (resp[1] != 0 || got < 4) {
+	if (port == 0) {
 		char names[256];
 		known_names(*addr, deadline_ms, names, sizeof names);
 		return serr(s, SAMPLER_ERR_CONNECT,
 			    "cannot reach '%s': no node named '%s' on '%s' (epmd knows %s); check the node name",
 			    s->node, alive, s->host, names[0] ? names : "no nodes");
 	}
-	return (resp[2] << 8) | resp[3];
+	return port;
 }

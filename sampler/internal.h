@@ -6,7 +6,17 @@
 
 #include <ei.h>
 #include "decode.h"
+#include "rex_reply.h"
 #include "sampler.h"
+
+/* Bounds on what a node can make us hold (doc/security.md). A message
+ * (one distribution packet) over SAMPLER_MAX_MSG ends the run before ei
+ * allocates it; the agent's largest batch (--top 100000) is far below.
+ * While a rex reply is awaited, other messages are held for later, at
+ * most SAMPLER_MAX_HELD of them and SAMPLER_MAX_HELD_BYTES in all. */
+#define SAMPLER_MAX_MSG (128 << 20)
+#define SAMPLER_MAX_HELD 10000
+#define SAMPLER_MAX_HELD_BYTES (256 << 20)
 
 /* A message that arrived while we waited for something else. */
 struct held_msg {
@@ -34,6 +44,7 @@ struct sampler_s {
 	int old_depth;
 	long long last_rx_ms;        /* monotonic time of the last message or tick */
 	struct held_msg *held, *held_tail;
+	size_t nheld, held_bytes;    /* bounded by SAMPLER_MAX_HELD(_BYTES) */
 	ei_x_buff rx;
 	struct dec_tables tables;
 };
@@ -46,16 +57,21 @@ long long mono_ms(void);
  * enum sampler_err with s->err set. */
 int epmd_port(sampler_t *s, const char *alive, struct in_addr *addr, long long deadline_ms);
 
-/* rex.c: one call through the node's rex server, correlated by a fresh pid
- * and bounded by a deadline. args is an encoded list (no version byte).
- * On success reply holds the whole message and *at indexes the result. */
+/* rex.c: the one call through the node's rex server, correlated by a
+ * fresh pid and bounded by a deadline. args is an encoded list (no version
+ * byte). On success reply holds the whole message, checked by
+ * rex_reply_open(), and *out is on its result: read it only with the
+ * rex_reply_*() readers. SAMPLER_ERR_PROTO when the reply is not one. */
 int rex_call(sampler_t *s, const char *mod, const char *fun, const ei_x_buff *args,
-	     ei_x_buff *reply, int *at, int timeout_ms);
-/* Receives one message or times out, holding nothing back.
+	     ei_x_buff *reply, struct rex_reply *out, int timeout_ms);
+/* Receives one message (at most SAMPLER_MAX_MSG bytes, else
+ * SAMPLER_ERR_PROTO) or times out, holding nothing back.
  * @return 1 message in x, 0 timeout, negative sampler_err. */
 int recv_one(sampler_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_ms);
-/* Keeps a message for sampler_next(). */
+/* Keeps a message for sampler_next() (SAMPLER_ERR_PROTO past the bounds). */
 int hold(sampler_t *s, const ei_x_buff *x);
+/* The oldest held message, or NULL; the caller frees it. */
+struct held_msg *held_pop(sampler_t *s);
 
 /* rex.c: building a request's argument list. Each step is skipped once one
  * has failed; args_end() reports the failure and frees the buffer. */
@@ -69,10 +85,16 @@ void arg_atom(struct args *a, const char *v);
 void arg_raw(struct args *a, const char *buf, int len);
 /* A list of n strings, each as a binary. */
 void arg_binaries(struct args *a, const char *const *v, size_t n);
-/* M:F(Args) through rex; frees the args. reply/at as rex_call(). */
+/* M:F(Args) through rex; frees the args. reply/out as rex_call(). */
 int rex_call_args(sampler_t *s, const char *mod, const char *fun, struct args *a,
-		  ei_x_buff *reply, int *at, int timeout_ms);
-/* M:F(Atom); *yes tells whether the answer is the atom `want`. */
+		  ei_x_buff *reply, struct rex_reply *out, int timeout_ms);
+/* The same with the setup timeout and a reply of its own. rex_call_pid:
+ * @return 1 the answer is a pid (in *pid), 0 it is not, <0 error.
+ * rex_call_do: for the effect, @return 0 or <0. rex_call_is: *yes tells
+ * whether the answer is the atom `want`; rex_call_atom_is: M:F(Atom). */
+int rex_call_pid(sampler_t *s, const char *mod, const char *fun, struct args *a, erlang_pid *pid);
+int rex_call_do(sampler_t *s, const char *mod, const char *fun, struct args *a);
+int rex_call_is(sampler_t *s, const char *mod, const char *fun, struct args *a, const char *want, int *yes);
 int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char *arg,
 		     const char *want, int *yes);
 

@@ -35,37 +35,22 @@ const struct embedded_module fp_requests_module = {
 #define LOAD_TIMEOUT_MS 60000
 #define MAX_FORMS 512
 
-/* {module, Mod} or {error, What}: copies What's text into why. */
-static int load_reply_ok(const ei_x_buff *x, int at, char *why, size_t cap)
-{
-	int arity;
-	char tag[MAXATOMLEN_UTF8];
-	why[0] = '\0';
-	if (ei_decode_tuple_header(x->buff, &at, &arity) < 0 || arity != 2 ||
-	    ei_decode_atom(x->buff, &at, tag) < 0)
-		return 0;
-	if (strcmp(tag, "module") == 0)
-		return 1;
-	if (ei_decode_atom(x->buff, &at, why) < 0)
-		snprintf(why, cap, "%s", tag);
-	return 0;
-}
-
 static int load_binary(sampler_t *s, const char *name, const char *file, const char *beam, long len,
 		       char *why, size_t cap, int *loaded)
 {
 	struct args a;
+	struct rex_reply rr;
 	ei_x_buff reply;
-	int at, r;
+	int r;
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 3);
 	arg_atom(&a, name);
 	a.ok = a.ok && ei_x_encode_string(&a.x, file) == 0 &&
 	       ei_x_encode_binary(&a.x, beam, (int)len) == 0;
-	r = rex_call_args(s, "code", "load_binary", &a, &reply, &at, LOAD_TIMEOUT_MS);
+	r = rex_call_args(s, "code", "load_binary", &a, &reply, &rr, LOAD_TIMEOUT_MS);
 	if (r == 0)
-		*loaded = load_reply_ok(&reply, at, why, cap);
+		*loaded = rex_reply_loaded(&rr, why, cap);
 	ei_x_free(&reply);
 	return r;
 }
@@ -74,8 +59,10 @@ static int load_binary(sampler_t *s, const char *name, const char *file, const c
 static int compile_on_node(sampler_t *s, const struct embedded_module *m)
 {
 	struct args a;
+	struct rex_reply rr;
 	ei_x_buff scan, one;
-	int at, n, r, arity, type, size, loaded = 0;
+	int at, n, r, arity, loaded = 0;
+	size_t size;
 	char tag[MAXATOMLEN_UTF8], why[MAXATOMLEN_UTF8];
 
 	if (ei_x_new(&scan) < 0)
@@ -86,9 +73,10 @@ static int compile_on_node(sampler_t *s, const struct embedded_module *m)
 	}
 	args_begin(&a, 1);
 	a.ok = a.ok && ei_x_encode_string_len(&a.x, (const char *)m->source, (int)*m->source_len) == 0;
-	r = rex_call_args(s, "erl_scan", "string", &a, &scan, &at, LOAD_TIMEOUT_MS);
+	r = rex_call_args(s, "erl_scan", "string", &a, &scan, &rr, LOAD_TIMEOUT_MS);
 	if (r < 0)
 		goto out;
+	at = rr.at;
 	r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (erl_scan failed)", s->node);
 	if (ei_decode_tuple_header(scan.buff, &at, &arity) < 0 || arity != 3 ||
 	    ei_decode_atom(scan.buff, &at, tag) < 0 || strcmp(tag, "ok") != 0 ||
@@ -114,11 +102,11 @@ static int compile_on_node(sampler_t *s, const struct embedded_module *m)
 		a.ok = a.ok && ei_x_encode_list_header(&a.x, ntok) == 0;
 		arg_raw(&a, scan.buff + form_start, at - form_start);
 		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-		int pat;
-		r = rex_call_args(s, "erl_parse", "parse_form", &a, &parsed[nforms], &pat, LOAD_TIMEOUT_MS);
+		r = rex_call_args(s, "erl_parse", "parse_form", &a, &parsed[nforms], &rr, LOAD_TIMEOUT_MS);
 		nforms++;
 		if (r < 0)
 			goto free_parsed;
+		int pat = rr.at;
 		r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (erl_parse failed)", s->node);
 		if (ei_decode_tuple_header(parsed[nforms - 1].buff, &pat, &ta) < 0 || ta != 2 ||
 		    ei_decode_atom(parsed[nforms - 1].buff, &pat, tag) < 0 || strcmp(tag, "ok") != 0)
@@ -141,16 +129,16 @@ static int compile_on_node(sampler_t *s, const struct embedded_module *m)
 	arg_atom(&a, "binary");
 	arg_atom(&a, "return_errors");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	r = rex_call_args(s, "compile", "forms", &a, &one, &at, LOAD_TIMEOUT_MS);
+	r = rex_call_args(s, "compile", "forms", &a, &one, &rr, LOAD_TIMEOUT_MS);
 	if (r < 0)
 		goto free_parsed;
 	r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (compile:forms failed; is the compiler application there?)", s->node);
-	if (ei_decode_tuple_header(one.buff, &at, &arity) < 0 || arity < 3 ||
-	    ei_decode_atom(one.buff, &at, tag) < 0 || strcmp(tag, "ok") != 0 ||
-	    ei_skip_term(one.buff, &at) < 0 || ei_get_type(one.buff, &at, &type, &size) < 0 ||
-	    type != ERL_BINARY_EXT)
+	if (ei_decode_tuple_header(one.buff, &rr.at, &arity) < 0 || arity < 3 ||
+	    ei_decode_atom(one.buff, &rr.at, tag) < 0 || strcmp(tag, "ok") != 0 ||
+	    ei_skip_term(one.buff, &rr.at) < 0 || rex_reply_binary_size(&rr, SAMPLER_MAX_MSG, &size) < 0)
 		goto free_parsed;
-	char *beam = malloc((size_t)size + 1);
+	at = rr.at;
+	char *beam = malloc(size + 1);
 	long blen;
 	if (!beam) {
 		r = serr(s, SAMPLER_ERR_NOMEM, "out of memory");
@@ -178,12 +166,9 @@ int unload_module(sampler_t *s)
 int unload_embedded(sampler_t *s, const char *name)
 {
 	struct args a;
-	ei_x_buff reply;
-	int yes, at, r;
+	int yes, r;
 	if ((r = rex_call_atom_is(s, "code", "delete", name, "true", &yes)) < 0)
 		return r;
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	/* As the agent does: purge through the code purger, in a process of
 	 * its own, so the code server is not held while every process of the
 	 * node is checked (minutes on a node with 100,000 processes). */
@@ -193,9 +178,7 @@ int unload_embedded(sampler_t *s, const char *name)
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0;
 	arg_atom(&a, name);
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	r = rex_call_args(s, "erlang", "spawn", &a, &reply, &at, s->opts.connect_timeout_ms);
-	ei_x_free(&reply);
-	return r;
+	return rex_call_do(s, "erlang", "spawn", &a);
 }
 
 int load_agent(sampler_t *s)
@@ -224,14 +207,18 @@ int node_release(sampler_t *s)
 {
 	struct args a;
 	ei_x_buff reply;
-	int at, r;
+	struct rex_reply rr;
+	int r;
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 1);
 	arg_atom(&a, "otp_release");
-	r = rex_call_args(s, "erlang", "system_info", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && ei_decode_string(reply.buff, &at, s->otp) < 0)
-		snprintf(s->otp, sizeof s->otp, "?");
+	r = rex_call_args(s, "erlang", "system_info", &a, &reply, &rr, s->opts.connect_timeout_ms);
+	/* "25", or "R16B03" on old releases: anything else is no release */
+	if (r == 0 && rex_reply_word(&rr, s->otp, sizeof s->otp) < 0)
+		r = serr(s, SAMPLER_ERR_PROTO,
+			 "'%s' answered erlang:system_info(otp_release) with something that is not a release; the node is not behaving as an Erlang node should",
+			 s->node);
 	ei_x_free(&reply);
 	return r;
 }

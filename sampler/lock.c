@@ -41,6 +41,9 @@
 
 /* Longer than loading can take (LOAD_TIMEOUT_MS in load.c, twice over). */
 #define LOCK_TTL_MS 150000
+/* erlang:nodes(connected) longer than this is not believed (the node is
+ * then taken as connected to the lock's owner, and nothing taken over). */
+#define MAX_NODES 100000
 
 static int busy(sampler_t *s)
 {
@@ -54,24 +57,42 @@ static int busy(sampler_t *s)
 }
 
 /* /tmp/flameprof-<uid>, ours alone: the same for a run from cron and one
- * from a terminal (XDG_RUNTIME_DIR is not, so it is not used). @return 0,
- * or -1 when it cannot be made or is not a private directory of ours. */
-static int lock_dir(char *out, size_t cap)
+ * from a terminal (XDG_RUNTIME_DIR is not, so it is not used). Anyone can
+ * create that name in /tmp first; a directory that is not ours alone
+ * (another owner, a link, a file, open to others) would let another user
+ * break or fake our lock, so it is an error, never silently skipped.
+ * @return 0, or SAMPLER_ERR_LOCAL with s->err set. */
+static int lock_dir(sampler_t *s, char *out, size_t cap)
 {
 	struct stat st;
+	char why[64];
 	snprintf(out, cap, "/tmp/flameprof-%u", (unsigned)geteuid());
 	if (mkdir(out, 0700) < 0 && errno != EEXIST)
-		return -1;
-	if (lstat(out, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
-		return -1;
-	return 0;
+		return serr(s, SAMPLER_ERR_LOCAL, "cannot create the lock directory '%s': %s; check /tmp",
+			    out, strerror(errno));
+	if (lstat(out, &st) < 0)
+		return serr(s, SAMPLER_ERR_LOCAL, "cannot check the lock directory '%s': %s", out, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		snprintf(why, sizeof why, "it is a symbolic link");
+	else if (!S_ISDIR(st.st_mode))
+		snprintf(why, sizeof why, "it is not a directory");
+	else if (st.st_uid != geteuid())
+		snprintf(why, sizeof why, "it belongs to uid %u", (unsigned)st.st_uid);
+	else if (st.st_mode & 077)
+		snprintf(why, sizeof why, "its mode %04o lets others in", (unsigned)(st.st_mode & 07777));
+	else
+		return 0;
+	return serr(s, SAMPLER_ERR_LOCAL,
+		    "the lock directory '%s' is not this user's alone (%s), so two runs cannot be kept apart; remove it (flameprof makes it again) or find out who made it",
+		    out, why);
 }
 
 int lock_local(sampler_t *s, const char *alive)
 {
 	char dir[64];
-	if (lock_dir(dir, sizeof dir) < 0)
-		return 0; /* no lock file here: the target's refusal still protects it */
+	int r = lock_dir(s, dir, sizeof dir);
+	if (r < 0)
+		return r;
 	snprintf(s->local_lock_path, sizeof s->local_lock_path, "%s/%s-%s.lock", dir, alive, s->node);
 	/* The file is removed when the run ends (lock_local_free), so a run
 	 * may lock a file that was just removed: it checks that the file it
@@ -80,12 +101,13 @@ int lock_local(sampler_t *s, const char *alive)
 		struct stat held, named;
 		int fd = open(s->local_lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0)
-			return 0;
+			return serr(s, SAMPLER_ERR_LOCAL, "cannot create the lock file '%s': %s; check /tmp",
+				    s->local_lock_path, strerror(errno));
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			int e = errno;
 			close(fd);
 			if (e != EWOULDBLOCK)
-				return 0;
+				return serr(s, SAMPLER_ERR_LOCAL, "cannot lock '%s': %s", s->local_lock_path, strerror(e));
 			return serr(s, SAMPLER_ERR_BUSY,
 				    "another flameprof of yours is connected to '%s' under our node name '%s'; wait for it to finish, or give this one another name with --node-name NAME",
 				    s->node, alive);
@@ -109,70 +131,20 @@ void lock_local_free(sampler_t *s)
 	s->local_lock_fd = -1;
 }
 
-/* M:F(Args) where the caller has put the arguments in a; *pid from the reply. */
-static int call_for_pid(sampler_t *s, const char *mod, const char *fun, struct args *a, erlang_pid *pid)
-{
-	ei_x_buff reply;
-	int at, r;
-	if (ei_x_new(&reply) < 0) {
-		ei_x_free(&a->x);
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	}
-	r = rex_call_args(s, mod, fun, a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && ei_decode_pid(reply.buff, &at, pid) < 0)
-		r = serr(s, SAMPLER_ERR_AGENT, "cannot take the flameprof lock on '%s' (%s:%s failed)", s->node, mod, fun);
-	ei_x_free(&reply);
-	return r;
-}
-
-/* Decodes {Key, _} at *at and says whether Key is key; leaves *at on the value. */
-static int pair_is(const char *buf, int *at, const char *key)
-{
-	char atom[MAXATOMLEN_UTF8];
-	int n;
-	return ei_decode_tuple_header(buf, at, &n) == 0 && n == 2 &&
-	       ei_decode_atom(buf, at, atom) == 0 && strcmp(atom, key) == 0;
-}
-
-/* Reads the holder's process_info reply: a bare lock (erlang:hibernate/3,
- * no link) with a remote group leader, put in *owner. @return 1 or 0. */
-static int bare_lock(const char *buf, int at, erlang_pid *owner)
-{
-	char m[MAXATOMLEN_UTF8], f[MAXATOMLEN_UTF8];
-	long arity;
-	int n;
-	if (ei_decode_list_header(buf, &at, &n) < 0 || n != 3)
-		return 0;
-	if (!pair_is(buf, &at, "initial_call") || ei_decode_tuple_header(buf, &at, &n) < 0 || n != 3 ||
-	    ei_decode_atom(buf, &at, m) < 0 || ei_decode_atom(buf, &at, f) < 0 ||
-	    ei_decode_long(buf, &at, &arity) < 0 ||
-	    strcmp(m, "erlang") != 0 || strcmp(f, "hibernate") != 0 || arity != 3)
-		return 0;
-	if (!pair_is(buf, &at, "links") || ei_decode_list_header(buf, &at, &n) < 0 || n != 0)
-		return 0;
-	return pair_is(buf, &at, "group_leader") && ei_decode_pid(buf, &at, owner) == 0;
-}
-
 /* Whether node is among the target's connected nodes. @return 1, 0, or <0. */
 static int connected(sampler_t *s, const char *node)
 {
 	struct args a;
+	struct rex_reply rr;
 	ei_x_buff reply;
-	char atom[MAXATOMLEN_UTF8];
-	int at, n, r, found = 0;
+	int r, found = 0;
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 1);
 	arg_atom(&a, "connected");
-	r = rex_call_args(s, "erlang", "nodes", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && ei_decode_list_header(reply.buff, &at, &n) == 0) {
-		for (int i = 0; i < n && !found; i++)
-			if (ei_decode_atom(reply.buff, &at, atom) == 0)
-				found = strcmp(atom, node) == 0;
-			else
-				found = 1; /* unreadable: count it as there, take nothing over */
-	} else if (r == 0)
-		found = 1;
+	r = rex_call_args(s, "erlang", "nodes", &a, &reply, &rr, s->opts.connect_timeout_ms);
+	if (r == 0 && rex_reply_has_atom(&rr, node, MAX_NODES, &found) < 0)
+		found = 1; /* unreadable: count it as there, take nothing over */
 	ei_x_free(&reply);
 	return r < 0 ? r : found;
 }
@@ -182,24 +154,24 @@ static int connected(sampler_t *s, const char *node)
 static int stale_lock(sampler_t *s, erlang_pid *holder)
 {
 	struct args a;
+	struct rex_reply rr;
 	ei_x_buff reply;
 	erlang_pid owner;
-	int at, r, stale = 0;
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	int r, stale = 0;
 	args_begin(&a, 1);
 	arg_atom(&a, s->lock_name);
-	r = rex_call_args(s, "erlang", "whereis", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r < 0 || ei_decode_pid(reply.buff, &at, holder) < 0)
-		goto out; /* gone meanwhile, or not a pid: not ours to judge */
+	if ((r = rex_call_pid(s, "erlang", "whereis", &a, holder)) <= 0)
+		return r; /* gone meanwhile, or not a pid: not ours to judge */
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 2);
 	a.ok = a.ok && ei_x_encode_pid(&a.x, holder) == 0 && ei_x_encode_list_header(&a.x, 3) == 0;
 	arg_atom(&a, "initial_call");
 	arg_atom(&a, "links");
 	arg_atom(&a, "group_leader");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	r = rex_call_args(s, "erlang", "process_info", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r < 0 || !bare_lock(reply.buff, at, &owner) || strcmp(owner.node, s->node) == 0)
+	r = rex_call_args(s, "erlang", "process_info", &a, &reply, &rr, s->opts.connect_timeout_ms);
+	if (r < 0 || !rex_reply_bare_lock(&rr, &owner) || strcmp(owner.node, s->node) == 0)
 		goto out;
 	if (strcmp(owner.node, ei_thisnodename(&s->ec)) == 0)
 		stale = 1; /* a run of ours under this name: we hold its lock file, so it is dead */
@@ -214,59 +186,41 @@ out:
 static int register_lock(sampler_t *s)
 {
 	struct args a;
-	ei_x_buff reply;
-	char atom[MAXATOMLEN_UTF8];
-	int at, r;
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	int r, yes;
 	args_begin(&a, 2);
 	arg_atom(&a, s->lock_name);
 	a.ok = a.ok && ei_x_encode_pid(&a.x, &s->lock) == 0;
-	r = rex_call_args(s, "erlang", "register", &a, &reply, &at, s->opts.connect_timeout_ms);
 	/* true, or {badrpc, {'EXIT', {badarg, _}}} when the name is taken */
-	if (r == 0)
-		r = ei_decode_atom(reply.buff, &at, atom) == 0 && strcmp(atom, "true") == 0;
-	ei_x_free(&reply);
-	return r;
+	r = rex_call_is(s, "erlang", "register", &a, "true", &yes);
+	return r < 0 ? r : yes;
 }
 
 /* erlang:F(Pid, Arg) for its effect; @return 0 or <0. */
 static int call_on_pid(sampler_t *s, const char *fun, const erlang_pid *first, const erlang_pid *pid_arg, const char *atom_arg)
 {
 	struct args a;
-	ei_x_buff reply;
-	int at, r;
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 2);
 	a.ok = a.ok && ei_x_encode_pid(&a.x, first) == 0;
 	if (pid_arg)
 		a.ok = a.ok && ei_x_encode_pid(&a.x, pid_arg) == 0;
 	else
 		arg_atom(&a, atom_arg);
-	r = rex_call_args(s, "erlang", fun, &a, &reply, &at, s->opts.connect_timeout_ms);
-	ei_x_free(&reply);
-	return r;
+	return rex_call_do(s, "erlang", fun, &a);
 }
 
 /* Whether the name is still held by pid, or free: 1; held by another: 0; <0 error. */
 static int held_by_or_free(sampler_t *s, const erlang_pid *pid)
 {
 	struct args a;
-	ei_x_buff reply;
 	erlang_pid now;
-	int at, r;
-	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 1);
 	arg_atom(&a, s->lock_name);
-	r = rex_call_args(s, "erlang", "whereis", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0)
-		r = ei_decode_pid(reply.buff, &at, &now) < 0 || /* undefined: free */
-		    (strcmp(now.node, pid->node) == 0 && now.num == pid->num && now.serial == pid->serial &&
-		     now.creation == pid->creation);
-	ei_x_free(&reply);
-	return r;
+	int r = rex_call_pid(s, "erlang", "whereis", &a, &now);
+	if (r < 0)
+		return r;
+	return r == 0 || /* undefined: free */
+	       (strcmp(now.node, pid->node) == 0 && now.num == pid->num && now.serial == pid->serial &&
+		now.creation == pid->creation);
 }
 
 /* Takes the name once the stale holder we killed has let it go: exit/2 is
@@ -290,8 +244,9 @@ static int retake(sampler_t *s, const erlang_pid *holder)
 int lock_take(sampler_t *s, const char *name)
 {
 	struct args a;
+	struct rex_reply rr;
 	ei_x_buff reply;
-	int at, r, end;
+	int r, start, end;
 
 	s->lock_name = name;
 
@@ -304,8 +259,8 @@ int lock_take(sampler_t *s, const char *name)
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0;
 	arg_atom(&a, "normal");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0 && ei_x_encode_empty_list(&a.x) == 0;
-	if ((r = call_for_pid(s, "erlang", "spawn", &a, &s->lock)) < 0)
-		return r;
+	if ((r = rex_call_pid(s, "erlang", "spawn", &a, &s->lock)) <= 0)
+		return r < 0 ? r : serr(s, SAMPLER_ERR_AGENT, "cannot take the flameprof lock on '%s' (erlang:spawn failed)", s->node);
 	s->have_lock = 1;
 
 	if (ei_x_new(&reply) < 0)
@@ -334,13 +289,12 @@ int lock_take(sampler_t *s, const char *name)
 	args_begin(&a, 3);
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, LOCK_TTL_MS) == 0 && ei_x_encode_pid(&a.x, &s->lock) == 0;
 	arg_atom(&a, "fp_lock_expired");
-	r = rex_call_args(s, "erlang", "send_after", &a, &reply, &at, s->opts.connect_timeout_ms);
-	erlang_ref ref;
-	if (r == 0 && (end = at, ei_decode_ref(reply.buff, &end, &ref) < 0))
+	r = rex_call_args(s, "erlang", "send_after", &a, &reply, &rr, s->opts.connect_timeout_ms);
+	if (r == 0 && rex_reply_ref(&rr, &start, &end) < 0)
 		r = serr(s, SAMPLER_ERR_AGENT, "cannot take the flameprof lock on '%s' (erlang:send_after failed)", s->node);
 	if (r == 0) {
 		s->lock_timer.index = 0;
-		if (ei_x_append_buf(&s->lock_timer, reply.buff + at, end - at) < 0)
+		if (ei_x_append_buf(&s->lock_timer, reply.buff + start, end - start) < 0)
 			r = serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	}
 	if (r < 0 && r != SAMPLER_ERR_LOST)
@@ -353,14 +307,11 @@ out:
 void lock_release(sampler_t *s)
 {
 	struct args a;
-	ei_x_buff reply;
-	int at;
-	if (!s->have_lock || ei_x_new(&reply) < 0)
+	if (!s->have_lock)
 		return;
 	args_begin(&a, 2);
 	a.ok = a.ok && ei_x_encode_pid(&a.x, &s->lock) == 0;
 	arg_atom(&a, "kill");
-	if (rex_call_args(s, "erlang", "exit", &a, &reply, &at, s->opts.connect_timeout_ms) == 0)
+	if (rex_call_do(s, "erlang", "exit", &a) == 0)
 		s->have_lock = 0;
-	ei_x_free(&reply);
 }

@@ -5,12 +5,22 @@
  * reply; rex replies carry no tag. So each request is sent from a fresh pid
  * (ei_make_pid) as {From, {call, M, F, A, user}} and its reply is the
  * message addressed to that pid. Anything else that arrives meanwhile is
- * held for sampler_next(). Every wait has a deadline; ei's "0 means
- * forever" is never passed.
+ * held for sampler_next(), up to a bound. Every wait has a deadline; ei's
+ * "0 means forever" is never passed.
+ *
+ * Nothing a node sends is trusted (doc/security.md): ei grows its buffer
+ * to whatever length a packet announces, so the length is peeked first and
+ * a packet over SAMPLER_MAX_MSG ends the run; every rex reply is opened by
+ * rex_reply_open() (term_check, then {rex, R}) and read with the sized
+ * readers of rex_reply.h.
  */
 #include <errno.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/socket.h>
 #include "internal.h"
 
 static unsigned left_ms(long long deadline_ms)
@@ -19,11 +29,52 @@ static unsigned left_ms(long long deadline_ms)
 	return left < 1 ? 1 : (unsigned)left;
 }
 
+/* Waits for the next packet and checks the length it announces before ei
+ * reads it. @return 1 go on (a packet within the bound, or the end of the
+ * connection for ei to report), 0 timeout, <0 error. */
+static int next_packet_fits(sampler_t *s, long long deadline_ms)
+{
+	for (;;) {
+		long long left = deadline_ms - mono_ms();
+		if (left <= 0)
+			return 0;
+		struct pollfd p = { s->fd, POLLIN, 0 };
+		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return 1; /* ei meets the same failure and reports it */
+		if (r == 0)
+			continue; /* the deadline is checked above */
+		unsigned char h[4];
+		ssize_t n = recv(s->fd, h, sizeof h, MSG_PEEK | MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+			continue;
+		if (n < (ssize_t)sizeof h && n > 0) {
+			/* a length cut across two segments: the rest is on its way */
+			struct timespec pause = { 0, 1000 * 1000 };
+			nanosleep(&pause, NULL);
+			continue;
+		}
+		if (n <= 0)
+			return 1;
+		uint32_t len = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+		if (len > SAMPLER_MAX_MSG)
+			return serr(s, SAMPLER_ERR_PROTO,
+				    "'%s' sent a message of %u bytes, more than flameprof accepts (%d MiB); the node is not behaving as an Erlang node should",
+				    s->node, (unsigned)len, SAMPLER_MAX_MSG >> 20);
+		return 1;
+	}
+}
+
 int recv_one(sampler_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_ms)
 {
 	for (;;) {
 		if (mono_ms() >= deadline_ms)
 			return 0;
+		int fits = next_packet_fits(s, deadline_ms);
+		if (fits <= 0)
+			return fits;
 		x->index = 0;
 		int r = ei_xreceive_msg_tmo(s->fd, msg, x, left_ms(deadline_ms));
 		if (r == ERL_TICK) {
@@ -48,6 +99,10 @@ int recv_one(sampler_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_ms)
 
 int hold(sampler_t *s, const ei_x_buff *x)
 {
+	if (s->nheld >= SAMPLER_MAX_HELD || s->held_bytes + (size_t)x->index > SAMPLER_MAX_HELD_BYTES)
+		return serr(s, SAMPLER_ERR_PROTO,
+			    "'%s' sent more than %d messages or %d MiB while flameprof waited for one answer; the node is flooding us",
+			    s->node, SAMPLER_MAX_HELD, SAMPLER_MAX_HELD_BYTES >> 20);
 	struct held_msg *h = calloc(1, sizeof *h);
 	if (!h || ei_x_new(&h->x) < 0 || ei_x_append_buf(&h->x, x->buff, x->index) < 0) {
 		if (h)
@@ -60,7 +115,22 @@ int hold(sampler_t *s, const ei_x_buff *x)
 	else
 		s->held = h;
 	s->held_tail = h;
+	s->nheld++;
+	s->held_bytes += (size_t)x->index;
 	return 0;
+}
+
+struct held_msg *held_pop(sampler_t *s)
+{
+	struct held_msg *h = s->held;
+	if (!h)
+		return NULL;
+	s->held = h->next;
+	if (!s->held)
+		s->held_tail = NULL;
+	s->nheld--;
+	s->held_bytes -= (size_t)h->x.index;
+	return h;
 }
 
 static int same_pid(const erlang_pid *a, const erlang_pid *b)
@@ -70,7 +140,7 @@ static int same_pid(const erlang_pid *a, const erlang_pid *b)
 }
 
 int rex_call(sampler_t *s, const char *mod, const char *fun, const ei_x_buff *args,
-	     ei_x_buff *reply, int *at, int timeout_ms)
+	     ei_x_buff *reply, struct rex_reply *out, int timeout_ms)
 {
 	long long deadline = mono_ms() + timeout_ms;
 	erlang_pid from;
@@ -106,14 +176,9 @@ int rex_call(sampler_t *s, const char *mod, const char *fun, const ei_x_buff *ar
 		if ((r = hold(s, reply)) < 0)
 			return r;
 	}
-	int version, arity, i = 0;
-	char tag[MAXATOMLEN_UTF8];
-	if (ei_decode_version(reply->buff, &i, &version) < 0 ||
-	    ei_decode_tuple_header(reply->buff, &i, &arity) < 0 || arity != 2 ||
-	    ei_decode_atom(reply->buff, &i, tag) < 0 || strcmp(tag, "rex") != 0)
+	if (reply->index < 0 || rex_reply_open(reply->buff, (size_t)reply->index, out) < 0)
 		return serr(s, SAMPLER_ERR_PROTO, "'%s' answered %s:%s with something that is not a rex reply",
 			    s->node, mod, fun);
-	*at = i;
 	return 0;
 }
 
@@ -155,33 +220,75 @@ void arg_raw(struct args *a, const char *buf, int len)
 	a->ok = a->ok && ei_x_append_buf(&a->x, buf, len) == 0;
 }
 
-/* Calls M:F(Args), frees the args; reply/at as rex_call. */
+/* Calls M:F(Args), frees the args; reply/out as rex_call. */
 int rex_call_args(sampler_t *s, const char *mod, const char *fun, struct args *a,
-		ei_x_buff *reply, int *at, int timeout_ms)
+		  ei_x_buff *reply, struct rex_reply *out, int timeout_ms)
 {
 	int r = args_end(s, a);
 	if (r < 0)
 		return r;
-	r = rex_call(s, mod, fun, &a->x, reply, at, timeout_ms);
+	r = rex_call(s, mod, fun, &a->x, reply, out, timeout_ms);
 	ei_x_free(&a->x);
 	return r;
 }
 
-/* Calls M:F(Atom) and reports whether the answer is the atom `want`. */
-int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char *arg,
-			const char *want, int *yes)
+/* M:F(Args) with a reply of its own, freed once what is wanted is read. */
+static int call_then(sampler_t *s, const char *mod, const char *fun, struct args *a,
+		     int (*read)(const struct rex_reply *, void *), void *arg)
 {
-	struct args a;
 	ei_x_buff reply;
-	char got[MAXATOMLEN_UTF8];
-	int at, r;
-	if (ei_x_new(&reply) < 0)
+	struct rex_reply rr;
+	if (ei_x_new(&reply) < 0) {
+		ei_x_free(&a->x);
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 1);
-	arg_atom(&a, arg);
-	r = rex_call_args(s, mod, fun, &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0)
-		*yes = ei_decode_atom(reply.buff, &at, got) == 0 && strcmp(got, want) == 0;
+	}
+	int r = rex_call_args(s, mod, fun, a, &reply, &rr, s->opts.connect_timeout_ms);
+	if (r == 0 && read)
+		r = read(&rr, arg);
 	ei_x_free(&reply);
 	return r;
+}
+
+static int read_pid(const struct rex_reply *rr, void *pid)
+{
+	return rex_reply_pid(rr, pid) == 0;
+}
+
+int rex_call_pid(sampler_t *s, const char *mod, const char *fun, struct args *a, erlang_pid *pid)
+{
+	return call_then(s, mod, fun, a, read_pid, pid);
+}
+
+int rex_call_do(sampler_t *s, const char *mod, const char *fun, struct args *a)
+{
+	return call_then(s, mod, fun, a, NULL, NULL);
+}
+
+struct want {
+	const char *atom;
+	int *yes;
+};
+
+static int read_is(const struct rex_reply *rr, void *arg)
+{
+	struct want *w = arg;
+	*w->yes = rex_reply_atom_is(rr, w->atom);
+	return 0;
+}
+
+int rex_call_is(sampler_t *s, const char *mod, const char *fun, struct args *a, const char *want, int *yes)
+{
+	struct want w = { want, yes };
+	*yes = 0;
+	return call_then(s, mod, fun, a, read_is, &w);
+}
+
+/* Calls M:F(Atom) and reports whether the answer is the atom `want`. */
+int rex_call_atom_is(sampler_t *s, const char *mod, const char *fun, const char *arg,
+		     const char *want, int *yes)
+{
+	struct args a;
+	args_begin(&a, 1);
+	arg_atom(&a, arg);
+	return rex_call_is(s, mod, fun, &a, want, yes);
 }

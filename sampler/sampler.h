@@ -7,7 +7,8 @@
  * deadline. Nothing here prints or exits: each entry point returns 0 or a
  * negative enum sampler_err and leaves one plain sentence in
  * sampler_error() (what failed, then what to do). The cookie is never
- * copied into a message.
+ * copied into a message, and sampler_connect() wipes ei's copy right
+ * after the handshake.
  */
 #ifndef FP_SAMPLER_H
 #define FP_SAMPLER_H
@@ -29,6 +30,7 @@ enum sampler_err {
 	SAMPLER_ERR_PROTO = -7,   /* the node sent something we cannot read */
 	SAMPLER_ERR_NOMEM = -8,
 	SAMPLER_ERR_AGENT_DOWN = -9, /* the agent ended unasked (crashed or killed) */
+	SAMPLER_ERR_LOCAL = -10,  /* this host's lock (/tmp/flameprof-<uid>) cannot be had safely */
 };
 
 struct sampler_options {
@@ -109,10 +111,11 @@ int sampler_unload(sampler_t *s);
 void sampler_free(sampler_t *s);
 
 /* Reads a cookie file (path NULL: $HOME/.erlang.cookie) into buf, without
- * the trailing newline. *loose is set when others than the owner can read
- * it. @return 0, or -1 with one sentence in err. */
-int sampler_read_cookie(const char *path, char *buf, size_t cap, int *loose,
-			char *err, size_t errlen);
+ * the trailing newline. Refused as erl refuses it: a file that is not a
+ * regular file (opened without blocking: a FIFO does not hang us), or one
+ * that others than its owner may read or write. @return 0, or -1 with one
+ * sentence in err. */
+int sampler_read_cookie(const char *path, char *buf, size_t cap, char *err, size_t errlen);
 
 const char *sampler_error(const sampler_t *s);
 /* The agent's original backtrace_depth (restored on exit), -1 if unknown. */

@@ -42,13 +42,63 @@ is "$FP_RC" 77 "missing cookie file: exit 77"
 sentence missing_cookie "cannot read cookie file '$T_DIR/no_such_file'"
 check "missing cookie file: nothing is written" test ! -e "$T_DIR/out_missing_cookie"
 
+# erl's rule (auth.erl): a cookie file its owner alone may read, and a
+# regular file; flameprof refuses the others the same way, also with -q.
 cp "$T_DIR/cookie" "$T_DIR/loose_cookie"
+for mode in 644 440 604 600; do
+	chmod "$mode" "$T_DIR/loose_cookie"
+	fpx "loose_$mode" --cookie-file "$T_DIR/loose_cookie" --duration 1s --top 2 "$NODE"
+	if [ "$mode" = 600 ]; then
+		is "$FP_RC" 0 "cookie file of mode 600: used (exit 0)"
+		continue
+	fi
+	is "$FP_RC" 77 "cookie file of mode $mode: refused, exit 77"
+	sentence "loose_$mode" "cookie file '$T_DIR/loose_cookie' must be accessible by its owner only, as erl requires; run 'chmod 400 $T_DIR/loose_cookie'"
+	check "cookie file of mode $mode: nothing is written" test ! -e "$T_DIR/out_loose_$mode"
+done
 chmod 644 "$T_DIR/loose_cookie"
-fpx loose_cookie --cookie-file "$T_DIR/loose_cookie" --duration 1s --top 2 "$NODE"
-is "$FP_RC" 0 "world-readable cookie file: it works (exit 0)"
-check "world-readable cookie file: a warning naming the file" \
-	grep -q "^flameprof: warning: .*'$T_DIR/loose_cookie'.*other users" "$T_DIR/loose_cookie.err"
-check "world-readable cookie file: the node is left as it was" node_clean "$NODE"
+fpx loose_quiet -q --cookie-file "$T_DIR/loose_cookie" --duration 1s "$NODE"
+is "$FP_RC" 77 "a loose cookie file with -q: refused too, exit 77"
+sentence loose_quiet "must be accessible by its owner only.*chmod 400"
+check "the node is left as it was" node_clean "$NODE"
+
+mkfifo -m 600 "$T_DIR/fifo_cookie"
+fpx fifo_cookie --cookie-file "$T_DIR/fifo_cookie" --duration 1s "$NODE"
+is "$FP_RC" 77 "a FIFO as cookie file: refused, exit 77"
+sentence fifo_cookie "cookie file '$T_DIR/fifo_cookie' is not a regular file"
+check "a FIFO as cookie file: refused at once, no writer waited for (${EL} ms)" test "$EL" -lt 5000
+fpx dir_cookie --cookie-file "$T_DIR" --duration 1s "$NODE"
+is "$FP_RC" 77 "a directory as cookie file: refused, exit 77"
+sentence dir_cookie "is not a regular file"
+
+# this host's lock, /tmp/flameprof-UID, squatted before a user's first run
+# (as uid 65534, whose directory the test may own; nothing connects)
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	sq=/tmp/flameprof-65534
+	ck=$(mktemp -d) && chmod 711 "$ck" && cp "$T_DIR/cookie" "$ck/c" && chown 65534 "$ck/c" && chmod 400 "$ck/c"
+	mkdir "$ck/out" && chown 65534 "$ck/out"
+	as_nobody() {
+		timeout -s KILL 30 setpriv --reuid=65534 --regid=65534 --clear-groups "$FLAMEPROF" --connect-timeout ${TMO}s \
+			--cookie-file "$ck/c" -o "$ck/out/$1" --duration 1s "$NODE" >"$T_DIR/$1.out" 2>"$T_DIR/$1.err"
+		FP_RC=$?
+		sed "s/^/#   $1: /" "$T_DIR/$1.err" | head -5
+	}
+	for how in root_dir link file open_dir; do
+		rm -rf "$sq"
+		case $how in
+		root_dir) mkdir -m 700 "$sq"; why="belongs to uid 0" ;;
+		link) ln -s "$ck" "$sq"; why="is a symbolic link" ;;
+		file) : > "$sq"; chown 65534 "$sq"; why="is not a directory" ;;
+		open_dir) mkdir -m 755 "$sq"; chown 65534 "$sq"; why="its mode 0755 lets others in" ;;
+		esac
+		as_nobody "squat_$how"
+		is "$FP_RC" 73 "a squatted /tmp/flameprof-UID ($how): refused, exit 73"
+		sentence "squat_$how" "the lock directory '$sq' is not this user's alone \\(.*$why\\).*remove it"
+	done
+	rm -rf "$sq" "$ck"
+else
+	skip "the squatted lock directory needs root and setpriv"
+fi
 
 fpx unknown_node --cookie-file "$T_DIR/cookie" "nosuch_$$@127.0.0.1"
 is "$FP_RC" 69 "unknown node: exit 69"

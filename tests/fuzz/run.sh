@@ -8,7 +8,7 @@
 # seconds a target, `make fuzz` for longer (FUZZ_SECONDS).
 set -eu
 secs=${1:-5}; shift || true
-targets=${*:-"decode format index calls requests"}
+targets=${*:-"decode format index calls requests rex epmd"}
 B=build/fuzz
 for t in $targets; do
 	[ -x "$B/fuzz_$t" ] || { echo "run.sh: no $B/fuzz_$t (make $B/fuzz_$t)" >&2; exit 64; }

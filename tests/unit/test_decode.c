@@ -836,6 +836,57 @@ static void test_hostile_messages(void)
 	ok(survives(exp, sizeof exp), "an export fun with a [] arity as the agent: refused or ignored, without a fault");
 }
 
+/* The bounds of decode.h: a stack longer than DEC_MAX_FRAMES and a text
+ * longer than DEC_MAX_TEXT are refused with the reason, right at the
+ * bound; one less is read. */
+static void test_bounds(void)
+{
+	struct dec_tables t;
+	struct dec_result r;
+	ei_x_buff x;
+	static long long ids[DEC_MAX_FRAMES + 1];
+
+	for (int extra = 0; extra <= 1; extra++) {
+		dec_init(&t);
+		batch_begin(&x, 1, 0, 2);
+		def_frame(&x, 300, "m", "f", 0, "m.erl", 1);
+		for (int k = 0; k <= DEC_MAX_FRAMES; k++)
+			ids[k] = 300;
+		def_stack_list(&x, 301, ids, DEC_MAX_FRAMES + extra);
+		nil(&x); nil(&x);
+		int k = decx(&t, &x, &r);
+		if (extra) {
+			is_int(k, -1, "a stack of %d frames is refused", DEC_MAX_FRAMES + 1);
+			ok(strstr(err, "more than") != NULL, "... saying so: %s", err);
+		} else {
+			is_int(k, DEC_BATCH, "a stack of %d frames is read", DEC_MAX_FRAMES);
+		}
+		ei_x_free(&x);
+		dec_free(&t);
+	}
+
+	static char text[DEC_MAX_TEXT + 2];
+	memset(text, 'a', DEC_MAX_TEXT + 1);
+	for (int extra = 0; extra <= 1; extra++) {
+		text[DEC_MAX_TEXT + extra] = '\0';
+		dec_init(&t);
+		batch_begin(&x, 1, 0, 1);
+		def_label(&x, 5, text);
+		nil(&x); nil(&x);
+		int k = decx(&t, &x, &r);
+		if (extra) {
+			is_int(k, -1, "a label of %d bytes is refused", DEC_MAX_TEXT + 1);
+			ok(strstr(err, "more than") != NULL, "... saying so: %s", err);
+		} else {
+			is_int(k, DEC_BATCH, "a label of %d bytes is read", DEC_MAX_TEXT);
+		}
+		ei_x_free(&x);
+		dec_free(&t);
+		text[DEC_MAX_TEXT + extra] = 'a';
+	}
+	ok(t.bytes == 0, "freed tables hold nothing");
+}
+
 int main(void)
 {
 	subtest("a batch with every kind of definition", test_reference_batch);
@@ -846,5 +897,6 @@ int main(void)
 	subtest("every byte changed", test_mutated);
 	subtest("term_check on hostile buffers", test_term_check);
 	subtest("hostile messages that pass term_check", test_hostile_messages);
+	subtest("bounds: frames per stack, text length", test_bounds);
 	return done_testing();
 }

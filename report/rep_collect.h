@@ -39,13 +39,26 @@ struct rep_stats {
 	int64_t t0_s;             /* the time origin: the earliest event's whole second */
 };
 
+/* The heatmap covers at most 31 days from its first second: a file that
+ * spans more (a clock jump, a planted date) does not make the report draw
+ * (or hold) years of empty seconds; later events are counted, not drawn. */
+#define REP_HEAT_MAX_SECONDS (31LL * 86400)
+
+struct rep_heat_sec {
+	uint32_t sec;  /* seconds from t0_s */
+	uint32_t hash; /* the collector's own (its slot table) */
+};
+/* Only the seconds that have events are held (a capture's 30-day-long
+ * gap costs nothing), in time order. */
 struct rep_heat {
-	size_t ncols;             /* seconds from t0_s */
-	const uint64_t *n;        /* samples, [col * REP_HEAT_ROWS + row] */
+	size_t ncols;             /* columns: seconds from t0_s to the last one's, plus one */
+	size_t nsecs;             /* seconds that have events */
+	const struct rep_heat_sec *sec; /* each one's column: sec[k].sec, ascending */
+	const uint64_t *n;        /* samples, [k * REP_HEAT_ROWS + row] for sec[k] */
 	const int64_t *w;         /* weights, same layout */
 	uint64_t before_t0;       /* events earlier than t0 (not drawn) */
+	uint64_t beyond;          /* events past REP_HEAT_MAX_SECONDS (not drawn) */
 };
-
 /*
  * What an export that needs more than the trie (pprof) sees of each event
  * that enters the trie: past the filters, inside the time cut.
@@ -88,7 +101,9 @@ int rep_collect_wants_metrics(const rep_collect *c);
 const struct rep_stats *rep_collect_stats(const rep_collect *c);
 rep_frames *rep_collect_frames(rep_collect *c);
 rep_trie *rep_collect_trie(rep_collect *c);
-void rep_collect_heat(const rep_collect *c, struct rep_heat *out);
+/* The heatmap (empty unless one was asked for). @return 0, or -1 when
+ * out of memory (sorting the seconds of files read out of order). */
+int rep_collect_heat(rep_collect *c, struct rep_heat *out);
 /* "samples", or the metric name and "_delta" as resolved ("erlang_reductions_delta"). */
 const char *rep_collect_weight_name(const rep_collect *c);
 int rep_collect_weighted(const rep_collect *c); /* 0: samples */

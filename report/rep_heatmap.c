@@ -6,7 +6,8 @@
  * the --weight metric summed (blue where the sum is negative). Vertically
  * adjacent cells of the same colour are drawn as one rect, so an evenly
  * busy hour does not cost 180,000 elements; the numbers themselves ride
- * along for the hover text.
+ * along for the hover text, only the cells that are not zero (a sparse
+ * object: a long gap between two events costs neither memory nor bytes).
  */
 #include "rep_write.h"
 
@@ -35,14 +36,32 @@ static int level(int64_t val, int64_t max)
 	return 1 + (int)((double)(a - 1) / (double)max * LEVELS);
 }
 
+/* The cells that are not zero as "cell:value" pairs, the cell numbered
+ * column * REP_HEAT_ROWS + row as the script reads it. */
+static void sparse(FILE *f, const struct rep_heat *h, int weights)
+{
+	int first = 1;
+	for (size_t k = 0; k < h->nsecs; k++)
+		for (size_t r = 0; r < REP_HEAT_ROWS; r++) {
+			size_t i = k * REP_HEAT_ROWS + r, at = (size_t)h->sec[k].sec * REP_HEAT_ROWS + r;
+			if (weights ? h->w[i] == 0 : h->n[i] == 0)
+				continue;
+			if (weights)
+				fprintf(f, "%s%zu:%" PRId64, first ? "" : ",", at, h->w[i]);
+			else
+				fprintf(f, "%s%zu:%" PRIu64, first ? "" : ",", at, h->n[i]);
+			first = 0;
+		}
+}
+
 int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *h)
 {
-	size_t cols = h->ncols, c, r, i, tick;
+	size_t cols = h->ncols, c, r, i, k, tick;
 	int64_t max = 0;
 	int cw;
 	double W, H;
 	char a[32];
-	for (i = 0; i < cols * REP_HEAT_ROWS; i++) {
+	for (i = 0; i < h->nsecs * REP_HEAT_ROWS; i++) {
 		int64_t x = cell(v, h, i);
 		if (x < 0)
 			x = -x;
@@ -73,18 +92,21 @@ int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *
 		LEFT, v->weight_name, rep_thousands(max, a), v->st->t0_s);
 	if (h->before_t0)
 		fprintf(f, ", %" PRIu64 " earlier events not drawn", h->before_t0);
+	if (h->beyond)
+		fprintf(f, ", %" PRIu64 " events more than 31 days later not drawn", h->beyond);
 	fputs("</text>\n", f);
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%zu\" height=\"%d\" fill=\"#f4f4f4\"/>\n", LEFT, TOP,
 		cols * (size_t)cw, REP_HEAT_ROWS * CH);
 	fputs("<g id=\"cells\" shape-rendering=\"crispEdges\">\n", f);
-	for (c = 0; c < cols; c++) {
+	for (k = 0; k < h->nsecs; k++) {
+		c = h->sec[k].sec;
 		for (r = 0; r < REP_HEAT_ROWS;) {
-			int64_t x = cell(v, h, c * REP_HEAT_ROWS + r);
+			int64_t x = cell(v, h, k * REP_HEAT_ROWS + r);
 			int lv = level(x, max), neg = x < 0;
 			size_t e = r + 1;
 			char col[8];
 			while (e < REP_HEAT_ROWS) {
-				int64_t y = cell(v, h, c * REP_HEAT_ROWS + e);
+				int64_t y = cell(v, h, k * REP_HEAT_ROWS + e);
 				if (level(y, max) != lv || (y < 0) != neg)
 					break;
 				e++;
@@ -130,15 +152,13 @@ int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *
 		   "cols:%zu,rows:%d,wname:\"",
 		LEFT, TOP, cw, CH, cols, REP_HEAT_ROWS);
 	rep_json_put(f, v->weight_name, strlen(v->weight_name)); /* no ']]>' possible: a metric name */
-	fputs("\",n:[", f);
-	for (i = 0; i < cols * REP_HEAT_ROWS; i++)
-		fprintf(f, "%s%" PRIu64, i ? "," : "", h->n[i]);
-	fputs("],w:", f);
+	fputs("\",n:{", f);
+	sparse(f, h, 0);
+	fputs("},w:", f);
 	if (v->weighted) {
-		fputc('[', f);
-		for (i = 0; i < cols * REP_HEAT_ROWS; i++)
-			fprintf(f, "%s%" PRId64, i ? "," : "", h->w[i]);
-		fputc(']', f);
+		fputc('{', f);
+		sparse(f, h, 1);
+		fputc('}', f);
 	} else {
 		fputs("null", f);
 	}

@@ -398,7 +398,11 @@ int report_run(const struct rep_config *cfg)
 				      rep_collect_weight_name(c), rep_collect_weighted(c), 0, 0 };
 		struct rep_heat heat;
 		rep_collect_range(c, &v.from_us, &v.to_us);
-		rep_collect_heat(c, &heat);
+		if (rep_collect_heat(c, &heat) != 0) {
+			rep_msg("cannot draw the heatmap: out of memory");
+			rc = EX_OSERR;
+			goto out;
+		}
 		rc = write_outputs(cfg, &v, &heat, pp, format_name(cfg->format));
 	}
 out:

@@ -17,6 +17,7 @@
 #include "rep_color.h"
 #include "rep_svg_assets.h"
 #include "rep_text.h"
+#include "../common/text.h"
 
 #define LEVELS 24
 #define LEFT 60
@@ -151,7 +152,7 @@ int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *
 	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\nwindow.FPH={x:%d,y:%d,cw:%d,ch:%d,"
 		   "cols:%zu,rows:%d,wname:\"",
 		LEFT, TOP, cw, CH, cols, REP_HEAT_ROWS);
-	rep_json_put(f, v->weight_name, strlen(v->weight_name)); /* no ']]>' possible: a metric name */
+	fp_json_put(f, v->weight_name, strlen(v->weight_name)); /* no ']]>' possible: a metric name */
 	fputs("\",n:{", f);
 	sparse(f, h, 0);
 	fputs("},w:", f);

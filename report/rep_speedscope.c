@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "rep_text.h"
+#include "../common/text.h"
 
 struct ss {
 	FILE *f;
@@ -65,7 +66,7 @@ static int profile(struct ss *s, uint32_t node, const char *prefix, int *firstp)
 	struct rep_frame_info fi;
 	rep_frames_get(s->v->frames, rep_trie_node(s->v->trie, node)->frame, &fi);
 	fprintf(s->f, "%s{\"type\":\"sampled\",\"name\":\"%s", *firstp ? "" : ",", prefix);
-	rep_json_put(s->f, fi.name, fi.name_len);
+	fp_json_put(s->f, fi.name, fi.name_len);
 	fprintf(s->f, " (%s)\",\"unit\":\"none\",\"startValue\":0,\"samples\":[", s->v->weight_name);
 	*firstp = 0;
 	s->first = 1;
@@ -96,11 +97,11 @@ static void frame_file(FILE *f, const struct rep_frame_info *fi)
 		;
 	if (c > 1 && c < n && fi->dso[c - 1] == ':' && n - z <= 9) {
 		fputs(",\"file\":\"", f);
-		rep_json_put(f, fi->dso, c - 1);
+		fp_json_put(f, fi->dso, c - 1);
 		fprintf(f, "\",\"line\":%.*s", (int)(n - z), fi->dso + z);
 	} else {
 		fputs(",\"file\":\"", f);
-		rep_json_put(f, fi->dso, n);
+		fp_json_put(f, fi->dso, n);
 		fputc('"', f);
 	}
 }
@@ -121,7 +122,7 @@ int rep_write_speedscope(FILE *f, const struct rep_view *v)
 	      "\"exporter\":\"flameprof report " FP_VERSION "\",\"name\":\"",
 	      f);
 	if (v->cfg->title)
-		rep_json_put(f, v->cfg->title, strlen(v->cfg->title));
+		fp_json_put(f, v->cfg->title, strlen(v->cfg->title));
 	else
 		fprintf(f, "flameprof (%s)", v->weight_name);
 	fputs("\",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", f);
@@ -129,7 +130,7 @@ int rep_write_speedscope(FILE *f, const struct rep_view *v)
 		struct rep_frame_info fi;
 		rep_frames_get(v->frames, (uint32_t)i, &fi);
 		fprintf(f, "%s{\"name\":\"", i ? "," : "");
-		rep_json_put(f, fi.name, fi.name_len);
+		fp_json_put(f, fi.name, fi.name_len);
 		fputc('"', f);
 		if (fi.kind == REP_K_CODE)
 			frame_file(f, &fi);

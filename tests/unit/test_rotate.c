@@ -749,6 +749,99 @@ static void test_retention_bytes(void)
 	rmtree(dir);
 }
 
+/* Files that are not ours: dated in the future, another user's, a link.
+ * None is deleted, none counts as newer than the real files. */
+static void test_retention_not_ours(void)
+{
+	const char *dir = scratch();
+	struct rot_options o;
+	rot_t *r;
+	char target[8192];
+	static const char *future = "flameprof_a_29990101T000000.000Z.perf.zst";
+	static const char *theirs = "flameprof_a_20200103T000000.000Z.perf.zst";
+	static const char *link = "flameprof_a_20200104T000000.000Z.perf.zst";
+
+	touch(dir, future, 10);
+	touch(dir, "flameprof_a_20200101T000000.000Z.perf.zst", 10);
+	touch(dir, theirs, 10);
+	snprintf(target, sizeof target, "%s/%s", dir, "flameprof_a_20200101T000000.000Z.perf.zst");
+	if (symlink(target, path_of(dir, link)) != 0)
+		abort();
+	if (geteuid() == 0 && chown(path_of(dir, theirs), 65534, 65534) != 0)
+		abort();
+	base_opts(&o, dir, ROT_ZSTD);
+	o.node = "a";
+	o.rotate_us = 10 * SEC;
+	o.keep = 2;
+	rot_open(&r, &o);
+	for (int i = 0; i < 7; i++)
+		append(r, i, T0 + i * 5 * SEC); /* files at +0, +10 s, +20 s */
+	is_int(rot_close(r), ROT_OK, "not ours: close");
+	ok(exists(dir, future), "not ours: a file dated 2999 is left alone");
+	ok(exists(dir, "flameprof_a_20231114T221340.123Z.perf.zst") &&
+	   exists(dir, "flameprof_a_20231114T221330.123Z.perf.zst"),
+	   "not ours: the two newest real files are kept (the future one did not count)");
+	ok(!exists(dir, "flameprof_a_20231114T221320.123Z.perf.zst"), "not ours: the third is removed");
+	ok(!exists(dir, "flameprof_a_20200101T000000.000Z.perf.zst"), "not ours: an old one of ours is removed");
+	{
+		struct stat st;
+		ok(lstat(path_of(dir, link), &st) == 0 && S_ISLNK(st.st_mode), "not ours: a symlink is left alone");
+	}
+	if (geteuid() == 0)
+		ok(exists(dir, theirs), "not ours: another user's file is left alone");
+	else
+		ok(!exists(dir, theirs), "not ours: (not root: that file was ours, and removed)");
+	rot_free(r);
+	rmtree(dir);
+}
+
+/* Directories others can write in, or that are not ours, are refused. */
+static void test_dir_owner(void)
+{
+	const char *dir = scratch();
+	struct rot_options o;
+	char sub[8192], ln[8192];
+	rot_t *r;
+
+	base_opts(&o, dir, ROT_ZSTD);
+	snprintf(sub, sizeof sub, "%s/open", dir);
+	mkdir(sub, 0777);
+	chmod(sub, 0777);
+	o.dir = sub;
+	is_int(rot_open(&r, &o), ROT_ERR_DIR, "dir: world-writable, not sticky: refused");
+	ok(strstr(rot_error(r), "other users can write in it (mode 0777, not sticky)") != NULL,
+	   "dir: detail: %s", rot_error(r));
+	rot_free(r);
+	chmod(sub, 01777);
+	is_int(rot_open(&r, &o), ROT_OK, "dir: world-writable and sticky (like /tmp): accepted");
+	rot_free(r);
+	if (geteuid() == 0) {
+		snprintf(sub, sizeof sub, "%s/theirs", dir);
+		mkdir(sub, 0755);
+		if (chown(sub, 65534, 65534) != 0)
+			abort();
+		o.dir = sub;
+		is_int(rot_open(&r, &o), ROT_ERR_DIR, "dir: another user's: refused");
+		ok(strstr(rot_error(r), "belongs to another user (uid 65534)") != NULL, "dir: detail: %s",
+		   rot_error(r));
+		rot_free(r);
+		snprintf(sub, sizeof sub, "%s/mine", dir);
+		mkdir(sub, 0750);
+		snprintf(ln, sizeof ln, "%s/link", dir);
+		if (symlink(sub, ln) != 0 || lchown(ln, 65534, 65534) != 0)
+			abort();
+		o.dir = ln;
+		is_int(rot_open(&r, &o), ROT_ERR_DIR, "dir: a symlink of another user: refused");
+		ok(strstr(rot_error(r), "symbolic link of another user") != NULL, "dir: detail: %s", rot_error(r));
+		rot_free(r);
+		if (lchown(ln, 0, 0) != 0)
+			abort();
+		is_int(rot_open(&r, &o), ROT_OK, "dir: a symlink of our own: followed");
+		rot_free(r);
+	}
+	rmtree(dir);
+}
+
 /* ==== the directory ==== */
 
 static void test_dir_errors(void)
@@ -1068,7 +1161,9 @@ int main(void)
 	subtest("name_taken_at_close", test_name_taken_at_close);
 	subtest("retention_keep", test_retention_keep);
 	subtest("retention_bytes", test_retention_bytes);
+	subtest("retention_not_ours", test_retention_not_ours);
 	subtest("dir_errors", test_dir_errors);
+	subtest("dir_owner", test_dir_owner);
 	subtest("disk_full", test_disk_full);
 	subtest("node_names", test_node_names);
 	return done_testing();

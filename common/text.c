@@ -53,7 +53,7 @@ void fp_json_put(FILE *f, const char *s, size_t len)
 			rep = "\\\"";
 		else if (c == '\\')
 			rep = "\\\\";
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f)
 			snprintf(esc, sizeof esc, "\\u%04x", c), rep = esc;
 		else if (c >= 0x80 && (n = fp_utf8_seq(p + i, len - i)) == 0)
 			n = 1, rep = "\\ufffd";

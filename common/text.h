@@ -4,8 +4,8 @@
  * every writer: report's speedscope, calls --json, requests --stats and
  * --slow-file, the requests table.
  *
- * JSON: '"' and '\' escaped, control characters (U+0000..U+001F) as
- * \u00XX, each byte that is not part of valid UTF-8 as \ufffd (so the
+ * JSON: '"' and '\' escaped, control characters (U+0000..U+001F, and
+ * DEL) as \u00XX, each byte that is not part of valid UTF-8 as \ufffd (so the
  * output is always valid UTF-8 JSON). Terminal: control characters (C0,
  * DEL, C1) and bytes that are not valid UTF-8 as \xNN, so no escape
  * sequence from outside reaches the terminal.

@@ -538,6 +538,14 @@ static int frame_line(rep_collect *c, const char *s, size_t len)
 		c->st.bad_lines++;
 		return 0;
 	}
+	if (c->nids >= REP_MAX_FRAMES) {
+		snprintf(c->err, sizeof c->err, "an event has more than %u frames", REP_MAX_FRAMES);
+		return REP_C_DATA;
+	}
+	if (fr.sym_len + fr.dso_len > REP_MAX_FRAME_BYTES) {
+		snprintf(c->err, sizeof c->err, "a frame is longer than %d bytes", REP_MAX_FRAME_BYTES);
+		return REP_C_DATA;
+	}
 	id = rep_collect_frame(c, fr.is_category, fr.sym, fr.sym_len, fr.dso, fr.dso_len,
 			       &c->catmask);
 	if (id == REP_NO_FRAME)

@@ -25,7 +25,19 @@ enum rep_c_err {
 	REP_C_NOMEM = -1,
 	REP_C_METRIC = -2, /* the --weight metric is not on the events (detail says why) */
 	REP_C_USAGE = -3,  /* a filter could not be understood */
+	REP_C_DATA = -4,   /* past a bound below: not what a capture writes (detail says which) */
 };
+
+/*
+ * What one input file can make the report hold, whatever it says: a
+ * capture's stacks are --depth deep (at most a few thousand frames) and an
+ * atom is at most 255 characters, so these only stop files that are not
+ * captures. Everything else the report holds grows with the distinct
+ * stacks and frames read (the trie, the frame table) or is bounded in
+ * itself (the heatmap: REP_HEAT_MAX_SECONDS).
+ */
+#define REP_MAX_FRAMES (1u << 20)   /* frames in one event's stack */
+#define REP_MAX_FRAME_BYTES 65536  /* a frame's symbol and file together */
 
 struct rep_stats {
 	uint64_t events;          /* event lines read */

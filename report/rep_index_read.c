@@ -351,8 +351,12 @@ static uint32_t *leaf_of(struct ix *x, uint64_t stack, uint32_t comm)
 static int intern_stack(struct ix *x, struct ix_stack *s)
 {
 	size_t k;
+	if (s->n > REP_MAX_FRAMES)
+		return bad(x, "a stack has more than 1048576 frames");
 	for (k = 0; k < s->n; k++) {
 		const struct ix_frame *f = &x->frames[x->fids[s->off + k]];
+		if (f->sym.len + f->dso.len > REP_MAX_FRAME_BYTES)
+			return bad(x, "a frame is longer than 65536 bytes");
 		uint32_t id = rep_collect_frame(x->c, f->is_category, f->sym.p, f->sym.len, f->dso.p,
 						f->dso.len, &s->catmask);
 		if (id == REP_NO_FRAME)

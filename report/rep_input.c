@@ -205,7 +205,11 @@ int rep_input_line(rep_input *in, const char **line, size_t *len)
 		memmove(in->obuf, s, in->oend - in->opos);
 		in->oend -= in->opos;
 		in->opos = 0;
-		/* a line longer than the buffer: double it */
+		/* a line longer than the buffer: double it, up to a bound */
+		if (in->oend == in->ocap && in->ocap >= REP_MAX_LINE) {
+			snprintf(in->err, sizeof in->err, "a line is longer than %d MiB", REP_MAX_LINE >> 20);
+			return REP_IN_CORRUPT;
+		}
 		if (in->oend == in->ocap &&
 		    fp_grow((void **)&in->obuf, &in->ocap, in->ocap + 1, 1, 4 << 20) != 0) {
 			snprintf(in->err, sizeof in->err, "out of memory");

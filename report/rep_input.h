@@ -13,6 +13,10 @@
 
 typedef struct rep_input_s rep_input;
 
+/* The longest line read (perf text lines are short: a frame is at most
+ * REP_MAX_FRAME_BYTES); a file with a longer one is not perf text. */
+#define REP_MAX_LINE (64 << 20)
+
 enum rep_in_err {
 	REP_IN_OK = 0,
 	REP_IN_OPEN = -1,    /* cannot open or read the file (errno in the detail) */

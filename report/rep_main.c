@@ -47,6 +47,10 @@ static int collect_failed(rep_collect *c, const struct rep_config *cfg, const ch
 		rep_msg("cannot read '%s': out of memory (cut it with --from/--to?)", path);
 		return EX_OSERR;
 	}
+	if (rc == REP_C_DATA) {
+		rep_msg("cannot read '%s': %s (is it a flameprof capture?)", path, rep_collect_error(c));
+		return EX_DATAERR;
+	}
 	return 0;
 }
 

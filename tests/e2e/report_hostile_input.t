@@ -23,6 +23,24 @@ is "$(awk '{print NF}' "$T/deep.folded" | head -1)" 2 "the folded stack is one l
 is "$(tr ';' '\n' < "$T/deep.folded" | wc -l | tr -d ' ')" 300001 "with the status and 300,000 frames"
 ok "the deep speedscope file is JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/deep.speedscope"
 
+# the bounds on what a file can make report hold: each a clear error
+python3 - > "$T/toodeep.perf" <<'PY'
+import sys
+sys.stdout.write("running 1/0 [000] 10.5: 1 cpu-clock:\n" + "\t0 m:f/0\n" * (1048576 + 1) + "\n")
+PY
+"$FLAMEPROF" report -q -f folded -o "$T/toodeep.folded" "$T/toodeep.perf" 2> "$T/err"
+is "$?" 65 "an event of 1,048,577 frames: exit 65"
+is "$(cat "$T/err")" "flameprof: cannot read '$T/toodeep.perf': an event has more than 1048576 frames (is it a flameprof capture?)" "it says so, naming the file"
+python3 -c "print('running 1/0 [000] 10.5: 1 cpu-clock:\n\t0 m:' + 'x' * 70000 + '/0\n')" > "$T/longframe.perf"
+"$FLAMEPROF" report -q -f folded -o "$T/longframe.folded" "$T/longframe.perf" 2> "$T/err"
+is "$?" 65 "a frame of 70,000 bytes: exit 65"
+ok "it says so" grep -q "a frame is longer than 65536 bytes" "$T/err"
+python3 -c "import sys; sys.stdout.write('x' * (65 << 20))" > "$T/longline.perf"
+"$FLAMEPROF" report -q -f folded -o "$T/longline.folded" "$T/longline.perf" 2> "$T/err"
+is "$?" 65 "a line of 65 MiB: exit 65"
+ok "it says so" grep -q "a line is longer than 64 MiB" "$T/err"
+rm -f "$T/longline.perf" "$T/toodeep.perf"
+
 # two events 30 days apart: memory for two events, not for 2.6 million seconds
 python3 - > "$T/span.perf" <<'PY'
 for t in (1700000000, 1700000000 + 30 * 86400):

@@ -583,7 +583,9 @@ int rep_index_read(rep_collect *c, const char *path, uint64_t *nevents, char *de
 	x.c = c;
 	x.why = detail;
 	x.why_cap = cap;
-	x.fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not hang the open (it is no index: the text
+	 * reader then reads it, as the user named it) */
+	x.fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (x.fd < 0 || fstat(x.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		ix_free(&x);
 		return REP_IX_NONE; /* the text reader says what is wrong */

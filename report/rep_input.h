@@ -45,7 +45,8 @@ void rep_input_close(rep_input *in);
 
 /*
  * Expands one command-line argument into file paths: a file stays itself, a
- * directory gives its flameprof_*.perf* files (no dotfiles, which are still
+ * directory gives its flameprof_*.perf* regular files (no links, no FIFOs;
+ * no dotfiles, which are still
  * being written) sorted by name, which sorts them by time.
  * Appends malloc'd strings to *paths (grown as needed).
  * @return the number added (0 for an empty directory), or -1 with detail.

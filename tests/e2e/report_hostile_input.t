@@ -101,6 +101,20 @@ mkdir "$T/adir"
 "$FLAMEPROF" report -q -o "$T/adir" "$T/span.perf" 2> "$T/err"
 is "$?" 74 "-o naming a directory: exit 74"
 ok "it says it cannot replace it" grep -q "cannot replace '$T/adir'" "$T/err"
+# inputs: a FIFO is refused, not waited on; in a directory, only regular
+# files are read (a planted FIFO or link is passed over)
+mkfifo "$T/fifo.perf"
+timeout 10 "$FLAMEPROF" report -q -f folded -o - "$T/fifo.perf" > /dev/null 2> "$T/err"
+is "$?" 66 "a FIFO as input: exit 66 at once"
+ok "it says it is not a regular file" grep -q "cannot open '$T/fifo.perf': not a regular file" "$T/err"
+mkdir "$T/caps"
+cp "$T/zero.perf" "$T/caps/flameprof_n_20231114T221320.123Z.perf"
+mkfifo "$T/caps/flameprof_n_20231114T221321.123Z.perf"
+ln -s /etc/passwd "$T/caps/flameprof_n_20231114T221322.123Z.perf"
+timeout 10 "$FLAMEPROF" report -q -f folded -o "$T/caps.folded" "$T/caps" 2> "$T/err"
+is "$?" 0 "a directory with a FIFO and a link among the captures: exit 0"
+is "$(cat "$T/caps.folded")" "running;m:h/0;m:g/0;m:f/0 1" "only the regular file was read"
+
 "$FLAMEPROF" report -q -f folded -o - "$T/span.perf" > "$T/stdout.folded"
 is "$(cat "$T/stdout.folded")" "running;m:f/0 2" "-o - streams to standard output"
 finish

@@ -359,13 +359,12 @@ static int check_dir(rot_t *r)
 	if (fstat(r->dirfd, &st) != 0)
 		return fail(r, ROT_ERR_DIR, "cannot check '%s': %s", r->dir, strerror(errno));
 	if (st.st_uid != me && st.st_uid != 0)
-		return fail(r, ROT_ERR_DIR, "cannot use '%s': it belongs to another user (uid %u); "
-			    "write to a directory of your own", r->dir, (unsigned)st.st_uid);
+		return fail(r, ROT_ERR_DIR, "cannot use '%s': it belongs to another user (uid %u)",
+			    r->dir, (unsigned)st.st_uid);
 	if (!(st.st_mode & S_ISVTX) &&
 	    ((st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != getegid())))
 		return fail(r, ROT_ERR_DIR, "cannot use '%s': other users can write in it (mode %04o, "
-			    "not sticky); chmod go-w it or choose another directory", r->dir,
-			    (unsigned)(st.st_mode & 07777));
+			    "not sticky: chmod go-w it)", r->dir, (unsigned)(st.st_mode & 07777));
 	return 0;
 }
 
@@ -393,7 +392,7 @@ static int open_dir(rot_t *r)
 	link = lstat(r->dir, &st) == 0 && S_ISLNK(st.st_mode);
 	if (link && st.st_uid != geteuid() && st.st_uid != 0)
 		return fail(r, ROT_ERR_DIR, "cannot use '%s': it is a symbolic link of another user "
-			    "(uid %u); name the directory itself", r->dir, (unsigned)st.st_uid);
+			    "(uid %u)", r->dir, (unsigned)st.st_uid);
 	r->dirfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (link ? 0 : O_NOFOLLOW));
 	if (r->dirfd < 0) {
 		e = errno;

@@ -809,7 +809,7 @@ static void test_dir_owner(void)
 	chmod(sub, 0777);
 	o.dir = sub;
 	is_int(rot_open(&r, &o), ROT_ERR_DIR, "dir: world-writable, not sticky: refused");
-	ok(strstr(rot_error(r), "other users can write in it (mode 0777, not sticky)") != NULL,
+	ok(strstr(rot_error(r), "other users can write in it (mode 0777, not sticky: chmod go-w it)") != NULL,
 	   "dir: detail: %s", rot_error(r));
 	rot_free(r);
 	chmod(sub, 01777);

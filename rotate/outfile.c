@@ -118,9 +118,13 @@ FILE *rot_append_open(const char *path, char *err, size_t cap)
 	/* O_NONBLOCK: a FIFO planted at the name must not hang the open. */
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0640);
 	if (fd < 0) {
-		snprintf(err, cap, "cannot open '%s': %s%s", path, strerror(errno),
-			 errno == ELOOP ? " (a symbolic link: name the file itself)"
-					: "; check the directory exists and is writable");
+		if (errno == ENXIO) /* a FIFO nobody reads */
+			snprintf(err, cap, "cannot append to '%s': not a regular file; name a plain file",
+				 path);
+		else
+			snprintf(err, cap, "cannot open '%s': %s%s", path, strerror(errno),
+				 errno == ELOOP ? " (a symbolic link: name the file itself)"
+						: "; check the directory exists and is writable");
 		return NULL;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -25,6 +25,7 @@
 #include "tap.h"
 #include "../../rotate/rotate.h"
 #include "../../rotate/naming.h"
+#include "../../rotate/outfile.h"
 
 /* 2023-11-14T22:13:20.123456Z */
 #define T0 INT64_C(1700000000123456)
@@ -842,6 +843,100 @@ static void test_dir_owner(void)
 	rmtree(dir);
 }
 
+/* ==== output files written aside (outfile.h) ==== */
+
+static char *slurp(const char *p)
+{
+	static char buf[256];
+	FILE *f = fopen(p, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_outfile(void)
+{
+	char dir[4096], target[8192], victim[8192], err[1200];
+	struct rot_out o;
+	struct stat st;
+	char **v;
+	int n;
+	FILE *f;
+	mode_t old = umask(022);
+	snprintf(dir, sizeof dir, "%s", scratch());
+	snprintf(target, sizeof target, "%s/out.json", dir);
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	touch(dir, "out.json", 3);
+	is_int(rot_out_open(&o, target, err, sizeof err), 0, "outfile: open");
+	fputs("new", o.f);
+	is_str(slurp(target), "xxx", "outfile: while written, the target is as it was");
+	rot_out_abort(&o);
+	is_str(slurp(target), "xxx", "outfile: aborted: the target is as it was");
+	v = names(dir, &n);
+	is_int(n, 1, "outfile: aborted: no temporary file is left");
+	names_free(v);
+	rot_out_open(&o, target, err, sizeof err);
+	fputs("new", o.f);
+	is_int(rot_out_commit(&o, err, sizeof err), 0, "outfile: commit");
+	is_str(slurp(target), "new", "outfile: committed: the target is the new file");
+	ok(stat(target, &st) == 0 && (st.st_mode & 07777) == 0640, "outfile: mode 0640");
+	/* a symlink at the target: replaced, its target untouched */
+	touch(dir, "victim", 4);
+	unlink(target);
+	if (symlink(victim, target) != 0)
+		abort();
+	rot_out_open(&o, target, err, sizeof err);
+	fputs("mine", o.f);
+	is_int(rot_out_commit(&o, err, sizeof err), 0, "outfile: commit over a symlink");
+	is_str(slurp(victim), "xxxx", "outfile: the link's target is untouched");
+	ok(lstat(target, &st) == 0 && S_ISREG(st.st_mode), "outfile: the link was replaced by the file");
+	/* a directory at the target: the rename fails, nothing is left */
+	snprintf(target, sizeof target, "%s/adir", dir);
+	mkdir(target, 0755);
+	rot_out_open(&o, target, err, sizeof err);
+	is_int(rot_out_commit(&o, err, sizeof err), -1, "outfile: a directory at the target: refused");
+	ok(strstr(err, "cannot replace") != NULL, "outfile: detail: %s", err);
+	v = names(dir, &n);
+	is_int(n, 3, "outfile: no temporary file is left (out.json, victim, adir)");
+	names_free(v);
+	snprintf(target, sizeof target, "%s/no/such/x", dir);
+	is_int(rot_out_open(&o, target, err, sizeof err), -1, "outfile: a missing directory: refused");
+	ok(strstr(err, "cannot create") && strstr(err, "No such file"), "outfile: detail: %s", err);
+	is_int(rot_out_open(&o, "-", err, sizeof err), 0, "outfile: '-' is standard output");
+	ok(o.f == stdout && o.path == NULL, "outfile: streamed, nothing aside");
+	rot_out_abort(&o);
+	/* appended files: a link and a FIFO are refused, a new one is 0640 */
+	snprintf(target, sizeof target, "%s/link.jsonl", dir);
+	if (symlink(victim, target) != 0)
+		abort();
+	ok(rot_append_open(target, err, sizeof err) == NULL && strstr(err, "symbolic link"),
+	   "append: a symlink is refused: %s", err);
+	is_str(slurp(victim), "xxxx", "append: its target is untouched");
+	snprintf(target, sizeof target, "%s/fifo", dir);
+	if (mkfifo(target, 0644) != 0)
+		abort();
+	ok(rot_append_open(target, err, sizeof err) == NULL && strstr(err, "not a regular file"),
+	   "append: a FIFO is refused at once: %s", err);
+	snprintf(target, sizeof target, "%s/new.jsonl", dir);
+	f = rot_append_open(target, err, sizeof err);
+	ok(f != NULL, "append: a new file");
+	if (f) {
+		fputs("a\n", f);
+		fclose(f);
+	}
+	f = rot_append_open(target, err, sizeof err);
+	if (f) {
+		fputs("b\n", f);
+		fclose(f);
+	}
+	is_str(slurp(target), "a\nb\n", "append: appended to");
+	ok(stat(target, &st) == 0 && (st.st_mode & 07777) == 0640, "append: mode 0640");
+	umask(old);
+	rmtree(dir);
+}
+
 /* ==== the directory ==== */
 
 static void test_dir_errors(void)
@@ -1164,6 +1259,7 @@ int main(void)
 	subtest("retention_not_ours", test_retention_not_ours);
 	subtest("dir_errors", test_dir_errors);
 	subtest("dir_owner", test_dir_owner);
+	subtest("outfile", test_outfile);
 	subtest("disk_full", test_disk_full);
 	subtest("node_names", test_node_names);
 	return done_testing();

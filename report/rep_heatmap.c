@@ -6,8 +6,9 @@
  * the --weight metric summed (blue where the sum is negative). Vertically
  * adjacent cells of the same colour are drawn as one rect, so an evenly
  * busy hour does not cost 180,000 elements; the numbers themselves ride
- * along for the hover text, only the cells that are not zero (a sparse
- * object: a long gap between two events costs neither memory nor bytes).
+ * along for the hover text, only for the seconds that have events (an
+ * object by column: a long gap between two events costs neither memory
+ * nor bytes).
  */
 #include "rep_write.h"
 
@@ -37,22 +38,21 @@ static int level(int64_t val, int64_t max)
 	return 1 + (int)((double)(a - 1) / (double)max * LEVELS);
 }
 
-/* The cells that are not zero as "cell:value" pairs, the cell numbered
- * column * REP_HEAT_ROWS + row as the script reads it. */
-static void sparse(FILE *f, const struct rep_heat *h, int weights)
+/* The seconds that have events as "column:[50 values]": dense within a
+ * second, nothing for a second without events. */
+static void columns(FILE *f, const struct rep_heat *h, int weights)
 {
-	int first = 1;
-	for (size_t k = 0; k < h->nsecs; k++)
+	for (size_t k = 0; k < h->nsecs; k++) {
+		fprintf(f, "%s%" PRIu32 ":[", k ? "," : "", h->sec[k].sec);
 		for (size_t r = 0; r < REP_HEAT_ROWS; r++) {
-			size_t i = k * REP_HEAT_ROWS + r, at = (size_t)h->sec[k].sec * REP_HEAT_ROWS + r;
-			if (weights ? h->w[i] == 0 : h->n[i] == 0)
-				continue;
+			size_t i = k * REP_HEAT_ROWS + r;
 			if (weights)
-				fprintf(f, "%s%zu:%" PRId64, first ? "" : ",", at, h->w[i]);
+				fprintf(f, "%s%" PRId64, r ? "," : "", h->w[i]);
 			else
-				fprintf(f, "%s%zu:%" PRIu64, first ? "" : ",", at, h->n[i]);
-			first = 0;
+				fprintf(f, "%s%" PRIu64, r ? "," : "", h->n[i]);
 		}
+		fputc(']', f);
+	}
 }
 
 int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *h)
@@ -154,11 +154,11 @@ int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *
 		LEFT, TOP, cw, CH, cols, REP_HEAT_ROWS);
 	fp_json_put(f, v->weight_name, strlen(v->weight_name)); /* no ']]>' possible: a metric name */
 	fputs("\",n:{", f);
-	sparse(f, h, 0);
+	columns(f, h, 0);
 	fputs("},w:", f);
 	if (v->weighted) {
 		fputc('{', f);
-		sparse(f, h, 1);
+		columns(f, h, 1);
 		fputc('}', f);
 	} else {
 		fputs("null", f);

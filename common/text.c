@@ -1,5 +1,5 @@
 /*
- * text.c - the JSON and terminal escapes (text.h).
+ * text.c - the JSON escape (text.h).
  */
 #include "text.h"
 
@@ -72,31 +72,4 @@ void fp_json_string(FILE *f, const char *s)
 	fputc('"', f);
 	fp_json_put(f, s, strlen(s));
 	fputc('"', f);
-}
-
-char *fp_term_text(char *out, size_t cap, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, o = 0;
-	while (i < len) {
-		size_t n = p[i] < 0x80 ? 1 : fp_utf8_seq(p + i, len - i);
-		/* C0, DEL, and C1 (U+0080..U+009F, 0xc2 0x80..0x9f): escapes */
-		int bad = n == 0 || p[i] < 0x20 || p[i] == 0x7f || (n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0);
-		if (bad) {
-			size_t k = n ? n : 1;
-			if (o + 4 * k >= cap)
-				break;
-			for (size_t j = 0; j < k; j++)
-				o += (size_t)snprintf(out + o, cap - o, "\\x%02x", p[i + j]);
-			i += k;
-		} else {
-			if (o + n >= cap)
-				break;
-			memcpy(out + o, p + i, n);
-			o += n;
-			i += n;
-		}
-	}
-	out[o] = '\0';
-	return out;
 }

@@ -1,14 +1,12 @@
 /*
  * text.h - text from outside (atoms, request identities, file contents)
- * made safe for JSON and for a terminal. One escape per target, used by
- * every writer: report's speedscope, calls --json, requests --stats and
- * --slow-file, the requests table.
+ * made safe for JSON: the one JSON string escape, used by every writer
+ * (report's speedscope, calls --json, requests --stats and --slow-file).
+ * For a terminal: ctl_escape.h.
  *
- * JSON: '"' and '\' escaped, control characters (U+0000..U+001F, and
- * DEL) as \u00XX, each byte that is not part of valid UTF-8 as \ufffd (so the
- * output is always valid UTF-8 JSON). Terminal: control characters (C0,
- * DEL, C1) and bytes that are not valid UTF-8 as \xNN, so no escape
- * sequence from outside reaches the terminal.
+ * '"' and '\' escaped, control characters (U+0000..U+001F, and DEL) as
+ * \u00XX, each byte that is not part of valid UTF-8 as \ufffd, so the
+ * output is always valid UTF-8 JSON.
  */
 #ifndef FP_TEXT_H
 #define FP_TEXT_H
@@ -24,10 +22,5 @@ size_t fp_utf8_seq(const unsigned char *s, size_t len);
 void fp_json_put(FILE *f, const char *s, size_t len);
 /* Writes the NUL-terminated s as a JSON string, quotes included. */
 void fp_json_string(FILE *f, const char *s);
-/*
- * s for a terminal, into out (cap > 0), cut on a whole character or escape
- * when it does not fit. @return out.
- */
-char *fp_term_text(char *out, size_t cap, const char *s, size_t len);
 
 #endif

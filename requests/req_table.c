@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "req_table.h"
+#include "../common/ctl_escape.h"
 #include "../common/text.h"
 
 static struct req_cell *find_or_add(struct req_table *t, const char *identity, const char *tier)
@@ -106,8 +107,8 @@ int req_write_table(FILE *f, const struct req_table *t)
 	char id[41], tier[49]; /* identities come from clients: escaped for the terminal */
 	for (size_t k = 0; k < t->ncells; k++) {
 		const struct req_cell *c = &t->cells[k];
-		int li = (int)strlen(fp_term_text(id, sizeof id, c->identity, strlen(c->identity)));
-		int lt = (int)strlen(fp_term_text(tier, sizeof tier, c->tier, strlen(c->tier)));
+		int li = (int)fp_ctl_escape(id, sizeof id, c->identity, strlen(c->identity));
+		int lt = (int)fp_ctl_escape(tier, sizeof tier, c->tier, strlen(c->tier));
 		wi = li > wi ? li : wi;
 		wt = lt > wt ? lt : wt;
 	}
@@ -118,8 +119,8 @@ int req_write_table(FILE *f, const struct req_table *t)
 		const struct hist *h = &c->total;
 		if (!h->count)
 			continue;
-		fp_term_text(id, sizeof id, c->identity, strlen(c->identity));
-		fp_term_text(tier, sizeof tier, c->tier, strlen(c->tier));
+		fp_ctl_escape(id, sizeof id, c->identity, strlen(c->identity));
+		fp_ctl_escape(tier, sizeof tier, c->tier, strlen(c->tier));
 		fprintf(f, "%-*s  %-*s %8llu %10.3f %10.3f %10.3f %10.3f %10.3f\n", wi, id, wt, tier,
 			(unsigned long long)h->count, (double)h->sum / (double)h->count / 1000.0,
 			hist_quantile(h, 0.50) / 1000.0, hist_quantile(h, 0.90) / 1000.0,

@@ -1,0 +1,17 @@
+/*
+ * ctl_escape.h - text from outside (a node, epmd) made safe for a
+ * terminal: control bytes become \xNN.
+ */
+#ifndef FP_CTL_ESCAPE_H
+#define FP_CTL_ESCAPE_H
+
+#include <stddef.h>
+
+/* Copies n bytes of in to out (cap > 0 bytes, always NUL-terminated,
+ * cut at a whole character), writing each C0 control byte, DEL, and each
+ * C1 control character (UTF-8 C2 80..C2 9F, which some terminals obey
+ * like ESC [) as \xNN; a NUL byte too. Other bytes, UTF-8 included, pass.
+ * @return the length written. */
+size_t fp_ctl_escape(char *out, size_t cap, const char *in, size_t n);
+
+#endif

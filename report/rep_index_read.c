@@ -26,6 +26,10 @@
 #include "../index/ix_fmt.h"
 
 #define RAW_MAX ((uint64_t)1 << 30) /* a section bigger than this is not ours */
+/* The tables of all blocks stay in memory while the events are read: a
+ * file whose tables decompress to more than this (a compression bomb) is
+ * read as text instead, which streams. */
+#define TABLES_MAX ((uint64_t)1 << 30)
 #define BAD (-13)                     /* the index is damaged; x->why says how */
 #define ABSENT 1                      /* the file has no index at all */
 
@@ -74,6 +78,7 @@ struct ix {
 	uint64_t total;
 	unsigned char **tables; /* decompressed table sections (the names point in) */
 	size_t ntables, tables_cap;
+	uint64_t tables_bytes; /* their decompressed bytes, all blocks */
 	struct ix_frame *frames;
 	size_t nframes, frames_cap;
 	struct str comms[IX_MAX_COMMS];
@@ -236,6 +241,8 @@ static int tables(struct ix *x, const struct ix_block *b)
 	unsigned char *raw;
 	const unsigned char *p, *end;
 	uint64_t n, i, k, v, w;
+	if ((x->tables_bytes += b->raw[0]) > TABLES_MAX)
+		return bad(x, "its tables add up to more than 1 GiB");
 	if (fp_grow((void **)&x->tables, &x->tables_cap, x->ntables + 1, sizeof *x->tables, 64) != 0 ||
 	    !(raw = malloc(b->raw[0] ? b->raw[0] : 1)))
 		return REP_IX_NOMEM;

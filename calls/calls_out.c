@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "calls_out.h"
+#include "../common/text.h"
 
 const char *calls_type_name(enum calls_type t)
 {
@@ -167,32 +168,18 @@ int calls_write_table(FILE *f, const struct calls_result *r, size_t top)
 
 /* ---------------------------------------------------------------- JSON */
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f); /* UTF-8 passes through: atoms are valid UTF-8 */
-	}
-	fputc('"', f);
-}
-
 int calls_write_json(FILE *f, const struct calls_result *r, const char *node)
 {
 	uint64_t total = 0;
 	for (size_t k = 0; k < r->nrows; k++)
 		total += value(r, &r->rows[k]);
 	fprintf(f, "{\"node\": ");
-	json_string(f, node);
+	fp_json_string(f, node);
 	fprintf(f, ", \"type\": \"%s\", \"duration_us\": %" PRId64 ", \"rows_left_out\": %" PRIu64 ",\n \"reloaded\": [",
 		calls_type_name(r->type), r->elapsed_us, r->rows_left_out);
 	for (size_t k = 0; k < r->nreloaded; k++) {
 		fputs(k ? ", " : "", f);
-		json_string(f, r->reloaded[k]);
+		fp_json_string(f, r->reloaded[k]);
 	}
 	fprintf(f, "],\n \"ended_early\": ");
 	if (r->overload)
@@ -203,7 +190,7 @@ int calls_write_json(FILE *f, const struct calls_result *r, const char *node)
 	for (size_t k = 0; k < r->nrows; k++) {
 		const struct calls_row *row = &r->rows[k];
 		fprintf(f, "%s\n  {\"mfa\": ", k ? "," : "");
-		json_string(f, row->mfa);
+		fp_json_string(f, row->mfa);
 		fprintf(f, ", \"calls\": %" PRIu64, row->calls);
 		if (r->type != CALLS_COUNT)
 			fprintf(f, ", \"%s\": %" PRIu64 ", \"per_call\": %.2f", r->type == CALLS_TIME ? "time_us" : "words",
@@ -211,7 +198,7 @@ int calls_write_json(FILE *f, const struct calls_result *r, const char *node)
 		fprintf(f, ", \"percent\": %.2f", 100.0 * ratio(value(r, row), total));
 		if (row->pid[0]) {
 			fprintf(f, ", \"pid\": ");
-			json_string(f, row->pid);
+			fp_json_string(f, row->pid);
 		}
 		fputc('}', f);
 	}

@@ -20,6 +20,7 @@
 #include "msg.h"
 #include "session.h"
 #include "../calls/calls_out.h"
+#include "../rotate/outfile.h"
 #include "../sampler/calls.h"
 #include "../sampler/sampler.h"
 
@@ -41,7 +42,7 @@ static int trace_for(sampler_t *s, const struct calls_config *cfg, struct calls_
 	return 0;
 }
 
-static int print_results(const struct calls_config *cfg, struct calls_result *res, FILE *json)
+static int print_results(const struct calls_config *cfg, struct calls_result *res, struct rot_out *json)
 {
 	if (calls_sort(res) < 0)
 		fp_warn("out of memory while sorting; the rows are printed by process only");
@@ -52,13 +53,19 @@ static int print_results(const struct calls_config *cfg, struct calls_result *re
 		fp_warn("%llu rows left out by the tracer's bound; trace fewer functions or processes",
 			(unsigned long long)res->rows_left_out);
 	int bad = 0;
-	if (json) {
-		bad |= calls_write_json(json, res, cfg->node) < 0;
-		bad |= json != stdout && fclose(json) != 0;
-		if (bad)
-			fp_error("cannot write '%s'; check the disk", cfg->json);
+	char err[1200];
+	if (json->f) {
+		/* a file is published (renamed over the old one) only when complete */
+		if (calls_write_json(json->f, res, cfg->node) < 0) {
+			rot_out_abort(json);
+			fp_error("cannot write '%s': out of memory; the old file, if any, is kept", cfg->json);
+			bad = 1;
+		} else if (rot_out_commit(json, err, sizeof err) != 0) {
+			fp_error("%s", err);
+			bad = 1;
+		}
 	}
-	if (!(json == stdout)) {
+	if (!cfg->json || strcmp(cfg->json, "-") != 0) {
 		int w = cfg->format == CALLS_FORMAT_FOLDED ? calls_write_folded(stdout, res)
 							   : calls_write_table(stdout, res, cfg->top);
 		if (w < 0 || fflush(stdout) != 0) {
@@ -70,7 +77,7 @@ static int print_results(const struct calls_config *cfg, struct calls_result *re
 	return bad ? EX_IOERR : 0;
 }
 
-static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
+static int run(const struct calls_config *cfg, const char *cookie, struct rot_out *json)
 {
 	struct calls_options co = {
 		.type = cfg->type, .patterns = cfg->patterns, .npatterns = cfg->npatterns,
@@ -120,7 +127,6 @@ static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
 		goto out;
 	}
 	rc = print_results(cfg, &res, json);
-	json = NULL;
 	calls_result_free(&res);
 	e = sampler_calls_unload(s);
 	if (e < 0)
@@ -130,8 +136,7 @@ static int run(const struct calls_config *cfg, const char *cookie, FILE *json)
 	else
 		fp_note("breakpoints and trace flags removed, tracer unloaded");
 out:
-	if (json && json != stdout)
-		fclose(json);
+	rot_out_abort(json); /* a failed run: an existing --json file stays as it was */
 	sampler_free(s);
 	return rc;
 }
@@ -139,7 +144,7 @@ out:
 int calls_main(int argc, char **argv)
 {
 	struct calls_config cfg;
-	char cookie[1024], err[512];
+	char cookie[1024], err[1200];
 	const char *ck = NULL;
 	fp_help_command = "flameprof calls --help";
 	int rc = calls_parse_options(argc, argv, &cfg);
@@ -157,22 +162,19 @@ int calls_main(int argc, char **argv)
 		goto done;
 	}
 	/* the output first: fail before touching the node */
-	FILE *json = NULL;
-	if (cfg.json) {
-		json = strcmp(cfg.json, "-") == 0 ? stdout : fopen(cfg.json, "w");
-		if (!json) {
-			fp_error("cannot create '%s': %s; choose another file for --json", cfg.json, strerror(errno));
-			rc = EX_CANTCREAT;
-			goto done;
-		}
+	struct rot_out json;
+	memset(&json, 0, sizeof json);
+	if (cfg.json && rot_out_open(&json, cfg.json, err, sizeof err) != 0) {
+		fp_error("%s (for --json)", err);
+		rc = EX_CANTCREAT;
+		goto done;
 	}
 	fp_install_stop_signals();
 	if ((rc = fp_read_cookie(cfg.cookie, cfg.cookie_file, cookie, sizeof cookie, &ck)) != 0) {
-		if (json && json != stdout)
-			fclose(json);
+		rot_out_abort(&json);
 		goto done;
 	}
-	rc = run(&cfg, ck, json);
+	rc = run(&cfg, ck, &json);
 	explicit_bzero(cookie, sizeof cookie);
 done:
 	calls_config_free(&cfg);

@@ -22,6 +22,7 @@
 #include "requests.h"
 #include "requests_options.h"
 #include "../requests/req_table.h"
+#include "../rotate/outfile.h"
 #include "../sampler/requests.h"
 #include "../sampler/sampler.h"
 
@@ -177,11 +178,15 @@ out:
 	return rc;
 }
 
+/* --stats and --slow-file grow line by line during the run (tail -f), so
+ * they are appended to, not written aside: never through a symlink, only
+ * a regular file, created 0640 (rotate/outfile.h). */
 static FILE *open_out(const char *name, const char *opt)
 {
-	FILE *f = fopen(name, "a");
+	char err[1200];
+	FILE *f = rot_append_open(name, err, sizeof err);
 	if (!f)
-		fp_error("cannot create '%s': %s; choose another file for %s", name, strerror(errno), opt);
+		fp_error("%s (for %s)", err, opt);
 	return f;
 }
 

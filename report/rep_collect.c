@@ -8,10 +8,14 @@
  */
 #include "rep_collect.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+#include "../common/hash.h"
+#include "../common/slots.h"
 #include "../index/ix_parse.h"
 
 #define MARK_STATUS_OK 1u
@@ -42,11 +46,17 @@ struct rep_collect_s {
 	uint32_t status_id, catmask, need_mask;
 	uint32_t *ids, *path;
 	size_t nids, capids;
-	/* heatmap */
+	/* heatmap: a block of REP_HEAT_ROWS cells per second that has events
+	 * (memory follows the data, not the time span), built only when a
+	 * heatmap is asked for */
+	int want_heat, heat_unsorted;
+	struct rep_heat_sec *hsec;
 	uint64_t *heat_n;
 	int64_t *heat_w;
-	size_t heat_cols, heat_cap;
-	uint64_t before_t0;
+	size_t hn, hcap, heat_cols, hlast;
+	uint32_t *hslots;
+	size_t hnslots;
+	uint64_t before_t0, beyond;
 	int64_t from_us, to_us; /* absolute, resolved at the first event */
 	int have_t0;
 	/* the on_kept callback, and the event being read's pid and metrics */
@@ -72,6 +82,7 @@ rep_collect *rep_collect_create(const struct rep_config *cfg, enum rep_c_err *er
 		return NULL;
 	}
 	c->cfg = cfg;
+	c->want_heat = cfg->format == REP_F_HEATMAP || cfg->heatmap;
 	c->frames = rep_frames_create();
 	c->trie = rep_trie_create();
 	c->capids = 256;
@@ -117,6 +128,8 @@ void rep_collect_free(rep_collect *c)
 	free(c->path);
 	free(c->heat_n);
 	free(c->heat_w);
+	free(c->hsec);
+	free(c->hslots);
 	free(c);
 }
 
@@ -248,43 +261,62 @@ static int grow_ids(rep_collect *c, size_t n)
 	return 0;
 }
 
+/* The block of second `sec`, added (zeroed) if new. @return its index, or
+ * -1 when out of memory. */
+static long heat_block(rep_collect *c, uint32_t sec)
+{
+	uint32_t h;
+	size_t j, cn, cw, cs;
+	if (c->hlast && c->hsec[c->hlast - 1].sec == sec)
+		return (long)c->hlast - 1;
+	h = fp_hash32(0, &sec, sizeof sec);
+	for (j = h & (c->hnslots - 1); c->hnslots && c->hslots[j]; j = (j + 1) & (c->hnslots - 1))
+		if (c->hsec[c->hslots[j] - 1].sec == sec) {
+			c->hlast = c->hslots[j];
+			return (long)c->hslots[j] - 1;
+		}
+	cn = cw = cs = c->hcap;
+	if (fp_slots_room(&c->hslots, &c->hnslots, c->hn, c->hsec, sizeof *c->hsec,
+			  offsetof(struct rep_heat_sec, hash), 64) != 0 ||
+	    fp_grow((void **)&c->hsec, &cs, c->hn + 1, sizeof *c->hsec, 16) != 0 ||
+	    fp_grow((void **)&c->heat_n, &cn, c->hn + 1, REP_HEAT_ROWS * sizeof *c->heat_n, 16) != 0 ||
+	    fp_grow((void **)&c->heat_w, &cw, c->hn + 1, REP_HEAT_ROWS * sizeof *c->heat_w, 16) != 0)
+		return -1;
+	c->hcap = cs;
+	if (c->hn && sec < c->hsec[c->hn - 1].sec)
+		c->heat_unsorted = 1;
+	c->hsec[c->hn].sec = sec;
+	c->hsec[c->hn].hash = h;
+	memset(c->heat_n + c->hn * REP_HEAT_ROWS, 0, REP_HEAT_ROWS * sizeof *c->heat_n);
+	memset(c->heat_w + c->hn * REP_HEAT_ROWS, 0, REP_HEAT_ROWS * sizeof *c->heat_w);
+	fp_slots_put(c->hslots, c->hnslots, h, c->hn);
+	if (sec >= c->heat_cols)
+		c->heat_cols = (size_t)sec + 1;
+	c->hlast = ++c->hn;
+	return (long)c->hn - 1;
+}
+
 static int heat_add(rep_collect *c, int64_t t_us, int64_t w)
 {
 	int64_t rel = t_us - c->st.t0_s * 1000000;
-	size_t col, row;
+	size_t row;
+	long k;
+	if (!c->want_heat)
+		return 0;
 	if (rel < 0) {
 		c->before_t0++;
 		return 0;
 	}
-	col = (size_t)(rel / 1000000);
-	row = (size_t)(rel % 1000000) / (1000000 / REP_HEAT_ROWS);
-	if (col >= c->heat_cap) {
-		size_t nc = c->heat_cap ? c->heat_cap : 64, i;
-		uint64_t *nn;
-		int64_t *nw;
-		while (nc <= col)
-			nc *= 2;
-		if (nc > ((size_t)1 << 26)) /* over two years of seconds: not a capture */
-			return 0;
-		nn = realloc(c->heat_n, nc * REP_HEAT_ROWS * sizeof *nn);
-		if (!nn)
-			return REP_C_NOMEM;
-		c->heat_n = nn;
-		nw = realloc(c->heat_w, nc * REP_HEAT_ROWS * sizeof *nw);
-		if (!nw)
-			return REP_C_NOMEM;
-		c->heat_w = nw;
-		for (i = c->heat_cap * REP_HEAT_ROWS; i < nc * REP_HEAT_ROWS; i++) {
-			nn[i] = 0;
-			nw[i] = 0;
-		}
-		c->heat_cap = nc;
+	if (rel / 1000000 >= REP_HEAT_MAX_SECONDS) {
+		c->beyond++;
+		return 0;
 	}
-	if (col >= c->heat_cols)
-		c->heat_cols = col + 1;
-	c->heat_n[col * REP_HEAT_ROWS + row]++;
+	row = (size_t)(rel % 1000000) / (1000000 / REP_HEAT_ROWS);
+	if ((k = heat_block(c, (uint32_t)(rel / 1000000))) < 0)
+		return REP_C_NOMEM;
+	c->heat_n[(size_t)k * REP_HEAT_ROWS + row]++;
 	{
-		int64_t *cell = &c->heat_w[col * REP_HEAT_ROWS + row];
+		int64_t *cell = &c->heat_w[(size_t)k * REP_HEAT_ROWS + row];
 		*cell = rep_add_sat(*cell, w);
 	}
 	return 0;
@@ -506,6 +538,14 @@ static int frame_line(rep_collect *c, const char *s, size_t len)
 		c->st.bad_lines++;
 		return 0;
 	}
+	if (c->nids >= REP_MAX_FRAMES) {
+		snprintf(c->err, sizeof c->err, "an event has more than %u frames", REP_MAX_FRAMES);
+		return REP_C_DATA;
+	}
+	if (fr.sym_len + fr.dso_len > REP_MAX_FRAME_BYTES) {
+		snprintf(c->err, sizeof c->err, "a frame is longer than %d bytes", REP_MAX_FRAME_BYTES);
+		return REP_C_DATA;
+	}
 	id = rep_collect_frame(c, fr.is_category, fr.sym, fr.sym_len, fr.dso, fr.dso_len,
 			       &c->catmask);
 	if (id == REP_NO_FRAME)
@@ -585,12 +625,52 @@ rep_trie *rep_collect_trie(rep_collect *c)
 	return c->trie;
 }
 
-void rep_collect_heat(const rep_collect *c, struct rep_heat *out)
+static int cmp_sec(const void *a, const void *b)
 {
+	const struct rep_heat_sec *x = a, *y = b;
+	return x->sec < y->sec ? -1 : x->sec > y->sec;
+}
+
+int rep_collect_heat(rep_collect *c, struct rep_heat *out)
+{
+	memset(out, 0, sizeof *out);
+	out->before_t0 = c->before_t0;
+	out->beyond = c->beyond;
+	if (c->heat_unsorted) { /* files out of time order: sort the seconds once */
+		uint64_t *nn = malloc(c->hn * REP_HEAT_ROWS * sizeof *nn);
+		int64_t *nw = malloc(c->hn * REP_HEAT_ROWS * sizeof *nw);
+		size_t i;
+		if (!nn || !nw) {
+			free(nn);
+			free(nw);
+			return -1;
+		}
+		for (i = 0; i < c->hn; i++)
+			c->hsec[i].hash = (uint32_t)i; /* its block, before the sort */
+		qsort(c->hsec, c->hn, sizeof *c->hsec, cmp_sec);
+		for (i = 0; i < c->hn; i++) {
+			memcpy(nn + i * REP_HEAT_ROWS, c->heat_n + (size_t)c->hsec[i].hash * REP_HEAT_ROWS,
+			       REP_HEAT_ROWS * sizeof *nn);
+			memcpy(nw + i * REP_HEAT_ROWS, c->heat_w + (size_t)c->hsec[i].hash * REP_HEAT_ROWS,
+			       REP_HEAT_ROWS * sizeof *nw);
+		}
+		free(c->heat_n);
+		free(c->heat_w);
+		c->heat_n = nn;
+		c->heat_w = nw;
+		/* no more adds after this: the slots and hashes are done with */
+		free(c->hslots);
+		c->hslots = NULL;
+		c->hnslots = 0;
+		c->want_heat = 0;
+		c->heat_unsorted = 0;
+	}
 	out->ncols = c->heat_cols;
+	out->nsecs = c->hn;
+	out->sec = c->hsec;
 	out->n = c->heat_n;
 	out->w = c->heat_w;
-	out->before_t0 = c->before_t0;
+	return 0;
 }
 
 const char *rep_collect_weight_name(const rep_collect *c)

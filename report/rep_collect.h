@@ -25,7 +25,19 @@ enum rep_c_err {
 	REP_C_NOMEM = -1,
 	REP_C_METRIC = -2, /* the --weight metric is not on the events (detail says why) */
 	REP_C_USAGE = -3,  /* a filter could not be understood */
+	REP_C_DATA = -4,   /* past a bound below: not what a capture writes (detail says which) */
 };
+
+/*
+ * What one input file can make the report hold, whatever it says: a
+ * capture's stacks are --depth deep (at most a few thousand frames) and an
+ * atom is at most 255 characters, so these only stop files that are not
+ * captures. Everything else the report holds grows with the distinct
+ * stacks and frames read (the trie, the frame table) or is bounded in
+ * itself (the heatmap: REP_HEAT_MAX_SECONDS).
+ */
+#define REP_MAX_FRAMES (1u << 20)   /* frames in one event's stack */
+#define REP_MAX_FRAME_BYTES 65536  /* a frame's symbol and file together */
 
 struct rep_stats {
 	uint64_t events;          /* event lines read */
@@ -39,13 +51,26 @@ struct rep_stats {
 	int64_t t0_s;             /* the time origin: the earliest event's whole second */
 };
 
+/* The heatmap covers at most 31 days from its first second: a file that
+ * spans more (a clock jump, a planted date) does not make the report draw
+ * (or hold) years of empty seconds; later events are counted, not drawn. */
+#define REP_HEAT_MAX_SECONDS (31LL * 86400)
+
+struct rep_heat_sec {
+	uint32_t sec;  /* seconds from t0_s */
+	uint32_t hash; /* the collector's own (its slot table) */
+};
+/* Only the seconds that have events are held (a capture's 30-day-long
+ * gap costs nothing), in time order. */
 struct rep_heat {
-	size_t ncols;             /* seconds from t0_s */
-	const uint64_t *n;        /* samples, [col * REP_HEAT_ROWS + row] */
+	size_t ncols;             /* columns: seconds from t0_s to the last one's, plus one */
+	size_t nsecs;             /* seconds that have events */
+	const struct rep_heat_sec *sec; /* each one's column: sec[k].sec, ascending */
+	const uint64_t *n;        /* samples, [k * REP_HEAT_ROWS + row] for sec[k] */
 	const int64_t *w;         /* weights, same layout */
 	uint64_t before_t0;       /* events earlier than t0 (not drawn) */
+	uint64_t beyond;          /* events past REP_HEAT_MAX_SECONDS (not drawn) */
 };
-
 /*
  * What an export that needs more than the trie (pprof) sees of each event
  * that enters the trie: past the filters, inside the time cut.
@@ -88,7 +113,9 @@ int rep_collect_wants_metrics(const rep_collect *c);
 const struct rep_stats *rep_collect_stats(const rep_collect *c);
 rep_frames *rep_collect_frames(rep_collect *c);
 rep_trie *rep_collect_trie(rep_collect *c);
-void rep_collect_heat(const rep_collect *c, struct rep_heat *out);
+/* The heatmap (empty unless one was asked for). @return 0, or -1 when
+ * out of memory (sorting the seconds of files read out of order). */
+int rep_collect_heat(rep_collect *c, struct rep_heat *out);
 /* "samples", or the metric name and "_delta" as resolved ("erlang_reductions_delta"). */
 const char *rep_collect_weight_name(const rep_collect *c);
 int rep_collect_weighted(const rep_collect *c); /* 0: samples */

@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rep_color.h"
@@ -36,18 +37,25 @@ static double value(const struct rep_view *v, const struct rep_node *nd)
 	return v->weighted ? (double)nd->total_w : (double)nd->total_n;
 }
 
-static void measure(struct fl *s, uint32_t node)
+/* The deepest frame drawn, and what is left out. @return 0 or -1 (no memory). */
+static int measure(struct fl *s)
 {
 	const struct rep_view *v = s->v;
-	const struct rep_node *nd = rep_trie_node(v->trie, node);
-	if (value(v, nd) * s->scale < v->cfg->min_width) {
-		s->omitted += v->order->size[node];
-		return;
+	struct rep_walk w;
+	uint32_t node;
+	size_t depth;
+	int r, skip = 0;
+	rep_walk_init(&w, v->order, 0);
+	while ((r = rep_walk_next(&w, skip, &node, &depth)) == 1) {
+		const struct rep_node *nd = rep_trie_node(v->trie, node);
+		skip = value(v, nd) * s->scale < v->cfg->min_width;
+		if (skip)
+			s->omitted += v->order->size[node];
+		else if (nd->depth > s->maxdepth)
+			s->maxdepth = nd->depth;
 	}
-	if (nd->depth > s->maxdepth)
-		s->maxdepth = nd->depth;
-	for (uint32_t i = v->order->first[node]; i < v->order->first[node + 1]; i++)
-		measure(s, v->order->kids[i]);
+	rep_walk_free(&w);
+	return r;
 }
 
 static void frame_title(struct fl *s, const struct rep_node *nd, const struct rep_frame_info *fi)
@@ -73,16 +81,13 @@ static void frame_title(struct fl *s, const struct rep_node *nd, const struct re
 		fputs("\nprocess status", f);
 }
 
-static void draw(struct fl *s, uint32_t node, double x)
+static void draw_one(struct fl *s, uint32_t node, const struct rep_node *nd, double x, double w)
 {
 	const struct rep_view *v = s->v;
-	const struct rep_node *nd = rep_trie_node(v->trie, node);
-	double w = value(v, nd) * s->scale, y;
 	struct rep_frame_info fi = { "all", 3, "all", 3, "", 0, REP_K_ROOT, 0 };
+	double y;
 	char col[8];
 	size_t fit, chars;
-	if (w < v->cfg->min_width)
-		return;
 	if (node != 0)
 		rep_frames_get(v->frames, nd->frame, &fi);
 	y = TOP + (double)(s->maxdepth - nd->depth) * FH;
@@ -103,11 +108,37 @@ static void draw(struct fl *s, uint32_t node, double x)
 		}
 	}
 	fputs("</text></g>\n", s->f);
-	for (uint32_t i = v->order->first[node]; i < v->order->first[node + 1]; i++) {
-		uint32_t k = v->order->kids[i];
-		draw(s, k, x);
-		x += value(v, rep_trie_node(v->trie, k)) * s->scale;
+}
+
+/* Every frame wide enough, root first; a child starts where its previous
+ * sibling ends. @return 0 or -1 (no memory). */
+static int draw(struct fl *s)
+{
+	const struct rep_view *v = s->v;
+	struct rep_walk wk;
+	uint32_t node;
+	size_t depth;
+	int r, skip = 0;
+	/* xs[d]: where the next node at depth d starts (drawn nodes are at
+	 * most maxdepth deep, as measure() found) */
+	double *xs = calloc((size_t)s->maxdepth + 2, sizeof *xs);
+	if (!xs)
+		return -1;
+	xs[0] = PAD;
+	rep_walk_init(&wk, v->order, 0);
+	while ((r = rep_walk_next(&wk, skip, &node, &depth)) == 1) {
+		const struct rep_node *nd = rep_trie_node(v->trie, node);
+		double w = value(v, nd) * s->scale, x = xs[depth];
+		xs[depth] += w;
+		skip = w < v->cfg->min_width;
+		if (skip)
+			continue;
+		draw_one(s, node, nd, x, w);
+		xs[depth + 1] = x;
 	}
+	rep_walk_free(&wk);
+	free(xs);
+	return r;
 }
 
 static void subtitle(struct fl *s)
@@ -139,8 +170,8 @@ int rep_write_flame(FILE *f, const struct rep_view *v)
 	s.v = v;
 	s.total = value(v, root);
 	s.scale = s.total > 0 ? (W - 2 * PAD) / s.total : 0;
-	if (s.total > 0)
-		measure(&s, 0);
+	if (s.total > 0 && measure(&s) != 0)
+		return -1;
 	H = TOP + (s.maxdepth + 1) * FH + 34;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		   "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
@@ -169,8 +200,8 @@ int rep_write_flame(FILE *f, const struct rep_view *v)
 	fprintf(f, "<text id=\"matched\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"end\"> </text>\n", W - PAD,
 		H - 12);
 	fputs("<g id=\"frames\">\n", f);
-	if (s.total > 0)
-		draw(&s, 0, PAD);
+	if (s.total > 0 && draw(&s) != 0)
+		return -1;
 	fputs("</g>\n", f);
 	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\nwindow.FP={px:%.1f,pw:%.2f,cw:%.1f};\n%s]]></script>\n",
 		PAD, W - 2 * PAD, CW, rep_flame_js);

@@ -11,44 +11,48 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-static void walk(FILE *f, const struct rep_view *v, uint32_t node, uint32_t *path, size_t depth)
+static void line(FILE *f, const struct rep_view *v, const struct rep_node *nd, const uint32_t *path,
+		 size_t depth)
 {
-	const struct rep_node *nd = rep_trie_node(v->trie, node);
-	uint32_t i;
-	if (node != 0)
-		path[depth++] = nd->frame;
-	if (node != 0 && (v->weighted ? nd->self_w != 0 : nd->self_n != 0)) {
-		for (size_t d = 0; d < depth; d++) {
-			struct rep_frame_info fi;
-			rep_frames_get(v->frames, path[d], &fi);
-			if (d)
-				fputc(';', f);
-			for (size_t b = 0; b < fi.raw_len; b++) {
-				char c = fi.raw[b];
-				/* Not ours (plain perf text): keep the line format intact. */
-				fputc(c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c, f);
-			}
+	for (size_t d = 0; d < depth; d++) {
+		struct rep_frame_info fi;
+		rep_frames_get(v->frames, path[d], &fi);
+		if (d)
+			fputc(';', f);
+		for (size_t b = 0; b < fi.raw_len; b++) {
+			char c = fi.raw[b];
+			/* Not ours (plain perf text): keep the line format intact. */
+			fputc(c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c, f);
 		}
-		if (v->weighted)
-			fprintf(f, " %" PRId64 "\n", nd->self_w);
-		else
-			fprintf(f, " %" PRIu64 "\n", nd->self_n);
 	}
-	for (i = v->order->first[node]; i < v->order->first[node + 1]; i++)
-		walk(f, v, v->order->kids[i], path, depth);
+	if (v->weighted)
+		fprintf(f, " %" PRId64 "\n", nd->self_w);
+	else
+		fprintf(f, " %" PRIu64 "\n", nd->self_n);
 }
 
 int rep_write_folded(FILE *f, const struct rep_view *v)
 {
-	size_t n = rep_trie_count(v->trie), maxd = 0;
-	uint32_t *path;
+	size_t n = rep_trie_count(v->trie), maxd = 0, depth;
+	struct rep_walk w;
+	uint32_t *path, node;
+	int r;
 	for (size_t i = 0; i < n; i++)
 		if (rep_trie_node(v->trie, (uint32_t)i)->depth > maxd)
 			maxd = rep_trie_node(v->trie, (uint32_t)i)->depth;
 	path = malloc((maxd + 1) * sizeof *path);
 	if (!path)
 		return -1;
-	walk(f, v, 0, path, 0);
+	rep_walk_init(&w, v->order, 0);
+	while ((r = rep_walk_next(&w, 0, &node, &depth)) == 1) {
+		const struct rep_node *nd = rep_trie_node(v->trie, node);
+		if (node == 0)
+			continue;
+		path[depth - 1] = nd->frame;
+		if (v->weighted ? nd->self_w != 0 : nd->self_n != 0)
+			line(f, v, nd, path, depth);
+	}
+	rep_walk_free(&w);
 	free(path);
-	return 0;
+	return r;
 }

@@ -6,7 +6,9 @@
  * the --weight metric summed (blue where the sum is negative). Vertically
  * adjacent cells of the same colour are drawn as one rect, so an evenly
  * busy hour does not cost 180,000 elements; the numbers themselves ride
- * along for the hover text.
+ * along for the hover text, only for the seconds that have events (an
+ * object by column: a long gap between two events costs neither memory
+ * nor bytes).
  */
 #include "rep_write.h"
 
@@ -16,6 +18,7 @@
 #include "rep_color.h"
 #include "rep_svg_assets.h"
 #include "rep_text.h"
+#include "../common/text.h"
 
 #define LEVELS 24
 #define LEFT 60
@@ -35,14 +38,31 @@ static int level(int64_t val, int64_t max)
 	return 1 + (int)((double)(a - 1) / (double)max * LEVELS);
 }
 
+/* The seconds that have events as "column:[50 values]": dense within a
+ * second, nothing for a second without events. */
+static void columns(FILE *f, const struct rep_heat *h, int weights)
+{
+	for (size_t k = 0; k < h->nsecs; k++) {
+		fprintf(f, "%s%" PRIu32 ":[", k ? "," : "", h->sec[k].sec);
+		for (size_t r = 0; r < REP_HEAT_ROWS; r++) {
+			size_t i = k * REP_HEAT_ROWS + r;
+			if (weights)
+				fprintf(f, "%s%" PRId64, r ? "," : "", h->w[i]);
+			else
+				fprintf(f, "%s%" PRIu64, r ? "," : "", h->n[i]);
+		}
+		fputc(']', f);
+	}
+}
+
 int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *h)
 {
-	size_t cols = h->ncols, c, r, i, tick;
+	size_t cols = h->ncols, c, r, i, k, tick;
 	int64_t max = 0;
 	int cw;
 	double W, H;
 	char a[32];
-	for (i = 0; i < cols * REP_HEAT_ROWS; i++) {
+	for (i = 0; i < h->nsecs * REP_HEAT_ROWS; i++) {
 		int64_t x = cell(v, h, i);
 		if (x < 0)
 			x = -x;
@@ -73,18 +93,21 @@ int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *
 		LEFT, v->weight_name, rep_thousands(max, a), v->st->t0_s);
 	if (h->before_t0)
 		fprintf(f, ", %" PRIu64 " earlier events not drawn", h->before_t0);
+	if (h->beyond)
+		fprintf(f, ", %" PRIu64 " events more than 31 days later not drawn", h->beyond);
 	fputs("</text>\n", f);
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%zu\" height=\"%d\" fill=\"#f4f4f4\"/>\n", LEFT, TOP,
 		cols * (size_t)cw, REP_HEAT_ROWS * CH);
 	fputs("<g id=\"cells\" shape-rendering=\"crispEdges\">\n", f);
-	for (c = 0; c < cols; c++) {
+	for (k = 0; k < h->nsecs; k++) {
+		c = h->sec[k].sec;
 		for (r = 0; r < REP_HEAT_ROWS;) {
-			int64_t x = cell(v, h, c * REP_HEAT_ROWS + r);
+			int64_t x = cell(v, h, k * REP_HEAT_ROWS + r);
 			int lv = level(x, max), neg = x < 0;
 			size_t e = r + 1;
 			char col[8];
 			while (e < REP_HEAT_ROWS) {
-				int64_t y = cell(v, h, c * REP_HEAT_ROWS + e);
+				int64_t y = cell(v, h, k * REP_HEAT_ROWS + e);
 				if (level(y, max) != lv || (y < 0) != neg)
 					break;
 				e++;
@@ -129,16 +152,14 @@ int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *
 	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\nwindow.FPH={x:%d,y:%d,cw:%d,ch:%d,"
 		   "cols:%zu,rows:%d,wname:\"",
 		LEFT, TOP, cw, CH, cols, REP_HEAT_ROWS);
-	rep_json_put(f, v->weight_name, strlen(v->weight_name)); /* no ']]>' possible: a metric name */
-	fputs("\",n:[", f);
-	for (i = 0; i < cols * REP_HEAT_ROWS; i++)
-		fprintf(f, "%s%" PRIu64, i ? "," : "", h->n[i]);
-	fputs("],w:", f);
+	fp_json_put(f, v->weight_name, strlen(v->weight_name)); /* no ']]>' possible: a metric name */
+	fputs("\",n:{", f);
+	columns(f, h, 0);
+	fputs("},w:", f);
 	if (v->weighted) {
-		fputc('[', f);
-		for (i = 0; i < cols * REP_HEAT_ROWS; i++)
-			fprintf(f, "%s%" PRId64, i ? "," : "", h->w[i]);
-		fputc(']', f);
+		fputc('{', f);
+		columns(f, h, 1);
+		fputc('}', f);
 	} else {
 		fputs("null", f);
 	}

@@ -26,6 +26,10 @@
 #include "../index/ix_fmt.h"
 
 #define RAW_MAX ((uint64_t)1 << 30) /* a section bigger than this is not ours */
+/* The tables of all blocks stay in memory while the events are read: a
+ * file whose tables decompress to more than this (a compression bomb) is
+ * read as text instead, which streams. */
+#define TABLES_MAX ((uint64_t)1 << 30)
 #define BAD (-13)                     /* the index is damaged; x->why says how */
 #define ABSENT 1                      /* the file has no index at all */
 
@@ -74,6 +78,7 @@ struct ix {
 	uint64_t total;
 	unsigned char **tables; /* decompressed table sections (the names point in) */
 	size_t ntables, tables_cap;
+	uint64_t tables_bytes; /* their decompressed bytes, all blocks */
 	struct ix_frame *frames;
 	size_t nframes, frames_cap;
 	struct str comms[IX_MAX_COMMS];
@@ -236,6 +241,8 @@ static int tables(struct ix *x, const struct ix_block *b)
 	unsigned char *raw;
 	const unsigned char *p, *end;
 	uint64_t n, i, k, v, w;
+	if ((x->tables_bytes += b->raw[0]) > TABLES_MAX)
+		return bad(x, "its tables add up to more than 1 GiB");
 	if (fp_grow((void **)&x->tables, &x->tables_cap, x->ntables + 1, sizeof *x->tables, 64) != 0 ||
 	    !(raw = malloc(b->raw[0] ? b->raw[0] : 1)))
 		return REP_IX_NOMEM;
@@ -351,8 +358,12 @@ static uint32_t *leaf_of(struct ix *x, uint64_t stack, uint32_t comm)
 static int intern_stack(struct ix *x, struct ix_stack *s)
 {
 	size_t k;
+	if (s->n > REP_MAX_FRAMES)
+		return bad(x, "a stack has more than 1048576 frames");
 	for (k = 0; k < s->n; k++) {
 		const struct ix_frame *f = &x->frames[x->fids[s->off + k]];
+		if (f->sym.len + f->dso.len > REP_MAX_FRAME_BYTES)
+			return bad(x, "a frame is longer than 65536 bytes");
 		uint32_t id = rep_collect_frame(x->c, f->is_category, f->sym.p, f->sym.len, f->dso.p,
 						f->dso.len, &s->catmask);
 		if (id == REP_NO_FRAME)
@@ -579,7 +590,9 @@ int rep_index_read(rep_collect *c, const char *path, uint64_t *nevents, char *de
 	x.c = c;
 	x.why = detail;
 	x.why_cap = cap;
-	x.fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not hang the open (it is no index: the text
+	 * reader then reads it, as the user named it) */
+	x.fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (x.fd < 0 || fstat(x.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		ix_free(&x);
 		return REP_IX_NONE; /* the text reader says what is wrong */

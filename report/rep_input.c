@@ -10,11 +10,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -143,12 +145,24 @@ rep_input *rep_input_open(const char *path, enum rep_in_err *err, char *detail, 
 		snprintf(detail, cap, "out of memory");
 		return NULL;
 	}
-	in->f = fopen(path, "rb");
-	if (!in->f) {
-		*err = REP_IN_OPEN;
-		snprintf(detail, cap, "%s", strerror(errno));
-		free(in);
-		return NULL;
+	/* Only a regular file: a FIFO would hang the report (it reads a file
+	 * more than once), a device is no capture. O_NONBLOCK for the open. */
+	{
+		struct stat st = { .st_mode = S_IFREG }; /* a failed fstat keeps its errno */
+		int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e;
+		if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+				fcntl(fd, F_SETFL, 0) != 0 || !(in->f = fdopen(fd, "rb")))) {
+			e = errno;
+			close(fd);
+			fd = -1;
+			errno = S_ISREG(st.st_mode) ? e : EINVAL;
+		}
+		if (fd < 0) {
+			*err = REP_IN_OPEN;
+			snprintf(detail, cap, "%s", errno == EINVAL ? "not a regular file" : strerror(errno));
+			free(in);
+			return NULL;
+		}
 	}
 	in->icap = 1 << 20;
 	in->ocap = 4 << 20;
@@ -205,7 +219,11 @@ int rep_input_line(rep_input *in, const char **line, size_t *len)
 		memmove(in->obuf, s, in->oend - in->opos);
 		in->oend -= in->opos;
 		in->opos = 0;
-		/* a line longer than the buffer: double it */
+		/* a line longer than the buffer: double it, up to a bound */
+		if (in->oend == in->ocap && in->ocap >= REP_MAX_LINE) {
+			snprintf(in->err, sizeof in->err, "a line is longer than %d MiB", REP_MAX_LINE >> 20);
+			return REP_IN_CORRUPT;
+		}
 		if (in->oend == in->ocap &&
 		    fp_grow((void **)&in->obuf, &in->ocap, in->ocap + 1, 1, 4 << 20) != 0) {
 			snprintf(in->err, sizeof in->err, "out of memory");
@@ -297,6 +315,10 @@ long rep_input_expand(const char *arg, char ***paths, size_t *n, size_t *cap, ch
 		size_t al = strlen(arg), nl = strlen(nm);
 		char *s;
 		if (nm[0] == '.' || strncmp(nm, "flameprof_", 10) != 0 || !strstr(nm, ".perf"))
+			continue;
+		/* only regular files: a FIFO or a link planted in a shared
+		 * directory must neither hang the report nor lead it elsewhere */
+		if (fstatat(dirfd(d), nm, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 			continue;
 		s = malloc(al + nl + 2);
 		if (!s) {

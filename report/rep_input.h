@@ -13,6 +13,10 @@
 
 typedef struct rep_input_s rep_input;
 
+/* The longest line read (perf text lines are short: a frame is at most
+ * REP_MAX_FRAME_BYTES); a file with a longer one is not perf text. */
+#define REP_MAX_LINE (64 << 20)
+
 enum rep_in_err {
 	REP_IN_OK = 0,
 	REP_IN_OPEN = -1,    /* cannot open or read the file (errno in the detail) */
@@ -41,7 +45,8 @@ void rep_input_close(rep_input *in);
 
 /*
  * Expands one command-line argument into file paths: a file stays itself, a
- * directory gives its flameprof_*.perf* files (no dotfiles, which are still
+ * directory gives its flameprof_*.perf* regular files (no links, no FIFOs;
+ * no dotfiles, which are still
  * being written) sorted by name, which sorts them by time.
  * Appends malloc'd strings to *paths (grown as needed).
  * @return the number added (0 for an empty directory), or -1 with detail.

@@ -22,6 +22,7 @@
 #include "rep_pprof.h"
 #include "rep_text.h"
 #include "rep_write.h"
+#include "../rotate/outfile.h"
 
 __attribute__((format(printf, 1, 2))) static void rep_msg(const char *fmt, ...)
 {
@@ -45,6 +46,10 @@ static int collect_failed(rep_collect *c, const struct rep_config *cfg, const ch
 	if (rc == REP_C_NOMEM) {
 		rep_msg("cannot read '%s': out of memory (cut it with --from/--to?)", path);
 		return EX_OSERR;
+	}
+	if (rc == REP_C_DATA) {
+		rep_msg("cannot read '%s': %s (is it a flameprof capture?)", path, rep_collect_error(c));
+		return EX_DATAERR;
 	}
 	return 0;
 }
@@ -250,36 +255,42 @@ static int gather(const struct rep_config *cfg, struct rep_file **out, size_t *n
 	return rc;
 }
 
-static int write_one(const char *path, const char *what, const struct rep_view *v,
+/* Writes one format into an output opened aside (rotate/outfile.h).
+ * @return 0 or the exit status (said). */
+static int write_one(struct rot_out *o, const char *what, const struct rep_view *v,
 		     const struct rep_heat *heat, const rep_pprof *pp, enum rep_format fmt)
 {
-	int to_stdout = !path || !strcmp(path, "-");
-	FILE *f = to_stdout ? stdout : fopen(path, "w");
 	int rc;
-	if (!f) {
-		rep_msg("cannot create '%s': %s (check the directory exists and is writable)", path,
-			strerror(errno));
-		return EX_CANTCREAT;
-	}
 	switch (fmt) {
-	case REP_F_SVG: rc = rep_write_flame(f, v); break;
-	case REP_F_HEATMAP: rc = rep_write_heatmap(f, v, heat); break;
-	case REP_F_FOLDED: rc = rep_write_folded(f, v); break;
-	case REP_F_PPROF: rc = rep_write_pprof(f, v, pp); break;
-	default: rc = rep_write_speedscope(f, v); break;
+	case REP_F_SVG: rc = rep_write_flame(o->f, v); break;
+	case REP_F_HEATMAP: rc = rep_write_heatmap(o->f, v, heat); break;
+	case REP_F_FOLDED: rc = rep_write_folded(o->f, v); break;
+	case REP_F_PPROF: rc = rep_write_pprof(o->f, v, pp); break;
+	default: rc = rep_write_speedscope(o->f, v); break;
 	}
 	if (rc != 0) {
-		rep_msg("cannot write %s '%s': out of memory", what, to_stdout ? "-" : path);
-		if (!to_stdout)
-			fclose(f);
+		rep_msg("cannot write %s '%s': out of memory", what, o->path ? o->path : "-");
 		return EX_OSERR;
 	}
-	if (ferror(f) | (to_stdout ? fflush(f) : fclose(f))) {
-		rep_msg("cannot write '%s': %s (is the disk full?)", to_stdout ? "-" : path,
-			strerror(errno));
+	return 0;
+}
+
+/* Publishes a written output and says so. @return 0 or the exit status. */
+static int publish(struct rot_out *o, const char *what, enum rep_format fmt, int quiet)
+{
+	char err[1200], *path = o->path ? strdup(o->path) : NULL;
+	int to_file = o->path != NULL;
+	if (to_file && !path) {
+		rot_out_abort(o);
+		rep_msg("cannot write %s: out of memory", what);
+		return EX_OSERR;
+	}
+	if (rot_out_commit(o, err, sizeof err) != 0) {
+		rep_msg("%s", err);
+		free(path);
 		return EX_IOERR;
 	}
-	if (!v->cfg->quiet && !to_stdout) {
+	if (!quiet && to_file) {
 		struct stat st;
 		long long kb = stat(path, &st) == 0 ? (long long)(st.st_size + 1023) / 1024 : 0;
 		rep_msg("wrote %s '%s' (%lld KiB)%s", what, path, kb,
@@ -287,7 +298,38 @@ static int write_one(const char *path, const char *what, const struct rep_view *
 			: fmt == REP_F_SPEEDSCOPE ? "; open it at https://www.speedscope.app"
 			: fmt == REP_F_PPROF ? "; open it with go tool pprof -http=: FILE" : "");
 	}
+	free(path);
 	return 0;
+}
+
+/* Both outputs written aside, then both published: a run that fails
+ * leaves every existing file as it was. @return 0 or the exit status. */
+static int write_outputs(const struct rep_config *cfg, const struct rep_view *v,
+			 const struct rep_heat *heat, const rep_pprof *pp, const char *what)
+{
+	struct rot_out out, hm;
+	char err[1200];
+	int rc;
+	memset(&hm, 0, sizeof hm);
+	if (rot_out_open(&out, cfg->output, err, sizeof err) != 0) {
+		rep_msg("%s", err);
+		return EX_CANTCREAT;
+	}
+	if (cfg->heatmap && rot_out_open(&hm, cfg->heatmap, err, sizeof err) != 0) {
+		rep_msg("%s", err);
+		rot_out_abort(&out);
+		return EX_CANTCREAT;
+	}
+	rc = write_one(&out, what, v, heat, pp, cfg->format);
+	if (rc == 0 && cfg->heatmap)
+		rc = write_one(&hm, "heatmap", v, heat, pp, REP_F_HEATMAP);
+	if (rc == 0)
+		rc = publish(&out, what, cfg->format, cfg->quiet);
+	if (rc == 0 && cfg->heatmap)
+		rc = publish(&hm, "heatmap", REP_F_HEATMAP, cfg->quiet);
+	rot_out_abort(&out);
+	rot_out_abort(&hm);
+	return rc;
 }
 
 static const char *format_name(enum rep_format f)
@@ -360,10 +402,12 @@ int report_run(const struct rep_config *cfg)
 				      rep_collect_weight_name(c), rep_collect_weighted(c), 0, 0 };
 		struct rep_heat heat;
 		rep_collect_range(c, &v.from_us, &v.to_us);
-		rep_collect_heat(c, &heat);
-		rc = write_one(cfg->output, format_name(cfg->format), &v, &heat, pp, cfg->format);
-		if (rc == 0 && cfg->heatmap)
-			rc = write_one(cfg->heatmap, "heatmap", &v, &heat, pp, REP_F_HEATMAP);
+		if (rep_collect_heat(c, &heat) != 0) {
+			rep_msg("cannot draw the heatmap: out of memory");
+			rc = EX_OSERR;
+			goto out;
+		}
+		rc = write_outputs(cfg, &v, &heat, pp, format_name(cfg->format));
 	}
 out:
 	rep_order_free(&order);

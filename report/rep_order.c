@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+
 struct named {
 	const char *name;
 	size_t len;
@@ -91,4 +93,48 @@ void rep_order_free(struct rep_order *o)
 	free(o->first);
 	free(o->size);
 	memset(o, 0, sizeof *o);
+}
+
+void rep_walk_init(struct rep_walk *w, const struct rep_order *o, uint32_t root)
+{
+	memset(w, 0, sizeof *w);
+	w->o = o;
+	w->root = w->last = root;
+}
+
+int rep_walk_next(struct rep_walk *w, int skip, uint32_t *node, size_t *depth)
+{
+	const struct rep_order *o = w->o;
+	if (!w->started) {
+		w->started = 1;
+		*node = w->root;
+		*depth = 0;
+		return 1;
+	}
+	if (!skip && o->first[w->last] < o->first[w->last + 1]) {
+		size_t cap = w->cap;
+		if (w->n == w->cap && (fp_grow((void **)&w->node, &cap, w->n + 1, sizeof *w->node, 64) != 0 ||
+				       fp_grow((void **)&w->next, &w->cap, w->n + 1, sizeof *w->next, 64) != 0))
+			return -1;
+		w->node[w->n] = w->last;
+		w->next[w->n++] = o->first[w->last];
+	}
+	while (w->n > 0) {
+		uint32_t top = w->node[w->n - 1];
+		if (w->next[w->n - 1] < o->first[top + 1]) {
+			w->last = o->kids[w->next[w->n - 1]++];
+			*node = w->last;
+			*depth = w->n;
+			return 1;
+		}
+		w->n--;
+	}
+	return 0;
+}
+
+void rep_walk_free(struct rep_walk *w)
+{
+	free(w->node);
+	free(w->next);
+	memset(w, 0, sizeof *w);
 }

@@ -1,44 +1,11 @@
 /*
- * rep_text.c - UTF-8 aware escaping for the SVG and JSON writers.
+ * rep_text.c - UTF-8 aware escaping for the SVG writers (JSON: common/text.h).
  */
 #include "rep_text.h"
 
 #include <string.h>
 
-/* Length of a valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t len)
-{
-	unsigned c = s[0];
-	size_t n, i;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	if (cp == 0xfffe || cp == 0xffff) /* not XML characters */
-		return 0;
-	return n;
-}
+#include "../common/text.h"
 
 static const char REPL[] = "\xef\xbf\xbd"; /* U+FFFD */
 
@@ -60,28 +27,9 @@ static const char *xml_escape(const unsigned char *p, size_t left, size_t *n, ch
 	}
 	if (c < 0x20 || c == 0x7f)
 		return REPL;
-	if (c >= 0x80 && (*n = utf8_seq(p, left)) == 0) {
+	if (c >= 0x80 && (*n = fp_utf8_seq(p, left)) == 0) {
 		*n = 1;
 		return REPL;
-	}
-	return NULL;
-}
-
-static const char *json_escape(const unsigned char *p, size_t left, size_t *n, char esc[8])
-{
-	unsigned char c = p[0];
-	*n = 1;
-	if (c == '"')
-		return "\\\"";
-	if (c == '\\')
-		return "\\\\";
-	if (c < 0x20) {
-		snprintf(esc, 8, "\\u%04x", c);
-		return esc;
-	}
-	if (c >= 0x80 && (*n = utf8_seq(p, left)) == 0) {
-		*n = 1;
-		return "\\ufffd";
 	}
 	return NULL;
 }
@@ -110,17 +58,12 @@ void rep_xml_put(FILE *f, const char *s, size_t len)
 	put_escaped(f, s, len, xml_escape);
 }
 
-void rep_json_put(FILE *f, const char *s, size_t len)
-{
-	put_escaped(f, s, len, json_escape);
-}
-
 size_t rep_utf8_prefix(const char *s, size_t len, size_t maxchars)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, k = 0;
 	while (i < len && k < maxchars) {
-		size_t n = p[i] < 0x80 ? 1 : utf8_seq(p + i, len - i);
+		size_t n = p[i] < 0x80 ? 1 : fp_utf8_seq(p + i, len - i);
 		i += n ? n : 1;
 		k++;
 	}
@@ -132,7 +75,7 @@ size_t rep_utf8_chars(const char *s, size_t len)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, k = 0;
 	while (i < len) {
-		size_t n = p[i] < 0x80 ? 1 : utf8_seq(p + i, len - i);
+		size_t n = p[i] < 0x80 ? 1 : fp_utf8_seq(p + i, len - i);
 		i += n ? n : 1;
 		k++;
 	}

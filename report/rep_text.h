@@ -1,9 +1,9 @@
 /*
- * rep_text.h - writing names safely into XML and JSON.
+ * rep_text.h - writing names safely into XML (JSON: common/text.h).
  *
  * Atoms can hold any byte; XML 1.0 cannot carry most control characters
- * even as references, and JSON must be UTF-8. So invalid UTF-8 and control
- * characters become U+FFFD, and the markup characters are escaped.
+ * even as references. So invalid UTF-8 and control characters become
+ * U+FFFD, and the markup characters are escaped.
  */
 #ifndef REP_TEXT_H
 #define REP_TEXT_H
@@ -14,8 +14,6 @@
 
 /* Writes s as XML text or attribute value (& < > " ' escaped). */
 void rep_xml_put(FILE *f, const char *s, size_t len);
-/* Writes s as the inside of a JSON string. */
-void rep_json_put(FILE *f, const char *s, size_t len);
 /* Bytes of s that hold at most maxchars characters (whole UTF-8 sequences). */
 size_t rep_utf8_prefix(const char *s, size_t len, size_t maxchars);
 /* Number of characters (UTF-8 sequences, invalid bytes count one each). */

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 #include "req_table.h"
+#include "../common/ctl_escape.h"
+#include "../common/text.h"
 
 static struct req_cell *find_or_add(struct req_table *t, const char *identity, const char *tier)
 {
@@ -102,10 +104,13 @@ void req_table_sort(struct req_table *t)
 int req_write_table(FILE *f, const struct req_table *t)
 {
 	int wi = 8, wt = 6;   /* columns as wide as the longest name, within bounds */
+	char id[41], tier[49]; /* identities come from clients: escaped for the terminal */
 	for (size_t k = 0; k < t->ncells; k++) {
-		int li = (int)strlen(t->cells[k].identity), lt = (int)strlen(t->cells[k].tier);
-		wi = li > wi ? (li < 40 ? li : 40) : wi;
-		wt = lt > wt ? (lt < 48 ? lt : 48) : wt;
+		const struct req_cell *c = &t->cells[k];
+		int li = (int)fp_ctl_escape(id, sizeof id, c->identity, strlen(c->identity));
+		int lt = (int)fp_ctl_escape(tier, sizeof tier, c->tier, strlen(c->tier));
+		wi = li > wi ? li : wi;
+		wt = lt > wt ? lt : wt;
 	}
 	fprintf(f, "%-*s  %-*s %8s %10s %10s %10s %10s %10s\n", wi, "IDENTITY", wt, "TIER", "COUNT", "MEAN ms",
 		"P50 ms", "P90 ms", "P99 ms", "MAX ms");
@@ -114,27 +119,14 @@ int req_write_table(FILE *f, const struct req_table *t)
 		const struct hist *h = &c->total;
 		if (!h->count)
 			continue;
-		fprintf(f, "%-*.*s  %-*.*s %8llu %10.3f %10.3f %10.3f %10.3f %10.3f\n", wi, wi, c->identity, wt, wt,
-			c->tier, (unsigned long long)h->count, (double)h->sum / (double)h->count / 1000.0,
+		fp_ctl_escape(id, sizeof id, c->identity, strlen(c->identity));
+		fp_ctl_escape(tier, sizeof tier, c->tier, strlen(c->tier));
+		fprintf(f, "%-*s  %-*s %8llu %10.3f %10.3f %10.3f %10.3f %10.3f\n", wi, id, wt, tier,
+			(unsigned long long)h->count, (double)h->sum / (double)h->count / 1000.0,
 			hist_quantile(h, 0.50) / 1000.0, hist_quantile(h, 0.90) / 1000.0,
 			hist_quantile(h, 0.99) / 1000.0, h->max / 1000.0);
 	}
 	return ferror(f) ? -1 : 0;
-}
-
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
 }
 
 /* RFC 3339 in UTC, milliseconds. */
@@ -158,9 +150,9 @@ int req_write_stats(FILE *f, const struct req_table *t, int64_t window_end_us)
 		fputs("{\"window_end\":", f);
 		json_time(f, window_end_us);
 		fputs(",\"identity\":", f);
-		json_string(f, c->identity);
+		fp_json_string(f, c->identity);
 		fputs(",\"tier\":", f);
-		json_string(f, c->tier);
+		fp_json_string(f, c->tier);
 		fprintf(f, ",\"count\":%llu,\"sum_us\":%llu,\"mean_us\":%llu,\"p50_us\":%llu,\"p90_us\":%llu,\"p99_us\":%llu,\"max_us\":%llu}\n",
 			(unsigned long long)h->count, (unsigned long long)h->sum,
 			(unsigned long long)(h->sum / h->count), (unsigned long long)hist_quantile(h, 0.50),
@@ -177,19 +169,19 @@ int req_write_slow(FILE *f, const struct req_window *w)
 		fputs("{\"window_end\":", f);
 		json_time(f, w->end_us);
 		fputs(",\"identity\":", f);
-		json_string(f, s->identity);
+		fp_json_string(f, s->identity);
 		fprintf(f, ",\"total_us\":%llu,\"tiers\":{", (unsigned long long)s->total_us);
 		for (size_t t = 0; t < s->ntiers; t++) {
 			if (t)
 				fputc(',', f);
-			json_string(f, s->tiers[t].tier);
+			fp_json_string(f, s->tiers[t].tier);
 			fprintf(f, ":%llu", (unsigned long long)s->tiers[t].us);
 		}
 		fputs("},\"pids\":[", f);
 		for (size_t p = 0; p < s->npids; p++) {
 			if (p)
 				fputc(',', f);
-			json_string(f, s->pids[p]);
+			fp_json_string(f, s->pids[p]);
 		}
 		fputs("]}\n", f);
 	}

@@ -58,7 +58,7 @@ void rot_name_node(char *out, const char *node)
 /* "YYYYmmddTHHMMSS.mmmZ" in UTC; floor division so times before 1970 still
  * give a valid clock reading. Years are kept to 4 digits so every stamp has
  * the same length and names sort by time. */
-static void stamp(char *out, int64_t time_us)
+void rot_name_stamp(char *out, int64_t time_us)
 {
 	int64_t sec = time_us / 1000000, us = time_us % 1000000;
 	unsigned ms;
@@ -92,7 +92,7 @@ void rot_name_file(char *out, const char *fnode, int64_t time_us, unsigned seq,
 {
 	char st[ROT_STAMP_LEN + 1], sfx[16] = "";
 
-	stamp(st, time_us);
+	rot_name_stamp(st, time_us);
 	if (seq)
 		snprintf(sfx, sizeof sfx, "-%u", seq);
 	snprintf(out, ROT_NAME_MAX, "flameprof_%s_%s%s.perf%s", fnode, st, sfx,

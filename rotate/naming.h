@@ -34,6 +34,10 @@ void rot_name_node(char *out, const char *node);
 void rot_name_file(char *out, const char *fnode, int64_t time_us, unsigned seq,
 		   enum rot_codec codec);
 
+/* The stamp of a file whose first record is at time_us (ROT_STAMP_LEN + 1
+ * bytes): names compare by time as their stamps do. */
+void rot_name_stamp(char *out, int64_t time_us);
+
 /* Is `name` a closed file of node `fnode` (already filtered) in any codec?
  * On a match fills stamp (ROT_STAMP_LEN + 1 bytes) and *seq and returns 1;
  * otherwise 0. Dot-names, other nodes and anything not exactly of the form

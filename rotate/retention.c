@@ -5,12 +5,18 @@
  * Age is the name: the UTC stamp of the file's first record, then the -<n>
  * suffix (plain strcmp would put "...Z-1.perf" before "...Z.perf", since
  * '-' < '.'). Sizes are st_size.
+ *
+ * Only files that are ours are counted or deleted: regular files (never a
+ * link), owned by our user, named by our grammar, and not dated more than a
+ * day ahead of the clock (a file from the future, planted or from a clock
+ * gone wrong, would count as the newest and push real files out).
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "naming.h"
@@ -45,11 +51,15 @@ unsigned rot_retention(int dirfd, const char *fnode, unsigned keep, uint64_t kee
 	uint64_t total = 0;
 	struct dirent *de;
 	struct stat st;
+	struct timespec now;
+	char latest[ROT_STAMP_LEN + 1];
 	DIR *d;
 	int fd;
 
 	if (keep == 0 && keep_bytes == 0)
 		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	rot_name_stamp(latest, ((int64_t)now.tv_sec + 86400) * 1000000);
 	/* fdopendir takes ownership of its fd: give it a copy. */
 	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -62,9 +72,10 @@ unsigned rot_retention(int dirfd, const char *fnode, unsigned keep, uint64_t kee
 	while ((de = readdir(d)) != NULL) {
 		struct old_file f;
 		if (strlen(de->d_name) >= sizeof f.name ||
-		    !rot_name_parse(de->d_name, fnode, f.stamp, &f.seq))
+		    !rot_name_parse(de->d_name, fnode, f.stamp, &f.seq) || strcmp(f.stamp, latest) > 0)
 			continue;
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
 			continue;
 		strcpy(f.name, de->d_name);
 		f.size = (uint64_t)st.st_size;

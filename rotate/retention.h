@@ -10,7 +10,8 @@
  * node `fnode` (filtered name; 0: any number) and, newest first, as many as
  * fit in keep_bytes (0: no limit), but always the newest one; removes the
  * rest. Only names rot_name_parse() accepts are considered: never a
- * dot-name, another node's file or anything else.
+ * dot-name, another node's file or anything else; and of those only
+ * regular files of our user dated at most a day ahead (retention.c).
  *
  * Best effort: a file that cannot be removed (or vanished meanwhile) is
  * skipped, so retention never stops a capture. @return files removed. */

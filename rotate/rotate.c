@@ -197,7 +197,7 @@ static int start_file(rot_t *r)
 		snprintf(dot, sizeof r->dot, ".%s", r->name);
 		if (fstatat(r->dirfd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
-		fd = openat(r->dirfd, dot, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+		fd = openat(r->dirfd, dot, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
@@ -348,6 +348,26 @@ static int hold_add(rot_t *r, const void *rec, size_t len, int64_t t)
 
 /* ==== entry points ==== */
 
+/* Whose directory it is: files are created and retention deletes in it, so
+ * it must be ours or root's, and nobody else may write in it (plant or
+ * swap names) unless it is sticky. A group-writable one is accepted when
+ * the group is our own (a user-private group, as with umask 002). */
+static int check_dir(rot_t *r)
+{
+	struct stat st;
+	uid_t me = geteuid();
+	if (fstat(r->dirfd, &st) != 0)
+		return fail(r, ROT_ERR_DIR, "cannot check '%s': %s", r->dir, strerror(errno));
+	if (st.st_uid != me && st.st_uid != 0)
+		return fail(r, ROT_ERR_DIR, "cannot use '%s': it belongs to another user (uid %u)",
+			    r->dir, (unsigned)st.st_uid);
+	if (!(st.st_mode & S_ISVTX) &&
+	    ((st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != getegid())))
+		return fail(r, ROT_ERR_DIR, "cannot use '%s': other users can write in it (mode %04o, "
+			    "not sticky: chmod go-w it)", r->dir, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
 /* The directory: created (only its last component; a missing parent is an
  * error, so a typo in -o does not quietly build a tree somewhere) with mode
  * 0750 whatever the umask, then proved writable by creating and removing a
@@ -356,7 +376,8 @@ static int hold_add(rot_t *r, const void *rec, size_t len, int64_t t)
 static int open_dir(rot_t *r)
 {
 	char probe[64];
-	int fd, e;
+	struct stat st;
+	int fd, e, link;
 
 	if (mkdir(r->dir, 0750) == 0) {
 		if (chmod(r->dir, 0750) != 0)
@@ -366,16 +387,24 @@ static int open_dir(rot_t *r)
 		e = errno;
 		return fail(r, ROT_ERR_DIR, "cannot create '%s': %s", r->dir, strerror(e));
 	}
-	r->dirfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* A symlink is followed only when it is ours or root's: one planted by
+	 * another user (in /tmp) must not steer the files elsewhere. */
+	link = lstat(r->dir, &st) == 0 && S_ISLNK(st.st_mode);
+	if (link && st.st_uid != geteuid() && st.st_uid != 0)
+		return fail(r, ROT_ERR_DIR, "cannot use '%s': it is a symbolic link of another user "
+			    "(uid %u)", r->dir, (unsigned)st.st_uid);
+	r->dirfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (link ? 0 : O_NOFOLLOW));
 	if (r->dirfd < 0) {
 		e = errno;
 		return fail(r, ROT_ERR_DIR, "cannot open '%s': %s", r->dir, strerror(e));
 	}
+	if ((e = check_dir(r)) != 0)
+		return e;
 	snprintf(probe, sizeof probe, ".flameprof-probe-%ld", (long)getpid());
-	fd = openat(r->dirfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = openat(r->dirfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 && errno == EEXIST) {        /* left by a killed run of this pid */
 		unlinkat(r->dirfd, probe, 0);
-		fd = openat(r->dirfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		fd = openat(r->dirfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	}
 	if (fd < 0) {
 		e = errno;

@@ -41,7 +41,7 @@ static int get_row(struct term_cursor *c, struct req_row *row)
 	void *items;
 	if (tc_tuple(c, 6) < 0)
 		return -1;
-	if ((r = tc_text(c, &row->identity)) < 0 || (r = tc_text(c, &row->tier)) < 0 ||
+	if ((r = tc_client_text(c, &row->identity)) < 0 || (r = tc_client_text(c, &row->tier)) < 0 ||
 	    (r = tc_u64(c, &row->count)) < 0 || (r = tc_u64(c, &row->sum_us)) < 0 ||
 	    (r = tc_u64(c, &row->max_us)) < 0 || (r = get_list(c, &n, &items, sizeof *row->buckets)) < 0)
 		return r;
@@ -65,7 +65,7 @@ static int get_slow(struct term_cursor *c, struct req_slow *s)
 	void *items;
 	if (tc_tuple(c, 4) < 0)
 		return -1;
-	if ((r = tc_text(c, &s->identity)) < 0 || (r = tc_u64(c, &s->total_us)) < 0 ||
+	if ((r = tc_client_text(c, &s->identity)) < 0 || (r = tc_u64(c, &s->total_us)) < 0 ||
 	    (r = get_list(c, &n, &items, sizeof *s->tiers)) < 0)
 		return r;
 	s->tiers = items;
@@ -73,7 +73,7 @@ static int get_slow(struct term_cursor *c, struct req_slow *s)
 		s->ntiers++;
 		if (tc_tuple(c, 2) < 0)
 			return -1;
-		if ((r = tc_text(c, &s->tiers[k].tier)) < 0 || (r = tc_u64(c, &s->tiers[k].us)) < 0)
+		if ((r = tc_client_text(c, &s->tiers[k].tier)) < 0 || (r = tc_u64(c, &s->tiers[k].us)) < 0)
 			return r;
 	}
 	if (end_list(c, n) < 0 || (r = get_list(c, &n, &items, sizeof *s->pids)) < 0)

@@ -46,21 +46,70 @@ int tc_atom(struct term_cursor *c, char *out, size_t cap)
 	return 0;
 }
 
-int tc_text(struct term_cursor *c, char **out)
+/* A binary of at most TC_MAX_TEXT bytes into *out (room for a NUL after
+ * it), its length in *n. @return 0, -1 or -2. */
+static int binary(struct term_cursor *c, char **out, long *n)
 {
 	int type, size;
-	long n;
+	char *p;
 	if (ei_get_type(c->buf, &c->i, &type, &size) < 0 || type != ERL_BINARY_EXT || size > TC_MAX_TEXT)
 		return tc_fail(c, "expected a short binary at byte %d", c->i);
-	char *p = malloc((size_t)size + 1);
-	if (!p)
+	if (!(p = malloc((size_t)size + 1)))
 		return -2;
-	if (ei_decode_binary(c->buf, &c->i, p, &n) < 0 || memchr(p, '\0', (size_t)n)) {
+	if (ei_decode_binary(c->buf, &c->i, p, n) < 0) {
+		free(p);
+		return tc_fail(c, "bad binary at byte %d", c->i);
+	}
+	*out = p;
+	return 0;
+}
+
+int tc_text(struct term_cursor *c, char **out)
+{
+	char *p;
+	long n;
+	int r = binary(c, &p, &n);
+	if (r < 0)
+		return r;
+	if (memchr(p, '\0', (size_t)n)) {
 		free(p);
 		return tc_fail(c, "bad binary at byte %d", c->i);
 	}
 	p[n] = '\0';
 	*out = p;
+	return 0;
+}
+
+int tc_client_text(struct term_cursor *c, char **out)
+{
+	size_t nul = 0, i, o;
+	char *p, *q;
+	long n;
+	int r = binary(c, &p, &n);
+	if (r < 0)
+		return r;
+	for (i = 0; i < (size_t)n; i++)
+		nul += p[i] == '\0';
+	if (!nul) {
+		p[n] = '\0';
+		*out = p;
+		return 0;
+	}
+	if (!(q = malloc((size_t)n + 2 * nul + 1))) { /* each NUL: three bytes */
+		free(p);
+		return -2;
+	}
+	for (i = 0, o = 0; i < (size_t)n; i++) {
+		if (p[i] == '\0') {
+			memcpy(q + o, "\xef\xbf\xbd", 3);
+			o += 3;
+		} else {
+			q[o++] = p[i];
+		}
+	}
+	q[o] = '\0';
+	free(p);
+	*out = q;
 	return 0;
 }
 

@@ -26,6 +26,10 @@ int tc_atom(struct term_cursor *c, char *out, size_t cap);
 /* A binary of at most TC_MAX_TEXT bytes into a fresh NUL-terminated
  * string (NUL bytes refused). */
 int tc_text(struct term_cursor *c, char **out);
+/* The same for text a client chose (a request's identity, a tier): a NUL
+ * byte is accepted and becomes U+FFFD, so one odd request does not end
+ * the run. */
+int tc_client_text(struct term_cursor *c, char **out);
 
 /* The head of {Tag, Proto, ...}: *arity, and Tag in tag (of
  * MAXATOMLEN_UTF8). @return 1 one of ours (Tag starts with prefix and

@@ -60,6 +60,32 @@ refused 64 "use count, time or memory" "an unknown type"
 check "a usage error points to 'flameprof calls --help'" grep -q "^flameprof: try 'flameprof calls --help' for more information$" "$T_DIR/fp.err"
 fpc -p fp_calls_wl --json /nonexistent-dir/x.json "$NODE"
 refused 73 "cannot create '/nonexistent-dir/x.json'" "a JSON file that cannot be created"
+
+# a failed run leaves an existing --json file as it was (written aside,
+# renamed only when complete); a symlink at the name is replaced, never
+# written through
+printf '{"old": "results"}\n' > "$T_DIR/old.json"
+cp "$T_DIR/old.json" "$T_DIR/old.json.orig"
+printf 'wrong%s\n' "$T_COOKIE" > "$T_DIR/wrong_cookie"
+chmod 400 "$T_DIR/wrong_cookie"
+timeout -s KILL 60 "$FLAMEPROF" calls --cookie-file "$T_DIR/wrong_cookie" -p fp_calls_wl --duration 1s \
+	--json "$T_DIR/old.json" "$NODE" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+is "$?" 77 "a wrong cookie: exit 77"
+check "the --json file of a run that failed on the cookie is unchanged" cmp -s "$T_DIR/old.json" "$T_DIR/old.json.orig"
+fpc -p fp_calls_wl:nope/3 --duration 1s --json "$T_DIR/old.json" "$NODE"
+is "$FP_RC" 64 "a bad pattern with --json: exit 64"
+check "the --json file of a run refused for its pattern is unchanged" cmp -s "$T_DIR/old.json" "$T_DIR/old.json.orig"
+check "no temporary file is left beside it" sh -c "! ls -A '$T_DIR' | grep -q '^\.old\.json\.tmp'"
+printf 'not yours\n' > "$T_DIR/victim"
+ln -s "$T_DIR/victim" "$T_DIR/link.json"
+umask 022
+fpc -p fp_calls_wl --duration 300ms --json "$T_DIR/link.json" "$NODE"
+is "$FP_RC" 0 "--json at a symlink: exit 0"
+is "$(cat "$T_DIR/victim")" "not yours" "the symlink's target is not written"
+check "the symlink was replaced by the new file" sh -c "test -f '$T_DIR/link.json' && ! test -L '$T_DIR/link.json'"
+is "$(stat -c %a "$T_DIR/link.json")" 640 "the new file's mode is 0640"
+check "the new file is the results" grep -q '"node"' "$T_DIR/link.json"
+
 "$FLAMEPROF" calls --help > "$T_DIR/help.txt"
 is "$?" 0 "calls --help exits 0"
 for o in type pattern pid name all new per-process duration top json format limit force; do

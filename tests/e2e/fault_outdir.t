@@ -4,7 +4,8 @@
 # remounted read-only while a file is open for writing: EBUSY), and removed
 # (rm -rf). The open file can still be written but not renamed, so the next
 # rotation fails: exit 74 with one sentence within a few seconds, files
-# closed before are intact, the node is restored.
+# closed before are intact, the node is restored. And a directory that is
+# not safe to write in (others can write in it, not sticky) is refused.
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node outdir "fp_busy:start(4)" || exit 1
 
@@ -41,4 +42,18 @@ is "$FP_RC" 74 "removed: flameprof exits 74"
 check "removed: it stopped within 5 s ($((FP_WAITED / 10)) s)" test "$FP_WAITED" -lt 50
 check "removed: one sentence: $(fp_errors | head -1)" one_sentence
 check "removed: the node is restored" node_clean "$NODE"
+
+# ---- a directory others can write in
+odir="$T_DIR/open"
+mkdir -m 0777 "$odir" && chmod 0777 "$odir"
+fp --duration 1s --every 1s -o "$odir" "$NODE"
+is "$FP_RC" 73 "world-writable, not sticky: exit 73"
+check "world-writable: one sentence: $(fp_errors | head -1)" one_sentence
+check "world-writable: it says why" grep -q "other users can write in it (mode 0777, not sticky: chmod go-w it)" "$T_DIR/fp.err"
+check "world-writable: nothing written there" test -z "$(ls -A "$odir")"
+chmod 1777 "$odir"
+fp --duration 2s --every 1s -o "$odir" "$NODE"
+is "$FP_RC" 0 "sticky (as /tmp): accepted"
+check "sticky: a capture file was written" sh -c "ls '$odir' | grep -q '^flameprof_'"
+check "the node is restored" node_clean "$NODE"
 finish

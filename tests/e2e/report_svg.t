@@ -28,9 +28,10 @@ ok "heatmap: XML parses, 50 rows, values add up to the events" python3 - "$T/hea
 import re, sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 js = "".join(s.text for s in root.iter("{http://www.w3.org/2000/svg}script"))
-n = [int(x) for x in re.search(r"n:\[([\d,]*)\]", js).group(1).split(",")]
+# the seconds that have events, as column:[50 counts]
+n = {int(c): [int(x) for x in v.split(",")] for c, v in re.findall(r"(\d+):\[([\d,]*)\]", re.search(r"n:\{([\d:,\[\]]*)\}", js).group(1))}
 cols = int(re.search(r"cols:(\d+)", js).group(1))
-sys.exit(0 if len(n) == cols * 50 and sum(n) == 4000 and cols == 11 else 1)
+sys.exit(0 if all(0 <= c < cols and len(v) == 50 for c, v in n.items()) and sum(map(sum, n.values())) == 4000 and cols == 11 else 1)
 PY
 
 # Weighted by a delta with negatives: the 'negative' root is drawn.

@@ -30,5 +30,26 @@ is "$(ids)" "_identity_fun_failed " "a fun that crashes: the same"
 fpr --entry kv_service:request/2 --identity-fun 'fun(A, B) -> A end' --duration 3s "$NODE"
 is "$FP_RC" 64 "a fun of two arguments: exits 64"
 check "with a sentence that says so" grep -q 'other than a fun of one argument' "$T_DIR/fp.err"
+
+# identities are what clients send: a terminal escape, a NUL, a byte that is
+# not UTF-8. The run goes on, the table shows escapes, the JSON parses.
+umask 022
+fpr --entry kv_service:request/2 --identity-fun 'fun(_) -> <<27, "]0;pwn", 7, 0, 255, "\"">> end' \
+	--stats "$T_DIR/stats.jsonl" --duration 3s "$NODE"
+is "$FP_RC" 0 "an identity with ESC, BEL, NUL and 0xff: exits 0"
+check "no ESC or BEL reaches the table" python3 -c "import sys; d = open(sys.argv[1], 'rb').read(); sys.exit(b'\\x1b' in d or b'\\x07' in d)" "$T_DIR/fp.out"
+check "the table shows them as \\xNN" grep -qF '\x1b]0;pwn\x07' "$T_DIR/fp.out"
+check "--stats is JSON with the identity escaped (NUL and 0xff as U+FFFD)" python3 - "$T_DIR/stats.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+assert rows and all(r["identity"] == '\x1b]0;pwn\x07\ufffd\ufffd"' for r in rows), rows[:2]
+PY
+is "$(stat -c %a "$T_DIR/stats.jsonl")" 640 "a new --stats file is created 0640"
+printf 'not yours\n' > "$T_DIR/victim"
+ln -s "$T_DIR/victim" "$T_DIR/link.jsonl"
+fpr --entry kv_service:request/2 --stats "$T_DIR/link.jsonl" --duration 1s "$NODE"
+is "$FP_RC" 73 "--stats at a symlink: refused, exit 73"
+check "with a sentence that says so" grep -q "cannot open '$T_DIR/link.jsonl'.*symbolic link" "$T_DIR/fp.err"
+is "$(cat "$T_DIR/victim")" "not yours" "the symlink's target is not written"
 check "the node is clean afterwards" wait_until 10 kv_clean "$NODE"
 finish

@@ -1,6 +1,8 @@
 /*
- * fuzz_index.c - libFuzzer target over the report index reader
- * (rep_index_read, index/index.h), and the collector behind it.
+ * fuzz_index.c - libFuzzer target over the report's file inputs: the
+ * index reader (rep_index_read, index/index.h), and where a file has no
+ * index its text (rep_input: zstd, gzip or plain; index/ix_parse.c through
+ * the collector), then every writer that draws what was collected.
  *
  * Input: a whole capture file as it would lie on disk. It is written into
  * one memfd per process and read back through /proc/self/fd/N, so the
@@ -14,8 +16,10 @@
  * what it built is proved usable. The seed corpus (corpus/index) is real
  * indexed files written through rotate/ (build/ixgen and
  * tests/unit/test_report_index.c) and two hand-built ones from that test,
- * without zstd checksums, so that mutations reach the columns.
- * ASan/UBSan/LeakSanitizer report anything else.
+ * without zstd checksums, so that mutations reach the columns; and text
+ * files (corpus/index/text_*): a deep stack, a 30-day span, odd line
+ * numbers, hostile names, gzip. ASan/UBSan/LeakSanitizer report anything
+ * else, and a stack that recursed per frame would overflow.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <stdint.h>
@@ -27,6 +31,7 @@
 
 #include "../../report/rep_collect.h"
 #include "../../report/rep_index_read.h"
+#include "../../report/rep_input.h"
 #include "../../report/rep_order.h"
 #include "../../report/rep_write.h"
 
@@ -67,7 +72,35 @@ static void draw(rep_collect *c, const struct rep_config *cfg)
 	if (rep_order_build(&o, rep_collect_trie(c), rep_collect_frames(c)) != 0)
 		return;
 	rep_write_folded(null, &v);
+	rep_write_speedscope(null, &v);
+	rep_write_flame(null, &v);
+	{
+		struct rep_heat h;
+		if (rep_collect_heat(c, &h) == 0)
+			rep_write_heatmap(null, &v, &h);
+	}
 	rep_order_free(&o);
+}
+
+/* The file as text, as report reads one without an index. @return 0, or a
+ * negative rep_in_err / rep_c_err. */
+static int read_text(rep_collect *c)
+{
+	enum rep_in_err e;
+	char detail[128];
+	rep_input *in = rep_input_open(path, &e, detail, sizeof detail);
+	const char *line;
+	size_t len;
+	int r;
+	if (!in)
+		return e;
+	while ((r = rep_input_line(in, &line, &len)) == 1)
+		if ((r = rep_collect_line(c, line, len)) != 0)
+			break;
+	if (r == 0)
+		r = rep_collect_end_file(c);
+	rep_input_close(in);
+	return r;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -76,7 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					       "erlang_heap_size", "nosuch" };
 	unsigned pick = size > 4 ? data[4] : 0;
 	struct rep_config cfg = { .weight = weights[(pick & 7) % 5],
-				  .status = pick & 8 ? "running,waiting" : NULL };
+				  .status = pick & 8 ? "running,waiting" : NULL,
+				  .heatmap = "heat", .width = 1200, .min_width = pick & 16 ? 0.1 : 0 };
 	enum rep_c_err e;
 	char detail[256];
 	uint64_t n = 0;
@@ -94,6 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case REP_IX_NONE:
 		if (rep_collect_stats(c)->events != 0)
 			abort(); /* the text could not be read instead */
+		if (read_text(c) == 0 && rep_collect_stats(c)->events)
+			draw(c, &cfg);
 		break;
 	case REP_IX_CORRUPT:
 		if (!detail[0])

@@ -13,6 +13,7 @@
 
 #include "tap.h"
 #include "../../common/grow.h"
+#include "../../common/text.h"
 #include "../../common/hash.h"
 #include "../../common/mfa_pattern.h"
 #include "../../common/slots.h"
@@ -141,11 +142,25 @@ static void test_tier_patterns(void)
 	   "MOD:FUN/_ alone (requests' --entry)");
 }
 
+static void test_text(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	fp_json_put(f, "a\"\\\n\x01\xff\xc3\xa9\xed\xa0\x80", 11);
+	fp_json_string(f, "x");
+	fclose(f);
+	is_str(buf, "a\\\"\\\\\\u000a\\u0001\\ufffd\xc3\xa9\\ufffd\\ufffd\\ufffd\"x\"",
+	       "JSON: quotes, backslashes, controls, invalid bytes (a surrogate too) escaped, UTF-8 kept");
+	free(buf);
+}
+
 int main(void)
 {
 	subtest("fp_grow", test_grow);
 	subtest("slot table", test_slots);
 	subtest("hashes", test_hash);
 	subtest("tier patterns", test_tier_patterns);
+	subtest("the JSON escape", test_text);
 	return done_testing();
 }

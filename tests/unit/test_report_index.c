@@ -613,11 +613,16 @@ static void dump_trie(FILE *f, rep_collect *c)
 static void dump_heat(FILE *f, rep_collect *c)
 {
 	struct rep_heat h;
-	rep_collect_heat(c, &h);
+	if (rep_collect_heat(c, &h) != 0)
+		abort();
 	fprintf(f, "heat %zu cols, %llu before t0\n", h.ncols, (unsigned long long)h.before_t0);
-	for (size_t i = 0; i < h.ncols * REP_HEAT_ROWS; i++)
-		if (h.n[i] || h.w[i])
-			fprintf(f, "%zu %llu %lld\n", i, (unsigned long long)h.n[i], (long long)h.w[i]);
+	for (size_t k = 0; k < h.nsecs; k++)
+		for (size_t r = 0; r < REP_HEAT_ROWS; r++) {
+			size_t i = k * REP_HEAT_ROWS + r;
+			if (h.n[i] || h.w[i])
+				fprintf(f, "%zu %llu %lld\n", (size_t)h.sec[k].sec * REP_HEAT_ROWS + r,
+					(unsigned long long)h.n[i], (long long)h.w[i]);
+		}
 }
 
 static void dump(rep_collect *c, const struct rep_config *cfg, struct sb *out)
@@ -661,7 +666,11 @@ static void run(const struct rep_config *cfg, char *const *paths, size_t n, int 
 		struct result *r)
 {
 	enum rep_c_err e;
-	rep_collect *c = rep_collect_create(cfg, &e, r->detail, sizeof r->detail);
+	struct rep_config hc = *cfg; /* with a heatmap: the collector builds one only when asked */
+	rep_collect *c;
+	hc.heatmap = "heat";
+	cfg = &hc;
+	c = rep_collect_create(cfg, &e, r->detail, sizeof r->detail);
 	r->rc = 0;
 	r->dump.len = 0;
 	sb_put(&r->dump, "", 0);

@@ -209,6 +209,31 @@ static void test_main(void)
 	is_int(run(path("cap"), "-w", "memory", "-o", path("x")), 64, "no such metric: 64");
 }
 
+/* Two events of 300,000 frames each, through every format under the
+ * sanitizers: the writers walk the tree on their own stack (a recursion
+ * per frame overflowed the C stack here). */
+static void test_deep(void)
+{
+	static const char *const fmts[] = { "svg", "heatmap", "folded", "speedscope", "pprof" };
+	FILE *f = fopen(path("deep.perf"), "w");
+	char out[64];
+	for (int e = 0; e < 2; e++) {
+		fprintf(f, "running 1/0 [000] 10.%d: 1 cpu-clock:\n", e + 1);
+		for (int i = 0; i < 300000; i++)
+			fprintf(f, "\t0 m:f%d/0 (m.erl:%d)\n", i % 997, i % 50 + 1);
+		fputc('\n', f);
+	}
+	fclose(f);
+	for (size_t k = 0; k < sizeof fmts / sizeof *fmts; k++) {
+		snprintf(out, sizeof out, "deep.%s", fmts[k]);
+		{
+			char *av[] = { "report", path("deep.perf"), "-q", "-f", (char *)(uintptr_t)fmts[k], "-o",
+				       path(out), NULL };
+			is_int(fp_report_main(7, av), 0, "300,000 frames a stack: %s", fmts[k]);
+		}
+	}
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/fp_report_io.XXXXXX");
@@ -218,6 +243,7 @@ int main(void)
 	subtest("a line longer than the buffer", test_long_line);
 	subtest("directory expansion", test_expand);
 	subtest("report_main", test_main);
+	subtest("300,000 frames a stack", test_deep);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -10,6 +10,7 @@
 #include "../../cli/report_opts.h"
 #include "../../index/ix_parse.h"
 #include "../../report/rep_text.h"
+#include "../../common/text.h"
 
 /* Lines are copied to the heap with no NUL, so ASan catches any over-read. */
 static char *dup_exact(const char *s, size_t *len)
@@ -212,7 +213,7 @@ static void test_text(void)
 	       "XML: markup escaped, control and invalid bytes replaced, UTF-8 kept");
 	free(buf);
 	f = open_memstream(&buf, &len);
-	rep_json_put(f, "q\"\\\n\xfe", 5);
+	fp_json_put(f, "q\"\\\n\xfe", 5);
 	fclose(f);
 	is_str(buf, "q\\\"\\\\\\u000a\\ufffd", "JSON escaping");
 	free(buf);

@@ -53,7 +53,7 @@ static void quantiles(void)
 
 /* {fp_req_window, 1, End, [{<<"create">>, <<"_total">>, 2, 300, 200, [{B1, 1}, {B2, 1}]}],
  *  [{<<"create">>, 200, [{<<"db">>, 150}], [<<"<0.1.0>">>]}], {2, 0, 1, 0, 0, 3, [<<"kv">>]}} */
-static void encode_window(ei_x_buff *x)
+static void encode_window_id(ei_x_buff *x, const char *id, int idlen)
 {
 	ei_x_new_with_version(x);
 	ei_x_encode_tuple_header(x, 6);
@@ -62,7 +62,7 @@ static void encode_window(ei_x_buff *x)
 	ei_x_encode_longlong(x, 1700000000123456LL);
 	ei_x_encode_list_header(x, 1);
 	ei_x_encode_tuple_header(x, 6);
-	ei_x_encode_binary(x, "create", 6);
+	ei_x_encode_binary(x, id, idlen);
 	ei_x_encode_binary(x, "_total", 6);
 	ei_x_encode_long(x, 2);
 	ei_x_encode_long(x, 300);
@@ -78,7 +78,10 @@ static void encode_window(ei_x_buff *x)
 	ei_x_encode_empty_list(x);
 	ei_x_encode_list_header(x, 1);
 	ei_x_encode_tuple_header(x, 4);
-	ei_x_encode_binary(x, "cre\"ate", 7);
+	if (idlen == 6 && memcmp(id, "create", 6) == 0)
+		ei_x_encode_binary(x, "cre\"ate", 7);
+	else
+		ei_x_encode_binary(x, id, idlen);
 	ei_x_encode_long(x, 200);
 	ei_x_encode_list_header(x, 1);
 	ei_x_encode_tuple_header(x, 2);
@@ -99,6 +102,11 @@ static void encode_window(ei_x_buff *x)
 	ei_x_encode_list_header(x, 1);
 	ei_x_encode_binary(x, "kv", 2);
 	ei_x_encode_empty_list(x);
+}
+
+static void encode_window(ei_x_buff *x)
+{
+	encode_window_id(x, "create", 6);
 }
 
 static void decode_and_write(void)
@@ -180,10 +188,52 @@ static void decode_and_write(void)
 	free(m);
 }
 
+/* Identities are whatever clients send: a terminal escape, a NUL, bytes
+ * that are not UTF-8, a C1 control. The window decodes (a NUL does not end
+ * the run), the table shows escapes, the JSON stays valid UTF-8. */
+static void hostile_identity(void)
+{
+	static const char id[] = "\x1b]0;pwn\x07" "a\0b\xff\xc2\x9b[2J\"\\";
+	ei_x_buff x;
+	struct req_msg *m = calloc(1, sizeof *m);
+	struct req_table t;
+	char err[160], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	encode_window_id(&x, id, (int)sizeof id - 1);
+	is_int(req_decode(x.buff, (size_t)x.index, m, err, sizeof err), REQ_MSG_WINDOW,
+	       "a window whose identity holds a NUL decodes");
+	is_str(m->window.rows[0].identity, "\x1b]0;pwn\x07" "a\xef\xbf\xbd" "b\xff\xc2\x9b[2J\"\\",
+	       "the NUL became U+FFFD");
+	memset(&t, 0, sizeof t);
+	is_int(req_table_merge(&t, &m->window), 0, "merged");
+	f = open_memstream(&buf, &len);
+	req_write_table(f, &t);
+	fclose(f);
+	ok(!memchr(buf, 0x1b, len) && !memchr(buf, 0x07, len) && !strstr(buf, "\xc2\x9b"),
+	   "no ESC, BEL or CSI reaches the table");
+	ok(strstr(buf, "\\x1b]0;pwn\\x07a\xef\xbf\xbd" "b\xff\\x9b[2J\"\\") != NULL,
+	   "controls are shown as \\xNN (C1 by its second byte), other bytes pass");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	req_write_stats(f, &t, m->window.end_us);
+	req_write_slow(f, &m->window);
+	fclose(f);
+	ok(strstr(buf, "\"identity\":\"\\u001b]0;pwn\\u0007a\xef\xbf\xbd" "b\\ufffd\xc2\x9b[2J\\\"\\\\\"") != NULL,
+	   "JSON: controls as \\u00XX, a byte that is not UTF-8 as \\ufffd, quotes escaped");
+	free(buf);
+	req_table_free(&t);
+	req_window_free(&m->window);
+	ei_x_free(&x);
+	free(m);
+}
+
 int main(void)
 {
 	subtest("buckets", buckets);
 	subtest("quantiles", quantiles);
 	subtest("decode and write", decode_and_write);
+	subtest("hostile identities", hostile_identity);
 	return done_testing();
 }

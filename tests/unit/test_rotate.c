@@ -25,6 +25,7 @@
 #include "tap.h"
 #include "../../rotate/rotate.h"
 #include "../../rotate/naming.h"
+#include "../../rotate/outfile.h"
 
 /* 2023-11-14T22:13:20.123456Z */
 #define T0 INT64_C(1700000000123456)
@@ -749,6 +750,193 @@ static void test_retention_bytes(void)
 	rmtree(dir);
 }
 
+/* Files that are not ours: dated in the future, another user's, a link.
+ * None is deleted, none counts as newer than the real files. */
+static void test_retention_not_ours(void)
+{
+	const char *dir = scratch();
+	struct rot_options o;
+	rot_t *r;
+	char target[8192];
+	static const char *future = "flameprof_a_29990101T000000.000Z.perf.zst";
+	static const char *theirs = "flameprof_a_20200103T000000.000Z.perf.zst";
+	static const char *link = "flameprof_a_20200104T000000.000Z.perf.zst";
+
+	touch(dir, future, 10);
+	touch(dir, "flameprof_a_20200101T000000.000Z.perf.zst", 10);
+	touch(dir, theirs, 10);
+	snprintf(target, sizeof target, "%s/%s", dir, "flameprof_a_20200101T000000.000Z.perf.zst");
+	if (symlink(target, path_of(dir, link)) != 0)
+		abort();
+	if (geteuid() == 0 && chown(path_of(dir, theirs), 65534, 65534) != 0)
+		abort();
+	base_opts(&o, dir, ROT_ZSTD);
+	o.node = "a";
+	o.rotate_us = 10 * SEC;
+	o.keep = 2;
+	rot_open(&r, &o);
+	for (int i = 0; i < 7; i++)
+		append(r, i, T0 + i * 5 * SEC); /* files at +0, +10 s, +20 s */
+	is_int(rot_close(r), ROT_OK, "not ours: close");
+	ok(exists(dir, future), "not ours: a file dated 2999 is left alone");
+	ok(exists(dir, "flameprof_a_20231114T221340.123Z.perf.zst") &&
+	   exists(dir, "flameprof_a_20231114T221330.123Z.perf.zst"),
+	   "not ours: the two newest real files are kept (the future one did not count)");
+	ok(!exists(dir, "flameprof_a_20231114T221320.123Z.perf.zst"), "not ours: the third is removed");
+	ok(!exists(dir, "flameprof_a_20200101T000000.000Z.perf.zst"), "not ours: an old one of ours is removed");
+	{
+		struct stat st;
+		ok(lstat(path_of(dir, link), &st) == 0 && S_ISLNK(st.st_mode), "not ours: a symlink is left alone");
+	}
+	if (geteuid() == 0)
+		ok(exists(dir, theirs), "not ours: another user's file is left alone");
+	else
+		ok(!exists(dir, theirs), "not ours: (not root: that file was ours, and removed)");
+	rot_free(r);
+	rmtree(dir);
+}
+
+/* Directories others can write in, or that are not ours, are refused. */
+static void test_dir_owner(void)
+{
+	const char *dir = scratch();
+	struct rot_options o;
+	char sub[8192], ln[8192];
+	rot_t *r;
+
+	base_opts(&o, dir, ROT_ZSTD);
+	snprintf(sub, sizeof sub, "%s/open", dir);
+	mkdir(sub, 0777);
+	chmod(sub, 0777);
+	o.dir = sub;
+	is_int(rot_open(&r, &o), ROT_ERR_DIR, "dir: world-writable, not sticky: refused");
+	ok(strstr(rot_error(r), "other users can write in it (mode 0777, not sticky: chmod go-w it)") != NULL,
+	   "dir: detail: %s", rot_error(r));
+	rot_free(r);
+	chmod(sub, 01777);
+	is_int(rot_open(&r, &o), ROT_OK, "dir: world-writable and sticky (like /tmp): accepted");
+	rot_free(r);
+	if (geteuid() == 0) {
+		snprintf(sub, sizeof sub, "%s/theirs", dir);
+		mkdir(sub, 0755);
+		if (chown(sub, 65534, 65534) != 0)
+			abort();
+		o.dir = sub;
+		is_int(rot_open(&r, &o), ROT_ERR_DIR, "dir: another user's: refused");
+		ok(strstr(rot_error(r), "belongs to another user (uid 65534)") != NULL, "dir: detail: %s",
+		   rot_error(r));
+		rot_free(r);
+		snprintf(sub, sizeof sub, "%s/mine", dir);
+		mkdir(sub, 0750);
+		snprintf(ln, sizeof ln, "%s/link", dir);
+		if (symlink(sub, ln) != 0 || lchown(ln, 65534, 65534) != 0)
+			abort();
+		o.dir = ln;
+		is_int(rot_open(&r, &o), ROT_ERR_DIR, "dir: a symlink of another user: refused");
+		ok(strstr(rot_error(r), "symbolic link of another user") != NULL, "dir: detail: %s", rot_error(r));
+		rot_free(r);
+		if (lchown(ln, 0, 0) != 0)
+			abort();
+		is_int(rot_open(&r, &o), ROT_OK, "dir: a symlink of our own: followed");
+		rot_free(r);
+	}
+	rmtree(dir);
+}
+
+/* ==== output files written aside (outfile.h) ==== */
+
+static char *slurp(const char *p)
+{
+	static char buf[256];
+	FILE *f = fopen(p, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_outfile(void)
+{
+	char dir[4096], target[8192], victim[8192], err[1200];
+	struct rot_out o;
+	struct stat st;
+	char **v;
+	int n;
+	FILE *f;
+	mode_t old = umask(022);
+	snprintf(dir, sizeof dir, "%s", scratch());
+	snprintf(target, sizeof target, "%s/out.json", dir);
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	touch(dir, "out.json", 3);
+	is_int(rot_out_open(&o, target, err, sizeof err), 0, "outfile: open");
+	fputs("new", o.f);
+	is_str(slurp(target), "xxx", "outfile: while written, the target is as it was");
+	rot_out_abort(&o);
+	is_str(slurp(target), "xxx", "outfile: aborted: the target is as it was");
+	v = names(dir, &n);
+	is_int(n, 1, "outfile: aborted: no temporary file is left");
+	names_free(v);
+	rot_out_open(&o, target, err, sizeof err);
+	fputs("new", o.f);
+	is_int(rot_out_commit(&o, err, sizeof err), 0, "outfile: commit");
+	is_str(slurp(target), "new", "outfile: committed: the target is the new file");
+	ok(stat(target, &st) == 0 && (st.st_mode & 07777) == 0640, "outfile: mode 0640");
+	/* a symlink at the target: replaced, its target untouched */
+	touch(dir, "victim", 4);
+	unlink(target);
+	if (symlink(victim, target) != 0)
+		abort();
+	rot_out_open(&o, target, err, sizeof err);
+	fputs("mine", o.f);
+	is_int(rot_out_commit(&o, err, sizeof err), 0, "outfile: commit over a symlink");
+	is_str(slurp(victim), "xxxx", "outfile: the link's target is untouched");
+	ok(lstat(target, &st) == 0 && S_ISREG(st.st_mode), "outfile: the link was replaced by the file");
+	/* a directory at the target: the rename fails, nothing is left */
+	snprintf(target, sizeof target, "%s/adir", dir);
+	mkdir(target, 0755);
+	rot_out_open(&o, target, err, sizeof err);
+	is_int(rot_out_commit(&o, err, sizeof err), -1, "outfile: a directory at the target: refused");
+	ok(strstr(err, "cannot replace") != NULL, "outfile: detail: %s", err);
+	v = names(dir, &n);
+	is_int(n, 3, "outfile: no temporary file is left (out.json, victim, adir)");
+	names_free(v);
+	snprintf(target, sizeof target, "%s/no/such/x", dir);
+	is_int(rot_out_open(&o, target, err, sizeof err), -1, "outfile: a missing directory: refused");
+	ok(strstr(err, "cannot create") && strstr(err, "No such file"), "outfile: detail: %s", err);
+	is_int(rot_out_open(&o, "-", err, sizeof err), 0, "outfile: '-' is standard output");
+	ok(o.f == stdout && o.path == NULL, "outfile: streamed, nothing aside");
+	rot_out_abort(&o);
+	/* appended files: a link and a FIFO are refused, a new one is 0640 */
+	snprintf(target, sizeof target, "%s/link.jsonl", dir);
+	if (symlink(victim, target) != 0)
+		abort();
+	ok(rot_append_open(target, err, sizeof err) == NULL && strstr(err, "symbolic link"),
+	   "append: a symlink is refused: %s", err);
+	is_str(slurp(victim), "xxxx", "append: its target is untouched");
+	snprintf(target, sizeof target, "%s/fifo", dir);
+	if (mkfifo(target, 0644) != 0)
+		abort();
+	ok(rot_append_open(target, err, sizeof err) == NULL && strstr(err, "not a regular file"),
+	   "append: a FIFO is refused at once: %s", err);
+	snprintf(target, sizeof target, "%s/new.jsonl", dir);
+	f = rot_append_open(target, err, sizeof err);
+	ok(f != NULL, "append: a new file");
+	if (f) {
+		fputs("a\n", f);
+		fclose(f);
+	}
+	f = rot_append_open(target, err, sizeof err);
+	if (f) {
+		fputs("b\n", f);
+		fclose(f);
+	}
+	is_str(slurp(target), "a\nb\n", "append: appended to");
+	ok(stat(target, &st) == 0 && (st.st_mode & 07777) == 0640, "append: mode 0640");
+	umask(old);
+	rmtree(dir);
+}
+
 /* ==== the directory ==== */
 
 static void test_dir_errors(void)
@@ -1068,7 +1256,10 @@ int main(void)
 	subtest("name_taken_at_close", test_name_taken_at_close);
 	subtest("retention_keep", test_retention_keep);
 	subtest("retention_bytes", test_retention_bytes);
+	subtest("retention_not_ours", test_retention_not_ours);
 	subtest("dir_errors", test_dir_errors);
+	subtest("dir_owner", test_dir_owner);
+	subtest("outfile", test_outfile);
 	subtest("disk_full", test_disk_full);
 	subtest("node_names", test_node_names);
 	return done_testing();

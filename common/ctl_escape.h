@@ -10,7 +10,9 @@
 /* Copies n bytes of in to out (cap > 0 bytes, always NUL-terminated,
  * cut at a whole character), writing each C0 control byte, DEL, and each
  * C1 control character (UTF-8 C2 80..C2 9F, which some terminals obey
- * like ESC [) as \xNN; a NUL byte too. Other bytes, UTF-8 included, pass.
+ * like ESC [) and each byte that is not part of well-formed UTF-8 (a lone
+ * 0x9b is ESC [ to an 8-bit terminal) as \xNN; a NUL byte too. Well-formed
+ * UTF-8 passes.
  * @return the length written. */
 size_t fp_ctl_escape(char *out, size_t cap, const char *in, size_t n);
 

@@ -217,6 +217,12 @@ static void test_escape(void)
 	is_str(out, "caf\xc3\xa9 \\x7f", "UTF-8 passes, DEL is escaped");
 	fp_ctl_escape(out, sizeof out, "a\0b", 3);
 	is_str(out, "a\\x00b", "a NUL byte is shown, not cut at");
+	fp_ctl_escape(out, sizeof out, "x\x9by", 3);
+	is_str(out, "x\\x9by", "a lone 0x9b (CSI to an 8-bit terminal) becomes \\x9b");
+	fp_ctl_escape(out, sizeof out, "\xff\xc3(\xe2\x82", 5);
+	is_str(out, "\\xff\\xc3(\\xe2\\x82", "every byte of ill-formed UTF-8 is shown as \\xNN");
+	fp_ctl_escape(out, sizeof out, "\xe2\x82\xac\xf0\x9f\x98\x80", 7);
+	is_str(out, "\xe2\x82\xac\xf0\x9f\x98\x80", "3- and 4-byte characters pass");
 	char small[4];
 	fp_ctl_escape(small, sizeof small, "ab\xc3\xa9", 4);
 	is_str(small, "ab", "cut at the buffer's end without half a character");

@@ -52,7 +52,7 @@ static void quantiles(void)
 }
 
 /* {fp_req_window, 1, End, [{<<"create">>, <<"_total">>, 2, 300, 200, [{B1, 1}, {B2, 1}]}],
- *  [{<<"create">>, 200, [{<<"db">>, 150}], [<<"<0.1.0>">>]}], {2, 0, 1, 0, 0, 3, [<<"kv">>]}} */
+ *  [{<<"create">>, 200, [{<<"db">>, 150}], [<<"<0.1.0>">>]}], {2, 0, 1, 0, 0, 3, [<<"kv">>], 4, 1500000, 12345}} */
 static void encode_window(ei_x_buff *x)
 {
 	ei_x_new_with_version(x);
@@ -89,7 +89,7 @@ static void encode_window(ei_x_buff *x)
 	ei_x_encode_binary(x, "<0.1.0>", 7);
 	ei_x_encode_empty_list(x);
 	ei_x_encode_empty_list(x);
-	ei_x_encode_tuple_header(x, 7);
+	ei_x_encode_tuple_header(x, 10);
 	ei_x_encode_long(x, 2);
 	ei_x_encode_long(x, 0);
 	ei_x_encode_long(x, 1);
@@ -99,6 +99,9 @@ static void encode_window(ei_x_buff *x)
 	ei_x_encode_list_header(x, 1);
 	ei_x_encode_binary(x, "kv", 2);
 	ei_x_encode_empty_list(x);
+	ei_x_encode_long(x, 4);
+	ei_x_encode_long(x, 1500000);
+	ei_x_encode_long(x, 12345);
 }
 
 static void decode_and_write(void)
@@ -117,6 +120,9 @@ static void decode_and_write(void)
 	is_int(w->pauses, 1, "pauses");
 	is_int(w->dropped, 3, "dropped");
 	is_str(w->reloaded[0], "kv", "reloaded module");
+	is_int(w->id_fun_failed, 4, "identity fun failures");
+	is_int(w->paused_us, 1500000, "paused time");
+	is_int(w->untraced, 12345, "entry calls not traced");
 
 	struct req_table t;
 	memset(&t, 0, sizeof t);

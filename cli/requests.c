@@ -91,7 +91,9 @@ static int trace_for(sampler_t *s, const struct requests_config *cfg, struct req
 			if (r < 0)
 				return r;
 			stopping = 1;
-			deadline = fp_now_ms() + 4LL * (cfg->connect_timeout_us / 1000);
+			/* the tracer may clear our seq_trace tokens for up to 5 s
+			 * before it confirms (flameprof_requests.erl, TOKEN_MAX_MS) */
+			deadline = fp_now_ms() + 4LL * (cfg->connect_timeout_us / 1000) + 6000;
 		}
 		if (stopping && fp_now_ms() > deadline)
 			return -1;
@@ -131,6 +133,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 	int rc = 0;
 
 	memset(&t, 0, sizeof t);
+	t.sample_permille = cfg->sample_permille;
 	fp_note("connecting to '%s'", cfg->node);
 	int e = sampler_connect(&s, &so);
 	if (e == 0)

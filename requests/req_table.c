@@ -145,6 +145,9 @@ void req_write_coverage(FILE *f, const struct req_table *t)
 			t->paused ? " (paused at the end)" : "", (unsigned long long)t->untraced,
 			(unsigned long long)t->dropped);
 	}
+	if (t->sample_permille && t->sample_permille < 1000)
+		fprintf(f, "# a sample: requests started only in the first %u ms of each second (--sample-requests %.3g)\n",
+			t->sample_permille, t->sample_permille / 1000.0);
 	if (t->id_fun_failed)
 		fprintf(f, "# %llu requests named _identity_fun_failed: --identity-fun crashed or took more than 100 ms on them\n",
 			(unsigned long long)t->id_fun_failed);

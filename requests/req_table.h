@@ -38,6 +38,7 @@ struct req_table {
 	uint64_t id_fun_failed, paused_us, untraced;
 	uint64_t win_id_fun_failed, win_paused_us, win_untraced;
 	uint64_t run_us;           /* the run's length so far, set by the caller; 0 unknown */
+	unsigned sample_permille;  /* --sample-requests, set by the caller; 0 or 1000: all */
 };
 
 /* Merges a window: its histograms into both the window's and the total's
@@ -52,7 +53,7 @@ void req_table_sort(struct req_table *t);
 /* IDENTITY TIER COUNT MEAN P50 P90 P99 MAX (ms), from the totals; then,
  * when the table covers part of the run, one line each that says which:
  * the circuit breaker's pauses (share of run_us, entry calls not traced),
- * the requests the identity fun failed to name. */
+ * the sample, the requests the identity fun failed to name. */
 int req_write_table(FILE *f, const struct req_table *t);
 void req_write_coverage(FILE *f, const struct req_table *t);
 

@@ -104,6 +104,8 @@ got=$(awk '$1 == "run" && $2 == "_total" { print $3 }' "$T_DIR/fp.out")
 diag "sampled $got of $(( after - before )) entries"
 check "--sample-requests 0.25: between 12 % and 40 % of entries measured" \
 	awk -v g="${got:-0}" -v n="$(( after - before ))" 'BEGIN { exit !(n > 0 && g >= 0.12 * n && g <= 0.40 * n) }'
+check "--sample-requests: the table says it is a sample" \
+	grep -q '^# a sample: requests started only in the first 250 ms of each second' "$T_DIR/fp.out"
 
 # ---------------------------------------------------------------- refusals
 fpr --entry kv_service:nosuch/2 "$NODE"

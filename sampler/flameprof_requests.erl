@@ -787,11 +787,21 @@ clearable(M) ->
     not lists:member(M, [erlang, erts_internal, erts_code_purger, prim_eval, ?MODULE])
         andalso not lists:prefix("flameprof_", atom_to_list(M)).
 
+%% The whole module in one call (each call of trace_pattern waits for the
+%% schedulers), unless a function of it is traced by someone else.
 clear_pattern(M, Mods) when is_map_key(M, Mods) -> Mods;
 clear_pattern(M, Mods) ->
     Spec = [{'_', [{is_seq_trace}], [{set_seq_token, sequential_trace_token, []}, {message, false}]}],
-    Set = [MFA || {F, A} <- functions(M), MFA <- [{M, F, A}], not in_use(MFA),
-                  (catch erlang:trace_pattern(MFA, Spec, [local])) =:= 1],
+    MFAs = [{M, F, A} || {F, A} <- functions(M)],
+    Set = case lists:any(fun in_use/1, MFAs) of
+              false ->
+                  case catch erlang:trace_pattern({M, '_', '_'}, Spec, [local]) of
+                      N when is_integer(N), N > 0 -> [{M, '_', '_'}];
+                      _ -> []
+                  end;
+              true -> [MFA || MFA <- MFAs, not in_use(MFA),
+                              (catch erlang:trace_pattern(MFA, Spec, [local])) =:= 1]
+          end,
     Mods#{M => Set}.
 
 unload_self() ->

@@ -142,6 +142,21 @@ static void decode_and_write(void)
 	ok(strstr(buf, "\"identity\":\"cre\\\"ate\",\"total_us\":200,\"tiers\":{\"db\":150},\"pids\":[\"<0.1.0>\"]}") != NULL,
 	   "a slow line, its identity escaped");
 	ok(strstr(buf, "create    _total        4") != NULL, "the table's row");
+	ok(strstr(buf, "\"max_us\":200,\"paused_us\":1500000,\"untraced_calls\":12345,\"identity_fun_failed\":4}") != NULL,
+	   "a stats line ends with the window's pause, untraced calls and identity fun failures");
+	ok(strstr(buf, "# covers part of the run: the circuit breaker paused tracing 1 time(s), 3.0 s; 24690 entry calls in the pauses not traced") != NULL,
+	   "the table says it covers part of the run (the run's length unknown)");
+	ok(strstr(buf, "# 8 requests named _identity_fun_failed") != NULL, "and how many the identity fun failed to name");
+	free(buf);
+	buf = NULL;
+	t.run_us = 10000000;
+	t.sample_permille = 250;
+	f = open_memstream(&buf, &len);
+	req_write_table(f, &t);
+	fclose(f);
+	ok(strstr(buf, "# covers 70.0 % of the run: the circuit breaker paused tracing 1 time(s), 3.0 s of 10.0 s") != NULL,
+	   "with the run's length, the share it covers");
+	ok(strstr(buf, "# a sample: requests started only in the first 250 ms of each second") != NULL, "and a sample says so");
 	free(buf);
 	req_table_free(&t);
 

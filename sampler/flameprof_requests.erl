@@ -548,7 +548,10 @@ request_done(#{id := Id, start := Start, tiers := Tiers, pids := Pids}, Ts,
     Total = Ts - Start,
     H1 = maps:fold(fun(Tier, Us, Acc) -> hist_add({Id, Tier}, Us, Acc) end,
                    hist_add({Id, <<"_total">>}, Total, H), Tiers),
-    S1 = S#{hist := H1, counts := C#{requests := maps:get(requests, C) + 1}},
+    %% counted as the table counts them: requests that finished
+    Failed = case Id of <<"_identity_fun_failed">> -> 1; _ -> 0 end,
+    S1 = S#{hist := H1, counts := C#{requests := maps:get(requests, C) + 1,
+                                     id_failed := maps:get(id_failed, C) + Failed}},
     case maps:get(slow, S1) of
         Slow when Slow > 0, Total >= Slow -> slow(Id, Total, Tiers, Pids, S1);
         _ -> S1
@@ -570,7 +573,7 @@ identity(M, F, Args, #{id := How, ids := Ids} = S0) ->
                   {'fun', Fun} ->
                       case run_fun(Fun, {M, F, Args}) of
                           {ok, V} -> {text(V), S0};
-                          failed -> {<<"_identity_fun_failed">>, bump(id_failed, 1, S0)}
+                          failed -> {<<"_identity_fun_failed">>, S0}
                       end;
                   none -> {atom_to_binary(F, utf8), S0}
               end,

@@ -45,7 +45,7 @@ check "and leaves the node as it was" node_clean "$NODE"
 
 # a file being written is never taken: a recording runs while another starts
 fp_bg --top 5 --every 1s --flush 200ms -o "$T_DIR/live" "$NODE"
-live_dot() { ls -A "$T_DIR/live" | grep -q '^\.flameprof_.*\.perf\.zst$'; }
+live_dot() { ls -A "$T_DIR/live" 2>/dev/null | grep -q '^\.flameprof_.*\.perf\.zst$'; }
 check "a live recording has its dotfile" wait_until 20 live_dot
 sleep 1
 "$FLAMEPROF" report -f folded -o "$T_DIR/live.folded" "$T_DIR/live" 2>"$T_DIR/report.err"

@@ -32,6 +32,9 @@ struct outputs {
 	int live;           /* redraw the table on the terminal each window */
 	int bad;            /* a write failed (said once) */
 	uint64_t pauses_said;
+	int id_fun_said;    /* identity fun failures said (once) */
+	long long start_ms; /* tracing started: the run's length for the table */
+	struct req_tokens tokens;
 };
 
 /* One window: merged, written, said. @return 0 or -1 out of memory. */
@@ -39,6 +42,7 @@ static int take_window(struct req_table *t, struct req_window *w, struct outputs
 {
 	if (req_table_merge(t, w) < 0)
 		return -1;
+	t->run_us = (uint64_t)(fp_now_ms() - o->start_ms) * 1000;
 	req_table_sort(t);
 	if (o->stats && !o->bad && req_write_stats(o->stats, t, w->end_us) < 0) {
 		fp_error("cannot write '%s'; check the disk (the table still shows the figures)", o->stats_name);
@@ -52,6 +56,11 @@ static int take_window(struct req_table *t, struct req_window *w, struct outputs
 		fp_warn("the node's tracer fell behind: tracing paused (%llu pause(s) so far, %llu requests in flight dropped); it resumes by itself",
 			(unsigned long long)w->pauses, (unsigned long long)w->dropped);
 		o->pauses_said = w->pauses;
+	}
+	if (w->id_fun_failed && !o->id_fun_said) {
+		fp_warn("--identity-fun crashed or took more than 100 ms on %llu request(s) of this window: each is named _identity_fun_failed and counted (the table says how many in all)",
+			(unsigned long long)w->id_fun_failed);
+		o->id_fun_said = 1;
 	}
 	if (w->slow_left_out)
 		fp_warn("%llu slow requests left out of this window (at most 100 a window)",
@@ -83,12 +92,14 @@ static int trace_for(sampler_t *s, const struct requests_config *cfg, struct req
 			if (r < 0)
 				return r;
 			stopping = 1;
-			deadline = fp_now_ms() + 4LL * (cfg->connect_timeout_us / 1000);
+			/* the tracer may clear our seq_trace tokens for up to 5 s
+			 * before it confirms (flameprof_requests.erl, TOKEN_MAX_MS) */
+			deadline = fp_now_ms() + 4LL * (cfg->connect_timeout_us / 1000) + 6000;
 		}
 		if (stopping && fp_now_ms() > deadline)
 			return -1;
 		struct req_window w;
-		int r = sampler_requests_next(s, 200, &w);
+		int r = sampler_requests_next(s, 200, &w, &o->tokens);
 		if (r < 0 || r == 2)
 			return r < 0 ? r : 0;
 		if (r == 1) {
@@ -123,6 +134,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 	int rc = 0;
 
 	memset(&t, 0, sizeof t);
+	t.sample_permille = cfg->sample_permille;
 	fp_note("connecting to '%s'", cfg->node);
 	int e = sampler_connect(&s, &so);
 	fp_wipe_cookie();
@@ -138,7 +150,9 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 			nt);
 	fp_note("tracing requests from %u entry function(s) with %u tier function(s) on '%s' (OTP %s) for %.3g s",
 		ne, nt, cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);
+	o->start_ms = fp_now_ms();
 	e = trace_for(s, cfg, &t, o);
+	t.run_us = (uint64_t)(fp_now_ms() - o->start_ms) * 1000;
 	if (e == -1) {
 		fp_error("the tracer on '%s' did not confirm its stop in time; it removes its patterns by itself", cfg->node);
 		rc = EX_TEMPFAIL;
@@ -154,8 +168,14 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		fp_error("cannot write the summary to standard output");
 		rc = rc ? rc : EX_IOERR;
 	}
-	fp_note("%llu requests measured; %llu tier returns outside any request; %llu pause(s) of the circuit breaker",
-		(unsigned long long)t.requests, (unsigned long long)t.stray, (unsigned long long)t.pauses);
+	fp_note("%llu requests measured; %llu tier returns outside any request; %llu pause(s) of the circuit breaker (%.1f s paused, %llu entry calls not traced); %llu identity fun failures",
+		(unsigned long long)t.requests, (unsigned long long)t.stray, (unsigned long long)t.pauses,
+		t.paused_us / 1e6, (unsigned long long)t.untraced, (unsigned long long)t.id_fun_failed);
+	if (e == 0 && o->tokens.left)
+		fp_warn("%llu process(es) on '%s' still carried a seq_trace token of this run after 5 s of clearing (of %llu); each drops it at its next message that has none",
+			(unsigned long long)o->tokens.left, cfg->node, (unsigned long long)o->tokens.cleared);
+	else if (e == 0 && o->tokens.cleared)
+		fp_note("seq_trace tokens of this run cleared from %llu process(es)", (unsigned long long)o->tokens.cleared);
 	if (t.cells_left_out)
 		fp_warn("%llu rows of more than %d identity and tier pairs were left out; use fewer identities or tiers",
 			(unsigned long long)t.cells_left_out, REQ_MAX_CELLS);

@@ -30,7 +30,7 @@ static const struct fp_opt options[] = {
 	{ "identity", 'i', "arg:N", K_IDENTITY, F(identity), 0, 0,
 	  "group requests by the entry call's Nth argument (default: the entry function's name)" },
 	{ "identity-fun", 0, "SOURCE", K_IDFUN, F(identity_fun), 0, 0,
-	  "group by what an Erlang fun({M, F, Args}) returns (an atom, string or undefined); evaluated on the node" },
+	  "group by what an Erlang fun({M, F, Args}) returns (an atom, string or undefined): code the node runs for each request; refused unless it parses as a fun of one argument" },
 	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
 	  "trace for DUR, e.g. 30s, 5m (default 10s; Ctrl-C or SIGTERM end it sooner, with the summary)" },
 	{ "every", 0, "DUR", K_DUR, F(every_us), 0, 0,
@@ -201,7 +201,8 @@ static const struct fp_command REQUESTS = {
 		    "that serve it are timed too. Tiers are timed call to return, only inside\n"
 		    "requests; _total is the entry call to its return. Percentiles come from\n"
 		    "log-linear histograms. Everything set is removed at the end, on Ctrl-C, and\n"
-		    "if flameprof dies.\n\n"
+		    "if flameprof dies, the request tokens too. A table that covers part of the\n"
+		    "run (circuit breaker) says which part.\n\n"
 		    "options:\n",
 	.epilog = "\nexample: flameprof requests --entry kv_handler:handle/2 --identity arg:1 \\\n"
 		  "           --tier parse=kv_proto:parse/1 --tier db=kv_db:_/_ --stats s.jsonl app@db1\n"

@@ -21,6 +21,7 @@
 #include "../formatter/formatter.h"
 #include "../index/index.h"
 #include "../rotate/rotate.h"
+#include "../rotate/adopt.h"
 #include "../sampler/sampler.h"
 
 /* How sampling went when a file began, for its header: the cost budget's
@@ -159,6 +160,31 @@ static int set_header(struct run *r, const struct at_start *now)
 	return r->rot ? rot_set_header(r->rot, header) : 0;
 }
 
+struct adopted {
+	int n;
+	long long bytes;
+	char first[300];
+};
+
+static void adopted_one(void *ctx, const char *from, const char *to, long long bytes)
+{
+	struct adopted *a = ctx;
+	(void)from;
+	if (a->n++ == 0)
+		snprintf(a->first, sizeof a->first, "%s", to);
+	a->bytes += bytes;
+}
+
+/* The files that runs which died (kill -9) left under their dot-names in
+ * the directory get their final names: report and retention see them. */
+static void adopt_dead(const char *dir)
+{
+	struct adopted a = { 0 };
+	if (rot_adopt_dead(dir, adopted_one, &a) > 0)
+		fp_warn("%d file(s) of runs that died before finishing them (%lld bytes, e.g. '%s') renamed from their dot-names in '%s'; report sees them now",
+			a.n, a.bytes, a.first, dir);
+}
+
 static int open_output(struct run *r, const char *node)
 {
 	const struct fp_config *cfg = r->cfg;
@@ -182,6 +208,7 @@ static int open_output(struct run *r, const char *node)
 		fp_error("%s; choose another directory with -o DIR", rot_error(r->rot));
 		return exit_for_rotate(e);
 	}
+	adopt_dead(ro.dir && *ro.dir ? ro.dir : ".");
 	r->out.rot = r->rot;
 	return 0;
 }

@@ -50,6 +50,8 @@ void rep_file_name(struct rep_file *f)
 	f->name_us = REP_NO_TIME;
 	f->seq = 0;
 	base = base ? base + 1 : f->path;
+	if (base[0] == '.')   /* a dead run's file, not renamed yet */
+		base++;
 	if (strncmp(base, "flameprof_", 10) != 0)
 		return;
 	/* rot_name_node() escapes '_', so the node ends at the next one */

@@ -7,6 +7,7 @@
  * longer than it).
  */
 #include "rep_input.h"
+#include "../rotate/adopt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -314,7 +315,10 @@ long rep_input_expand(const char *arg, char ***paths, size_t *n, size_t *cap, ch
 		const char *nm = de->d_name;
 		size_t al = strlen(arg), nl = strlen(nm);
 		char *s;
-		if (nm[0] == '.' || strncmp(nm, "flameprof_", 10) != 0 || !strstr(nm, ".perf"))
+		/* a dot-name: a file being written, read only when its run died
+		 * (rotate/adopt.h) */
+		if (nm[0] == '.' ? !rot_dead_file(dirfd(d), nm) :
+		    strncmp(nm, "flameprof_", 10) != 0 || !strstr(nm, ".perf"))
 			continue;
 		/* only regular files: a FIFO or a link planted in a shared
 		 * directory must neither hang the report nor lead it elsewhere */

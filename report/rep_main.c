@@ -231,6 +231,10 @@ static int gather(const struct rep_config *cfg, struct rep_file **out, size_t *n
 			}
 		}
 		for (j = 0; j < np; j++) {
+			const char *base = strrchr(paths[j], '/');
+			if (rc == 0 && base && base[1] == '.')
+				rep_msg("reading '%s', the file of a run that died before giving it its name "
+					"(flameprof's next run into '%s' renames it)", paths[j], cfg->inputs[i]);
 			if (rc == 0) {
 				memset(&files[n], 0, sizeof files[n]);
 				files[n].path = paths[j];

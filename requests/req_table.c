@@ -70,6 +70,12 @@ int req_table_merge(struct req_table *t, const struct req_window *w)
 	t->paused = w->paused;
 	t->dropped += w->dropped;
 	t->slow_left_out += w->slow_left_out;
+	t->win_id_fun_failed = w->id_fun_failed;
+	t->win_paused_us = w->paused_us;
+	t->win_untraced = w->untraced;
+	t->id_fun_failed += w->id_fun_failed;
+	t->paused_us += w->paused_us;
+	t->untraced += w->untraced;
 	return 0;
 }
 
@@ -126,7 +132,32 @@ int req_write_table(FILE *f, const struct req_table *t)
 			hist_quantile(h, 0.50) / 1000.0, hist_quantile(h, 0.90) / 1000.0,
 			hist_quantile(h, 0.99) / 1000.0, h->max / 1000.0);
 	}
+	req_write_coverage(f, t);
 	return ferror(f) ? -1 : 0;
+}
+
+void req_write_coverage(FILE *f, const struct req_table *t)
+{
+	if (t->pauses || t->paused_us) {
+		double run = (double)t->run_us, paused = (double)t->paused_us;
+		if (run > 0 && paused > run)
+			paused = run;
+		if (run > 0)
+			fprintf(f, "# covers %.1f %% of the run: the circuit breaker paused tracing %llu time(s), %.1f s of %.1f s",
+				100.0 * (run - paused) / run, (unsigned long long)t->pauses, paused / 1e6, run / 1e6);
+		else
+			fprintf(f, "# covers part of the run: the circuit breaker paused tracing %llu time(s), %.1f s",
+				(unsigned long long)t->pauses, paused / 1e6);
+		fprintf(f, "%s; %llu entry calls in the pauses not traced, %llu requests in flight dropped\n",
+			t->paused ? " (paused at the end)" : "", (unsigned long long)t->untraced,
+			(unsigned long long)t->dropped);
+	}
+	if (t->sample_permille && t->sample_permille < 1000)
+		fprintf(f, "# a sample: requests started only in the first %u ms of each second (--sample-requests %.3g)\n",
+			t->sample_permille, t->sample_permille / 1000.0);
+	if (t->id_fun_failed)
+		fprintf(f, "# %llu requests named _identity_fun_failed: --identity-fun crashed or took more than 100 ms on them\n",
+			(unsigned long long)t->id_fun_failed);
 }
 
 /* RFC 3339 in UTC, milliseconds. */
@@ -140,8 +171,17 @@ static void json_time(FILE *f, int64_t us)
 	fprintf(f, "\"%s.%03dZ\"", buf, (int)(us % 1000000 / 1000));
 }
 
+/* The window's own figures, ending a --stats line. */
+static void window_fields(FILE *f, const struct req_table *t)
+{
+	fprintf(f, ",\"paused_us\":%llu,\"untraced_calls\":%llu,\"identity_fun_failed\":%llu}\n",
+		(unsigned long long)t->win_paused_us, (unsigned long long)t->win_untraced,
+		(unsigned long long)t->win_id_fun_failed);
+}
+
 int req_write_stats(FILE *f, const struct req_table *t, int64_t window_end_us)
 {
+	size_t rows = 0;
 	for (size_t k = 0; k < t->ncells; k++) {
 		const struct req_cell *c = &t->cells[k];
 		const struct hist *h = &c->window;
@@ -153,11 +193,19 @@ int req_write_stats(FILE *f, const struct req_table *t, int64_t window_end_us)
 		fp_json_string(f, c->identity);
 		fputs(",\"tier\":", f);
 		fp_json_string(f, c->tier);
-		fprintf(f, ",\"count\":%llu,\"sum_us\":%llu,\"mean_us\":%llu,\"p50_us\":%llu,\"p90_us\":%llu,\"p99_us\":%llu,\"max_us\":%llu}\n",
+		fprintf(f, ",\"count\":%llu,\"sum_us\":%llu,\"mean_us\":%llu,\"p50_us\":%llu,\"p90_us\":%llu,\"p99_us\":%llu,\"max_us\":%llu",
 			(unsigned long long)h->count, (unsigned long long)h->sum,
 			(unsigned long long)(h->sum / h->count), (unsigned long long)hist_quantile(h, 0.50),
 			(unsigned long long)hist_quantile(h, 0.90), (unsigned long long)hist_quantile(h, 0.99),
 			(unsigned long long)h->max);
+		window_fields(f, t);
+		rows++;
+	}
+	if (!rows && t->win_paused_us) {
+		fputs("{\"window_end\":", f);
+		json_time(f, window_end_us);
+		fputs(",\"identity\":\"_paused\",\"tier\":\"_total\",\"count\":0", f);
+		window_fields(f, t);
 	}
 	return fflush(f) != 0 || ferror(f) ? -1 : 0;
 }

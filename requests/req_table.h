@@ -32,6 +32,13 @@ struct req_table {
 	uint64_t stamp;            /* windows merged */
 	uint64_t requests, stray, pauses, dropped, slow_left_out;
 	int paused;
+	/* what the table does not cover: requests the identity fun failed to
+	 * name, time paused by the circuit breaker and the entry calls in it;
+	 * win_*: the last window's */
+	uint64_t id_fun_failed, paused_us, untraced;
+	uint64_t win_id_fun_failed, win_paused_us, win_untraced;
+	uint64_t run_us;           /* the run's length so far, set by the caller; 0 unknown */
+	unsigned sample_permille;  /* --sample-requests, set by the caller; 0 or 1000: all */
 };
 
 /* Merges a window: its histograms into both the window's and the total's
@@ -43,12 +50,18 @@ void req_table_free(struct req_table *t);
 /* Cells in print order: by identity, then "_total" first, then tier. */
 void req_table_sort(struct req_table *t);
 
-/* IDENTITY TIER COUNT MEAN P50 P90 P99 MAX (ms), from the totals. */
+/* IDENTITY TIER COUNT MEAN P50 P90 P99 MAX (ms), from the totals; then,
+ * when the table covers part of the run, one line each that says which:
+ * the circuit breaker's pauses (share of run_us, entry calls not traced),
+ * the sample, the requests the identity fun failed to name. */
 int req_write_table(FILE *f, const struct req_table *t);
+void req_write_coverage(FILE *f, const struct req_table *t);
 
 /* One JSON object per line for each cell with requests in the window:
  * window_end, identity, tier, count, sum_us, mean_us, p50_us, p90_us,
- * p99_us, max_us. */
+ * p99_us, max_us, and the window's paused_us, untraced_calls and
+ * identity_fun_failed; a window with no request but a pause writes one
+ * line of identity "_paused", tier "_total", count 0. */
 int req_write_stats(FILE *f, const struct req_table *t, int64_t window_end_us);
 
 /* One JSON object per line per slow request: identity, total_us, tiers

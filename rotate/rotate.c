@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -207,6 +208,10 @@ static int start_file(rot_t *r)
 			    r->path, SEQ_MAX);
 	if (fd < 0)
 		return fail_errno(r, "create", r->path);
+	/* held until the file has its final name and is closed: a dot-file
+	 * whose lock is free lost its writer (rotate/adopt.h); where flock is
+	 * not supported, nothing is ever taken for dead */
+	(void)flock(fd, LOCK_EX | LOCK_NB);
 	if (fchmod(fd, 0640) != 0) {
 		rc = fail_errno(r, "set the mode of", r->path);
 		close(fd);

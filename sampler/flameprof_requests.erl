@@ -28,9 +28,21 @@
 %% The guardian adopts the lock flameprof_tracer, the same as `flameprof
 %% calls` (one tracing session per node; the C-node registers it before
 %% any code is touched, see sampler/lock.c), cleans up if the session dies
-%% and kills the lock only after that; the session monitors flameprof's node. Seq_trace
-%% tokens left on processes carry no trace flags and vanish at the next
-%% message those processes receive without one.
+%% and kills the lock only after that; the session monitors flameprof's node.
+%%
+%% Our seq_trace tokens must not outlive the run, and long-lived processes
+%% that keep messaging each other pass a token on forever. Ours carry the
+%% request's pid as label and only the monotonic_timestamp flag (it makes
+%% no trace message by itself; the label must be an immediate: a tuple set
+%% by a match spec crashes OTP 25), so the end of a run (stop, flameprof's
+%% node gone, the session dead) finds the processes that carry one of ours
+%% (process_info sequential_trace_token) and clears them: at once for the
+%% whole node with seq_trace:reset_trace() when no other token and no
+%% system sequential tracer is there (it also clears the tokens of
+%% messages in queues), else, and for tokens that come back, with a call
+%% pattern on the modules those processes run whose match spec clears the
+%% token ({set_seq_token, sequential_trace_token, []}) and sends nothing;
+%% until no process has carried one for a while, at most TOKEN_MAX_MS.
 %%
 %% Messages to the sink (the C-node's pid); sampler/requests_decode.c reads them:
 %%   {fp_req_started, Proto, Session, NEntry, NTierFunctions}
@@ -40,8 +52,14 @@
 %%     EndUs: the window's end, system time in microseconds
 %%     Rows = [{Identity, Tier, Count, SumUs, MaxUs, [{Bucket, N}]}]
 %%     Slow = [{Identity, TotalUs, [{Tier, Us}], [Pid]}]  (binaries)
-%%     Stats = {Requests, Stray, Pauses, Paused, SlowLeftOut, Dropped, Reloaded}
-%%   {fp_req_stopped, Proto}                        after the last window
+%%     Stats = {Requests, Stray, Pauses, Paused, SlowLeftOut, Dropped, Reloaded,
+%%              IdFunFailed, PausedUs, Untraced}
+%%       IdFunFailed: requests whose identity fun crashed or timed out
+%%       PausedUs: time the breaker held tracing off in the window
+%%       Untraced: entry calls while paused (a call_count pattern)
+%%   {fp_req_stopped, Proto, Cleared, Left}         after the last window
+%%     Cleared: processes that carried one of our tokens at the end;
+%%     Left: those still carrying one when we gave up
 %% From the sink: stop.
 -module(flameprof_requests).
 -export([init/1, session/2]).
@@ -60,6 +78,9 @@
 -define(IDENTITY_FUN_MS, 100).
 -define(BACKOFF_MS, 1000).
 -define(MAX_BACKOFF_MS, 30000).
+-define(TOKEN_MAX_MS, 5000).
+-define(TOKEN_ROUND_MS, 100).
+-define(TOKEN_QUIET_ROUNDS, 5).
 
 %% ---------------------------------------------------------------- start
 
@@ -126,6 +147,7 @@ guard(Sink, Lock, Session, MFAs) ->
             finish(Lock);
         {'EXIT', Session, Why} ->
             cleanup(MFAs, Session),
+            _ = clear_tokens(),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
             _ = erlang:send(Sink, {fp_req_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
             sweep(Session),
@@ -188,8 +210,9 @@ setup(Guardian, Opts) ->
               slow => maps:get(slow_us, Opts), sample => maps:get(sample, Opts),
               max_late => maps:get(max_late_ms, Opts) * 1000, max_queue => maps:get(max_queue, Opts),
               buf => [], stacks => #{}, depth => #{}, reqs => #{}, hist => #{}, ids => #{}, slow_list => [],
-              counts => #{requests => 0, stray => 0, pauses => 0, slow_left => 0, dropped => 0},
-              reloaded => [], paused_until => undefined, backoff => ?BACKOFF_MS, last_trip => now_mono(),
+              counts => #{requests => 0, stray => 0, pauses => 0, slow_left => 0, dropped => 0,
+                          id_failed => 0, paused_us => 0, untraced => 0},
+              reloaded => [], paused_until => undefined, paused_since => 0, backoff => ?BACKOFF_MS, last_trip => now_mono(),
               entry_on => true, window_start => now_us(), sample_start => now_mono(), last_reload_check => now_us(),
               stamps => stamps(Entry ++ TierMFAs)},
         patterns(S, true),
@@ -199,9 +222,12 @@ setup(Guardian, Opts) ->
         throw:{Reason, Detail} -> {error, Reason, Detail}
     end.
 
-%% Entry: the caller gets a token labelled with its pid. Tier: only in a
-%% process that carries a token, whose label the message names.
-entry_spec() -> [{'_', [], [{set_seq_token, label, {self}}, {exception_trace}]}].
+%% Entry: the caller gets a token labelled with its pid, with the
+%% monotonic_timestamp flag alone as our mark (see clear_tokens/0). Tier:
+%% only in a process that carries a token, whose label the message names.
+entry_spec() ->
+    [{'_', [], [{set_seq_token, label, {self}}, {set_seq_token, monotonic_timestamp, true},
+                {exception_trace}]}].
 tier_spec() -> [{'_', [{is_seq_trace}], [{message, {get_seq_token}}, {exception_trace}]}].
 
 patterns(#{entry := Entry, tier_mfas := TierMFAs}, On) ->
@@ -216,20 +242,33 @@ entry_pattern(#{entry := Entry}, On) ->
     [erlang:trace_pattern(MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
     ok.
 
-%% The user's fun, as source: read and evaluated here, once.
+%% The user's fun, as source: read, checked to be a fun expression of one
+%% argument (its parsed form, before anything is evaluated: evaluating a
+%% fun expression only makes the closure), then evaluated here, once. Its
+%% body is code the node runs for each request.
 identity_fun({'fun', Source}) ->
     Fun = try
               {ok, Tokens, _} = ok_or_throw(erl_scan:string(binary_to_list(Source) ++ ".")),
               {ok, [Expr]} = ok_or_throw(erl_parse:parse_exprs(Tokens)),
+              fun_of_one(Expr) orelse
+                  throw({badfun, <<"it is not a fun expression of one argument">>}),
               {value, F, _} = erl_eval:expr(Expr, erl_eval:new_bindings()),
               F
           catch
               throw:{badfun, _} = Bad -> throw(Bad);
               _:Why -> throw({badfun, short(Why)})
           end,
-    is_function(Fun, 1) orelse throw({badfun, <<"it evaluates to something other than a fun of one argument">>}),
+    is_function(Fun, 1) orelse throw({badfun, <<"it is not a fun of one argument">>}),
     {'fun', Fun};
 identity_fun(Other) -> Other.
+
+%% fun(A) -> ... end, fun Name(A) -> ... end, fun m:f/1: nothing else.
+fun_of_one({'fun', _, {clauses, Cs}}) -> one_arg(Cs);
+fun_of_one({named_fun, _, _, Cs}) -> one_arg(Cs);
+fun_of_one({'fun', _, {function, {atom, _, _}, {atom, _, _}, {integer, _, 1}}}) -> true;
+fun_of_one(_) -> false.
+
+one_arg(Cs) -> Cs =/= [] andalso lists:all(fun({clause, _, [_], _, _}) -> true; (_) -> false end, Cs).
 
 ok_or_throw({error, {_, Mod, Desc}, _}) -> throw({badfun, iolist_to_binary(Mod:format_error(Desc))});
 ok_or_throw({error, {_, Mod, Desc}}) -> throw({badfun, iolist_to_binary(Mod:format_error(Desc))});
@@ -267,8 +306,17 @@ existing_atom(Text) ->
 
 in_use(MFA) ->
     case catch erlang:trace_info(MFA, traced) of
-        {traced, false} -> false;
+        {traced, false} -> counted(MFA);
         {traced, _} -> true;
+        _ -> false
+    end.
+
+%% A call_count pattern of someone else's (ours counts entry calls while
+%% paused).
+counted(MFA) ->
+    case catch erlang:trace_info(MFA, call_count) of
+        {call_count, false} -> false;
+        {call_count, _} -> true;
         _ -> false
     end.
 
@@ -305,13 +353,16 @@ loop(S) ->
             S2 = handle(lists:keysort(1, lists:reverse(maps:get(buf, S1))), S1#{buf := []}),
             send_window(S2),
             cleanup(all_mfas(S2), self()),
-            maps:get(sink, S2) ! {fp_req_stopped, ?PROTO},
+            {Cleared, Left} = clear_tokens(),
+            maps:get(sink, S2) ! {fp_req_stopped, ?PROTO, Cleared, Left},
             exit(normal);
         {nodedown, _} ->
             cleanup(all_mfas(S), self()),
+            _ = clear_tokens(),
             exit(normal);
         {'EXIT', Guardian, _} when Guardian =:= map_get(guardian, S) ->
             cleanup(all_mfas(S), self()),
+            _ = clear_tokens(),
             unload_self(),
             exit(normal);
         _ ->
@@ -356,8 +407,10 @@ tick(S0) ->
 breaker(Now, #{paused_until := Until} = S) when Until =/= undefined ->
     case Now >= Until of
         true ->
-            patterns(S, true),
-            S#{paused_until := undefined, entry_on := true};
+            S1 = pause_account(S),
+            count_calls(S1, false),
+            patterns(S1, true),
+            S1#{paused_until := undefined, entry_on := true};
         false -> S
     end;
 breaker(_, #{max_queue := Max} = S) ->
@@ -370,14 +423,32 @@ breaker(_, #{max_queue := Max} = S) ->
 %% after a backoff that doubles while the node stays overloaded.
 trip(#{counts := C, reqs := Reqs, backoff := B0, last_trip := Last} = S) ->
     patterns(S, false),
+    count_calls(S, true),
     flush_trace(),
     Now = now_mono(),
     %% a minute without a trip starts the backoff over
     B = case Now - Last > 60000000 of true -> ?BACKOFF_MS; false -> B0 end,
-    S#{paused_until := Now + B * 1000, backoff := min(B * 2, ?MAX_BACKOFF_MS), last_trip := Now,
+    S#{paused_until := Now + B * 1000, paused_since := Now, backoff := min(B * 2, ?MAX_BACKOFF_MS), last_trip := Now,
        buf := [], stacks := #{}, depth := #{},
        reqs := #{}, counts := C#{pauses := maps:get(pauses, C) + 1,
                                  dropped := maps:get(dropped, C) + maps:size(Reqs)}}.
+
+%% While paused, the entry functions count their calls (call_count, a
+%% counter in the VM, no message): the calls that were not traced.
+count_calls(#{entry := Entry}, On) ->
+    [catch erlang:trace_pattern(MFA, On, [call_count]) || MFA <- Entry],
+    ok.
+
+%% The pause so far into the counts: its time and the entry calls counted
+%% (the counters start again from zero).
+pause_account(#{paused_until := undefined} = S) -> S;
+pause_account(#{paused_since := Since, entry := Entry} = S) ->
+    Now = now_mono(),
+    Calls = lists:sum([N || MFA <- Entry,
+                            {call_count, N} <- [catch erlang:trace_info(MFA, call_count)],
+                            is_integer(N)]),
+    count_calls(S, true),
+    bump(untraced, Calls, bump(paused_us, Now - Since, S#{paused_since := Now})).
 
 flush_trace() ->
     receive
@@ -477,7 +548,10 @@ request_done(#{id := Id, start := Start, tiers := Tiers, pids := Pids}, Ts,
     Total = Ts - Start,
     H1 = maps:fold(fun(Tier, Us, Acc) -> hist_add({Id, Tier}, Us, Acc) end,
                    hist_add({Id, <<"_total">>}, Total, H), Tiers),
-    S1 = S#{hist := H1, counts := C#{requests := maps:get(requests, C) + 1}},
+    %% counted as the table counts them: requests that finished
+    Failed = case Id of <<"_identity_fun_failed">> -> 1; _ -> 0 end,
+    S1 = S#{hist := H1, counts := C#{requests := maps:get(requests, C) + 1,
+                                     id_failed := maps:get(id_failed, C) + Failed}},
     case maps:get(slow, S1) of
         Slow when Slow > 0, Total >= Slow -> slow(Id, Total, Tiers, Pids, S1);
         _ -> S1
@@ -492,35 +566,41 @@ slow(_, _, _, _, #{counts := C} = S) ->
 
 %% ---------------------------------------------------------------- identity
 
-identity(M, F, Args, #{id := How, ids := Ids} = S) ->
-    Id = case How of
-             {arg, N} when N >= 1, N =< length(Args) -> text(lists:nth(N, Args));
-             {arg, _} -> <<"?">>;
-             {'fun', Fun} -> text(run_fun(Fun, {M, F, Args}));
-             failed -> <<"_identity_fun_failed">>;
-             none -> atom_to_binary(F, utf8)
-         end,
+identity(M, F, Args, #{id := How, ids := Ids} = S0) ->
+    {Id, S} = case How of
+                  {arg, N} when N >= 1, N =< length(Args) -> {text(lists:nth(N, Args)), S0};
+                  {arg, _} -> {<<"?">>, S0};
+                  {'fun', Fun} ->
+                      case run_fun(Fun, {M, F, Args}) of
+                          {ok, V} -> {text(V), S0};
+                          failed -> {<<"_identity_fun_failed">>, S0}
+                      end;
+                  none -> {atom_to_binary(F, utf8), S0}
+              end,
     %% a bounded number of identities: the rest are counted together
     case maps:is_key(Id, Ids) orelse maps:size(Ids) < ?MAX_IDENTITIES of
-        true when Id =:= <<"_identity_fun_failed">> -> {Id, S#{ids := Ids#{Id => true}, id := failed}};
         true -> {Id, S#{ids := Ids#{Id => true}}};
         false -> {<<"_other">>, S}
     end.
 
+bump(Key, N, #{counts := C} = S) ->
+    S#{counts := C#{Key := maps:get(Key, C) + N}}.
+
 %% The user's fun runs in a process of its own, with a deadline and a
 %% bounded heap: a fun that loops, grows or crashes cannot take the tracer
-%% along. Once it fails, every later request is "_identity_fun_failed".
+%% along. A failure names that one request "_identity_fun_failed" and is
+%% counted; the next request runs the fun again.
 run_fun(Fun, Arg) ->
     {Pid, Ref} = spawn_monitor(fun() ->
                                        process_flag(max_heap_size, 100000),
                                        exit({identity, Fun(Arg)})
                                end),
     receive
-        {'DOWN', Ref, process, Pid, {identity, V}} -> V;
-        {'DOWN', Ref, process, Pid, _} -> <<"_identity_fun_failed">>
+        {'DOWN', Ref, process, Pid, {identity, V}} -> {ok, V};
+        {'DOWN', Ref, process, Pid, _} -> failed
     after ?IDENTITY_FUN_MS ->
             exit(Pid, kill),
-            receive {'DOWN', Ref, process, Pid, _} -> <<"_identity_fun_failed">> end
+            receive {'DOWN', Ref, process, Pid, _} -> failed end
     end.
 
 text(A) when is_atom(A) -> cut(atom_to_binary(A, utf8));
@@ -556,16 +636,19 @@ hist_add(Key, Us, H) ->
             H#{Key => {1, Us, Us, #{B => 1}}}
     end.
 
-send_window(#{sink := Sink, hist := H, slow_list := Slow, counts := C, reloaded := Rel} = S) ->
+send_window(S0) ->
+    #{sink := Sink, hist := H, slow_list := Slow, counts := C, reloaded := Rel} = S = pause_account(S0),
     Rows = [{Id, Tier, N, Sum, Max, lists:sort(maps:to_list(Bs))}
             || {{Id, Tier}, {N, Sum, Max, Bs}} <- maps:to_list(H)],
     Stats = {maps:get(requests, C), maps:get(stray, C), maps:get(pauses, C),
              case maps:get(paused_until, S) of undefined -> 0; _ -> 1 end,
              maps:get(slow_left, C), maps:get(dropped, C),
-             [atom_to_binary(M, utf8) || M <- Rel]},
+             [atom_to_binary(M, utf8) || M <- Rel],
+             maps:get(id_failed, C), maps:get(paused_us, C), maps:get(untraced, C)},
     Sink ! {fp_req_window, ?PROTO, erlang:system_time(microsecond), Rows, lists:reverse(Slow), Stats},
     S#{hist := #{}, slow_list := [], reloaded := [], window_start := now_us(),
-       counts := C#{requests := 0, stray := 0, slow_left := 0, dropped := 0}}.
+       counts := C#{requests := 0, stray := 0, slow_left := 0, dropped := 0,
+                    id_failed := 0, paused_us := 0, untraced := 0}}.
 
 %% ---------------------------------------------------------------- reload
 
@@ -608,6 +691,7 @@ reapply(Mods, #{entry := Entry, tier_mfas := Tiers, entry_on := On}) ->
 
 cleanup(MFAs, Tracer) ->
     [catch erlang:trace_pattern(MFA, false, [local]) || MFA <- MFAs],
+    [catch erlang:trace_pattern(MFA, false, [call_count]) || MFA <- MFAs],
     case erlang:trace_info(new, tracer) of
         {tracer, T} when T =:= Tracer; T =:= [] ->
             catch erlang:trace(new, false, [call, monotonic_timestamp]);
@@ -622,6 +706,106 @@ ours_to_clear(P, Tracer) ->
         {{tracer, T}, {flags, Fl}} when T =:= Tracer; T =:= [] -> lists:member(call, Fl);
         _ -> false
     end.
+
+%% ---------------------------------------------------------------- tokens
+
+%% Ends with no process carrying a token of ours, or gives up after
+%% TOKEN_MAX_MS. @return {processes that carried one, still carrying}.
+clear_tokens() ->
+    Tag = our_flags(),
+    case carriers(Tag) of
+        {[], _} -> {0, 0};
+        {Ours, Foreign} ->
+            %% No one else's token and no sequential tracer: the node's
+            %% reset clears every process and every queued message at once.
+            Foreign =:= [] andalso seq_trace:get_system_tracer() =:= false andalso
+                seq_trace:reset_trace(),
+            Deadline = now_mono() + ?TOKEN_MAX_MS * 1000,
+            {Seen, Left} = chase(Tag, Deadline, 0, {maps:from_list([{P, true} || P <- Ours]), #{}, #{}}),
+            {maps:size(Seen), Left}
+    end.
+
+%% The flags of our tokens as the VM writes them (the bits are internal):
+%% those of a token that has only monotonic_timestamp, made in a process
+%% of its own.
+our_flags() ->
+    {Pid, Ref} = spawn_monitor(fun() ->
+                                       _ = seq_trace:set_token(monotonic_timestamp, true),
+                                       exit({flags, element(1, seq_trace:get_token())})
+                               end),
+    receive {'DOWN', Ref, process, Pid, {flags, F}} -> F;
+            {'DOWN', Ref, process, Pid, _} -> none
+    end.
+
+%% {Ours, Foreign}: processes that carry one of our tokens (our flags and
+%% a pid as label), and processes that carry another one.
+carriers(Tag) ->
+    lists:foldl(fun(P, {O, F} = Acc) ->
+                        case catch erlang:process_info(P, sequential_trace_token) of
+                            {sequential_trace_token, []} -> Acc;
+                            {sequential_trace_token, {T, L, _, _, _}} when T =:= Tag, is_pid(L) -> {[P | O], F};
+                            {sequential_trace_token, _} -> {O, [P | F]};
+                            _ -> Acc
+                        end
+                end, {[], []}, erlang:processes() -- [self()]).
+
+%% Rounds: each process still carrying one gets the `call` flag, and the
+%% modules on its stack a pattern that clears the token at the next call
+%% (a receive loop calls itself again); done after TOKEN_QUIET_ROUNDS
+%% rounds without one. Then the patterns and flags go.
+chase(Tag, Deadline, Quiet, {Seen, Flagged, Mods} = St) ->
+    {Ours, _} = carriers(Tag),
+    Done = Quiet >= ?TOKEN_QUIET_ROUNDS orelse now_mono() > Deadline,
+    case {Ours, Done} of
+        {_, true} ->
+            [catch erlang:trace_pattern(MFA, false, [local]) || MFAs <- maps:values(Mods), MFA <- MFAs],
+            [catch erlang:trace(P, false, [call]) || P <- maps:keys(Flagged)],
+            {Seen, length(Ours)};
+        {[], false} ->
+            receive after ?TOKEN_ROUND_MS -> ok end,
+            chase(Tag, Deadline, Quiet + 1, St);
+        {_, false} ->
+            Seen1 = lists:foldl(fun(P, A) -> A#{P => true} end, Seen, Ours),
+            Flagged1 = lists:foldl(fun flag_carrier/2, Flagged, Ours),
+            Mods1 = lists:foldl(fun clear_pattern/2, Mods,
+                                lists:usort([M || P <- Ours, M <- stack_modules(P)])),
+            receive after ?TOKEN_ROUND_MS -> ok end,
+            chase(Tag, Deadline, 0, {Seen1, Flagged1, Mods1})
+    end.
+
+flag_carrier(P, Flagged) ->
+    case catch erlang:trace(P, true, [call, {tracer, self()}]) of
+        1 -> Flagged#{P => true};
+        _ -> Flagged   % gone, or traced by someone else
+    end.
+
+stack_modules(P) ->
+    case catch erlang:process_info(P, current_stacktrace) of
+        {current_stacktrace, Frames} -> [M || {M, _, _, _} <- Frames, clearable(M)];
+        _ -> []
+    end.
+
+%% Not the BIFs' modules, not ours.
+clearable(M) ->
+    not lists:member(M, [erlang, erts_internal, erts_code_purger, prim_eval, ?MODULE])
+        andalso not lists:prefix("flameprof_", atom_to_list(M)).
+
+%% The whole module in one call (each call of trace_pattern waits for the
+%% schedulers), unless a function of it is traced by someone else.
+clear_pattern(M, Mods) when is_map_key(M, Mods) -> Mods;
+clear_pattern(M, Mods) ->
+    Spec = [{'_', [{is_seq_trace}], [{set_seq_token, sequential_trace_token, []}, {message, false}]}],
+    MFAs = [{M, F, A} || {F, A} <- functions(M)],
+    Set = case lists:any(fun in_use/1, MFAs) of
+              false ->
+                  case catch erlang:trace_pattern({M, '_', '_'}, Spec, [local]) of
+                      N when is_integer(N), N > 0 -> [{M, '_', '_'}];
+                      _ -> []
+                  end;
+              true -> [MFA || MFA <- MFAs, not in_use(MFA),
+                              (catch erlang:trace_pattern(MFA, Spec, [local])) =:= 1]
+          end,
+    Mods#{M => Set}.
 
 unload_self() ->
     code:delete(?MODULE),

@@ -180,7 +180,7 @@ int sampler_requests_start(sampler_t *s, const struct requests_options *o, unsig
 	return 0;
 }
 
-int sampler_requests_next(sampler_t *s, int timeout_ms, struct req_window *w)
+int sampler_requests_next(sampler_t *s, int timeout_ms, struct req_window *w, struct req_tokens *tokens)
 {
 	erlang_msg msg;
 	char why[160];
@@ -201,6 +201,8 @@ int sampler_requests_next(sampler_t *s, int timeout_ms, struct req_window *w)
 		r = 1;
 	} else if (k == REQ_MSG_STOPPED) {
 		s->have_agent = 0;
+		tokens->cleared = m->tokens_cleared;
+		tokens->left = m->tokens_left;
 		r = 2;
 	} else if (k == REQ_MSG_ERROR) {
 		s->have_agent = 0;

@@ -76,6 +76,9 @@ struct req_window {
 	uint64_t dropped;              /* requests in flight dropped by a pause */
 	char **reloaded;               /* modules loaded again (patterns re-applied) */
 	size_t nreloaded;
+	uint64_t id_fun_failed;        /* requests whose --identity-fun crashed or timed out */
+	uint64_t paused_us;            /* time the circuit breaker held tracing off */
+	uint64_t untraced;             /* entry calls while paused, not traced */
 };
 
 /* SAMPLER_ERR_BUSY: another tracing session of flameprof holds the node.
@@ -87,8 +90,13 @@ int sampler_requests_start(sampler_t *s, const struct requests_options *o, unsig
 
 /* Waits up to timeout_ms. @return 1 a window is in *w (free it with
  * req_window_free()), 0 nothing yet, 2 the session has stopped (after
- * sampler_requests_stop()), or a negative enum sampler_err. */
-int sampler_requests_next(sampler_t *s, int timeout_ms, struct req_window *w);
+ * sampler_requests_stop(); *tokens says how its seq_trace tokens were
+ * cleared), or a negative enum sampler_err. */
+struct req_tokens {
+	uint64_t cleared;              /* processes that carried one at the end */
+	uint64_t left;                 /* still carrying one when the tracer gave up */
+};
+int sampler_requests_next(sampler_t *s, int timeout_ms, struct req_window *w, struct req_tokens *tokens);
 
 /* Asks the session to stop; keep calling sampler_requests_next() until 2. */
 int sampler_requests_stop(sampler_t *s);
@@ -106,6 +114,7 @@ struct req_msg {
 	char reason[32];
 	char detail[512];
 	struct req_window window;
+	uint64_t tokens_cleared, tokens_left;   /* REQ_MSG_STOPPED */
 };
 int req_decode(const char *buf, size_t len, struct req_msg *out, char *err, size_t errlen);
 

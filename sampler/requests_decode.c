@@ -112,7 +112,7 @@ static int get_window(struct term_cursor *c, struct req_window *w)
 		if ((r = get_slow(c, &w->slow[k])) < 0)
 			return r;
 	}
-	if (end_list(c, n) < 0 || tc_tuple(c, 7) < 0 || tc_u64(c, &w->requests) < 0 ||
+	if (end_list(c, n) < 0 || tc_tuple(c, 10) < 0 || tc_u64(c, &w->requests) < 0 ||
 	    tc_u64(c, &w->stray) < 0 || tc_u64(c, &w->pauses) < 0 || tc_u64(c, &paused) < 0 ||
 	    tc_u64(c, &w->slow_left_out) < 0 || tc_u64(c, &w->dropped) < 0)
 		return -1;
@@ -125,7 +125,10 @@ static int get_window(struct term_cursor *c, struct req_window *w)
 		if ((r = tc_text(c, &w->reloaded[k])) < 0)
 			return r;
 	}
-	return end_list(c, n);
+	if (end_list(c, n) < 0 || tc_u64(c, &w->id_fun_failed) < 0 || tc_u64(c, &w->paused_us) < 0 ||
+	    tc_u64(c, &w->untraced) < 0)
+		return -1;
+	return 0;
 }
 
 void req_window_free(struct req_window *w)
@@ -181,7 +184,10 @@ int req_decode(const char *buf, size_t len, struct req_msg *out, char *err, size
 		}
 		return REQ_MSG_WINDOW;
 	}
-	if (strcmp(tag, "fp_req_stopped") == 0 && arity == 2)
+	if (strcmp(tag, "fp_req_stopped") == 0 && arity == 4) {
+		if (tc_u64(&c, &out->tokens_cleared) < 0 || tc_u64(&c, &out->tokens_left) < 0)
+			return -1;
 		return REQ_MSG_STOPPED;
+	}
 	return tc_fail(&c, "unknown message '%s'/%d", tag, arity);
 }

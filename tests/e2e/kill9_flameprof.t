@@ -27,7 +27,30 @@ check "it holds the samples flushed before the kill ($(grep -c 'cpu-clock:' "$T_
 zstd -dc "$T_DIR/out/$dots" 2>/dev/null | awk '{ b = b $0 "\n" } /^$/ { printf "%s", b; b = "" }' > "$T_DIR/zstd_whole.txt"
 check "zstd -dc gives the same whole events" cmp -s "$T_DIR/zstd_whole.txt" "$T_DIR/dot_prefix.txt"
 
-fp --duration 1s --top 5 -o "$T_DIR/again" "$NODE"
-is "$FP_RC" 0 "a new run on the same node works (exit 0)"
+# the dead run's file is not hidden: report reads it and says so ...
+"$FLAMEPROF" report -f folded -o "$T_DIR/dead.folded" "$T_DIR/out" 2>"$T_DIR/report.err"
+is "$?" 0 "report DIR reads the dead run's dotfile (exit 0)"
+check "report says it reads the file of a run that died" \
+	grep -q "reading '.*/\.flameprof_.*', the file of a run that died" "$T_DIR/report.err"
+check "with its samples" test -s "$T_DIR/dead.folded"
+
+# ... and the next run into the directory gives it its final name
+final=${dots#.}
+fp --duration 1s --top 5 -o "$T_DIR/out" "$NODE"
+is "$FP_RC" 0 "a new run into the same directory works (exit 0)"
+check "the dead run's file has its final name" test -f "$T_DIR/out/$final"
+check "no dotfile is left" sh -c "! ls -A '$T_DIR/out' | grep -q '^\.flameprof_'"
+check "the run says so in one line" grep -q "1 file(s) of runs that died before finishing them (.* bytes, e.g. '$final') renamed" "$T_DIR/fp.err"
 check "and leaves the node as it was" node_clean "$NODE"
+
+# a file being written is never taken: a recording runs while another starts
+fp_bg --top 5 --every 1s --flush 200ms -o "$T_DIR/live" "$NODE"
+live_dot() { ls -A "$T_DIR/live" 2>/dev/null | grep -q '^\.flameprof_.*\.perf\.zst$'; }
+check "a live recording has its dotfile" wait_until 20 live_dot
+sleep 1
+"$FLAMEPROF" report -f folded -o "$T_DIR/live.folded" "$T_DIR/live" 2>"$T_DIR/report.err"
+check "report leaves a live run's dotfile alone" sh -c "! grep -q 'run that died' '$T_DIR/report.err'"
+kill -INT "$FP_PID"
+fp_wait 30
+is "$FP_RC" 0 "the live recording ends normally"
 finish

@@ -24,7 +24,8 @@ for w in reductions memory_delta reductions_delta; do
 done
 ok "negative memory deltas sit under 'negative'" grep -q '^negative;' "$T/got.memory_delta"
 
-# A directory: two files (one zstd, one gzip), a dotfile being written, another name.
+# A directory: two files (one zstd, one gzip), a dotfile being written (its
+# writer holds its lock: flock(1) plays it), another name.
 mkdir "$T/dir"
 gen --events 500 --seed 11 --start 1700000000.5 --span 5 --folded "$T/a.f" > "$T/a"
 gen --events 700 --seed 12 --start 1700000006.5 --span 5 --folded "$T/b.f" > "$T/b"
@@ -32,8 +33,13 @@ zstd -q "$T/a" -o "$T/dir/flameprof_n_1.perf.zst"
 gzip -c "$T/b" > "$T/dir/flameprof_n_2.perf.gz"
 cp "$T/dir/flameprof_n_1.perf.zst" "$T/dir/.flameprof_n_3.perf.zst"
 echo junk > "$T/dir/README"
-"$FLAMEPROF" report "$T/dir" -f folded -o "$T/got.dir" -q
-is "$(awk '{s += $NF} END {print s}' "$T/got.dir")" 1200 "a directory reads its two capture files, no dotfile"
+flock "$T/dir/.flameprof_n_3.perf.zst" "$FLAMEPROF" report "$T/dir" -f folded -o "$T/got.dir" -q
+is "$(awk '{s += $NF} END {print s}' "$T/got.dir")" 1200 "a directory reads its two capture files, not a dotfile being written"
+# the same dotfile, its lock free: a run that died; read, and said
+"$FLAMEPROF" report "$T/dir" -f folded -o "$T/got.dead" 2>"$T/dead.err"
+is "$(awk '{s += $NF} END {print s}' "$T/got.dead")" 1700 "the dotfile of a run that died is read too"
+ok "and report says so" grep -q "reading '.*/.flameprof_n_3.perf.zst', the file of a run that died" "$T/dead.err"
+rm "$T/dir/.flameprof_n_3.perf.zst"
 cat "$T/a.f" "$T/b.f" | awk '{n = $NF; $NF = ""; c[$0] += n} END {for (k in c) print k c[k]}' | sort > "$T/w"
 sort "$T/got.dir" > "$T/g"
 ok "directory counts equal both models summed" cmp -s "$T/g" "$T/w"

@@ -61,7 +61,8 @@ check "reload: it says the module was loaded again" grep -q "module 'kv_service'
 check "reload: nothing is left on the node" wait_until 5 kv_clean "$NODE"
 
 # ---------------------------------------------------------------- circuit breaker
-fpr_bg --entry fp_req_wl:run/1 --tier tick=fp_req_wl:tick/1 --max-queue 1000 --every 200ms --duration 60s "$NODE"
+fpr_bg --entry fp_req_wl:run/1 --tier tick=fp_req_wl:tick/1 --max-queue 1000 --every 200ms --duration 60s \
+	--stats "$T_DIR/breaker.jsonl" "$NODE"
 run_traced() { [ "$(rpc "$NODE" "erlang trace_info [{fp_req_wl, run, 1}, traced]")" = "{traced, local}" ]; }
 tick_clean() { [ "$(rpc "$NODE" "erlang trace_info [{fp_req_wl, tick, 1}, traced]")" = "{traced, false}" ] && requests_gone "$NODE"; }
 check "breaker: the entry pattern is set" wait_until 20 run_traced
@@ -75,10 +76,27 @@ is "$FP_RC" 0 "breaker: the run exits 0"
 check "breaker: it says tracing paused" grep -q 'tracing paused' "$T_DIR/fp.err"
 check "breaker: and resumed (requests after the pause measured)" \
 	test "$(awk '$1 == "run" && $2 == "_total" { print $3 }' "$T_DIR/fp.out")" -ge 5
+check "breaker: the table says which part of the run it covers" \
+	grep -qE '^# covers [0-9.]+ % of the run: the circuit breaker paused tracing [1-9][0-9]* time\(s\), [0-9.]+ s of [0-9.]+ s; [0-9]+ entry calls in the pauses not traced' "$T_DIR/fp.out"
+check "breaker: --stats says the paused time of its windows" grep -q '"paused_us":[1-9]' "$T_DIR/breaker.jsonl"
 check "breaker: nothing is left on the node" wait_until 5 tick_clean
 
-# ---------------------------------------------------------------- sampling
+# ---------------------------------------------------------------- the breaker with -q: the table still says it
+fpr_bg -q --entry fp_req_wl:run/1 --tier tick=fp_req_wl:tick/1 --max-queue 1000 --duration 60s "$NODE"
+check "breaker -q: the entry pattern is set" wait_until 20 run_traced
 rpc "$NODE" "fp_req_wl start_loop []" >/dev/null
+rpc "$NODE" "fp_req_wl run [300000]" >/dev/null
+sleep 0.5
+kill -INT "$FP_PID"
+fp_wait 30
+is "$FP_RC" 0 "breaker -q: exits 0"
+check "breaker -q: nothing on stderr" test ! -s "$T_DIR/fp.err"
+check "breaker -q: the table says the pause and the entry calls it did not trace" \
+	grep -qE '^# covers [0-9.]+ % of the run: .* \(paused at the end\); [1-9][0-9]* entry calls in the pauses not traced' "$T_DIR/fp.out"
+sed 's/^/#   /' "$T_DIR/fp.out" | tail -3
+check "breaker -q: nothing is left on the node" wait_until 5 tick_clean
+
+# ---------------------------------------------------------------- sampling
 before=$(rpc "$NODE" "fp_req_wl loop_count []")
 fpr --entry fp_req_wl:run/1 --sample-requests 0.25 --duration 6s "$NODE"
 after=$(rpc "$NODE" "fp_req_wl loop_count []")
@@ -86,6 +104,8 @@ got=$(awk '$1 == "run" && $2 == "_total" { print $3 }' "$T_DIR/fp.out")
 diag "sampled $got of $(( after - before )) entries"
 check "--sample-requests 0.25: between 12 % and 40 % of entries measured" \
 	awk -v g="${got:-0}" -v n="$(( after - before ))" 'BEGIN { exit !(n > 0 && g >= 0.12 * n && g <= 0.40 * n) }'
+check "--sample-requests: the table says it is a sample" \
+	grep -q '^# a sample: requests started only in the first 250 ms of each second' "$T_DIR/fp.out"
 
 # ---------------------------------------------------------------- refusals
 fpr --entry kv_service:nosuch/2 "$NODE"

@@ -52,7 +52,7 @@ static void quantiles(void)
 }
 
 /* {fp_req_window, 1, End, [{<<"create">>, <<"_total">>, 2, 300, 200, [{B1, 1}, {B2, 1}]}],
- *  [{<<"create">>, 200, [{<<"db">>, 150}], [<<"<0.1.0>">>]}], {2, 0, 1, 0, 0, 3, [<<"kv">>]}} */
+ *  [{<<"create">>, 200, [{<<"db">>, 150}], [<<"<0.1.0>">>]}], {2, 0, 1, 0, 0, 3, [<<"kv">>], 4, 1500000, 12345}} */
 static void encode_window_id(ei_x_buff *x, const char *id, int idlen)
 {
 	ei_x_new_with_version(x);
@@ -92,7 +92,7 @@ static void encode_window_id(ei_x_buff *x, const char *id, int idlen)
 	ei_x_encode_binary(x, "<0.1.0>", 7);
 	ei_x_encode_empty_list(x);
 	ei_x_encode_empty_list(x);
-	ei_x_encode_tuple_header(x, 7);
+	ei_x_encode_tuple_header(x, 10);
 	ei_x_encode_long(x, 2);
 	ei_x_encode_long(x, 0);
 	ei_x_encode_long(x, 1);
@@ -102,6 +102,9 @@ static void encode_window_id(ei_x_buff *x, const char *id, int idlen)
 	ei_x_encode_list_header(x, 1);
 	ei_x_encode_binary(x, "kv", 2);
 	ei_x_encode_empty_list(x);
+	ei_x_encode_long(x, 4);
+	ei_x_encode_long(x, 1500000);
+	ei_x_encode_long(x, 12345);
 }
 
 static void encode_window(ei_x_buff *x)
@@ -125,6 +128,9 @@ static void decode_and_write(void)
 	is_int(w->pauses, 1, "pauses");
 	is_int(w->dropped, 3, "dropped");
 	is_str(w->reloaded[0], "kv", "reloaded module");
+	is_int(w->id_fun_failed, 4, "identity fun failures");
+	is_int(w->paused_us, 1500000, "paused time");
+	is_int(w->untraced, 12345, "entry calls not traced");
 
 	struct req_table t;
 	memset(&t, 0, sizeof t);
@@ -144,6 +150,21 @@ static void decode_and_write(void)
 	ok(strstr(buf, "\"identity\":\"cre\\\"ate\",\"total_us\":200,\"tiers\":{\"db\":150},\"pids\":[\"<0.1.0>\"]}") != NULL,
 	   "a slow line, its identity escaped");
 	ok(strstr(buf, "create    _total        4") != NULL, "the table's row");
+	ok(strstr(buf, "\"max_us\":200,\"paused_us\":1500000,\"untraced_calls\":12345,\"identity_fun_failed\":4}") != NULL,
+	   "a stats line ends with the window's pause, untraced calls and identity fun failures");
+	ok(strstr(buf, "# covers part of the run: the circuit breaker paused tracing 1 time(s), 3.0 s; 24690 entry calls in the pauses not traced") != NULL,
+	   "the table says it covers part of the run (the run's length unknown)");
+	ok(strstr(buf, "# 8 requests named _identity_fun_failed") != NULL, "and how many the identity fun failed to name");
+	free(buf);
+	buf = NULL;
+	t.run_us = 10000000;
+	t.sample_permille = 250;
+	f = open_memstream(&buf, &len);
+	req_write_table(f, &t);
+	fclose(f);
+	ok(strstr(buf, "# covers 70.0 % of the run: the circuit breaker paused tracing 1 time(s), 3.0 s of 10.0 s") != NULL,
+	   "with the run's length, the share it covers");
+	ok(strstr(buf, "# a sample: requests started only in the first 250 ms of each second") != NULL, "and a sample says so");
 	free(buf);
 	req_table_free(&t);
 

@@ -29,6 +29,7 @@
 struct at_start {
 	unsigned share;
 	double rate, requested;
+	unsigned selected; /* processes selected at the last round */
 };
 
 struct run {
@@ -65,8 +66,10 @@ static int write_batch(struct run *r, const struct sampler_batch *b)
 	/* Each new file says in its header how much the budget sampled and how
 	 * much was delivered when it began; the header is made again when
 	 * either has moved (a failed update keeps the old one: nothing is lost). */
-	struct at_start now = { r->status.share, r->status.rate, r->status.requested_rate };
-	if (e == 0 && (now.share != r->header.share || moved(&r->header, &now)))
+	struct at_start now = { r->status.share, r->status.rate, r->status.requested_rate,
+				r->status.last_selected };
+	if (e == 0 && (now.share != r->header.share || now.selected != r->header.selected ||
+		       moved(&r->header, &now)))
 		(void)set_header(r, &now);
 	return e;
 }
@@ -118,8 +121,15 @@ static int confirm_unloaded(struct run *r)
 
 static void settings_text(const struct fp_config *cfg, const struct at_start *at, char *out, size_t cap)
 {
-	size_t n = (size_t)snprintf(out, cap, "top=%u every=%.3fs hz=%g depth=%u categories=",
-				    cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->depth);
+	char statuses[128] = "";
+	size_t sl = 0;
+	for (int k = 0; k < FP_STATUS_COUNT && sl < sizeof statuses; k++)
+		if (cfg->statuses & (1u << k))
+			sl += (size_t)snprintf(statuses + sl, sizeof statuses - sl, "%s%s", sl ? "," : "",
+					       fp_status_names[k]);
+	size_t n = (size_t)snprintf(out, cap, "top=%u selected=%u (when this file began) every=%.3fs hz=%g "
+				    "(each round at a random point of its period) depth=%u status=%s categories=",
+				    cfg->top, at->selected, cfg->every_us / 1e6, cfg->hz, cfg->depth, statuses);
 	for (size_t k = 0; k < cfg->ncats && n < cap; k++)
 		n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? "," : "", fmt_category_names[cfg->cats[k]]);
 	if (cfg->ncats == 0 && n < cap)
@@ -218,6 +228,28 @@ static int connect_node(struct run *r, const char *cookie)
 	return 0;
 }
 
+/* The --pid and --name processes the agent found no live process for: an
+ * error when they were all there was to sample (--top 0), else a warning;
+ * both also under -q, since a run that samples nothing it was asked to is
+ * no success. @return 0 or an exit status. */
+static int check_targets(struct run *r)
+{
+	const struct fp_config *cfg = r->cfg;
+	const char *names;
+	unsigned n = sampler_missing(r->sampler, &names);
+	if (n == 0)
+		return 0;
+	if (cfg->top == 0 && n >= cfg->npids + cfg->nnames) {
+		fp_error("no live process on '%s' for %s; with --top 0 nothing is left to sample: give a live "
+			 "--pid or a registered --name, or sample the busiest with --top N", cfg->node, names);
+		stop_agent(r, 0);
+		(void)rot_close(r->rot);
+		return EX_USAGE;
+	}
+	fp_error("warning: no live process on '%s' for %s; sampling the others", cfg->node, names);
+	return 0;
+}
+
 /* Closes and renames the current file, then prints the summary. A failed
  * close is reported unless it repeats `said`, the error already printed
  * (closing retries the same write on the same disk: one sentence per
@@ -227,7 +259,9 @@ static int close_output(struct run *r, const char *said)
 	int e = rot_close(r->rot);
 	if (e < 0 && (!said || strcmp(said, rot_error(r->rot)) != 0))
 		fp_error("%s", rot_error(r->rot));
-	fp_status_summary(&r->status, r->rot, r->cfg);
+	uint64_t written[FP_STATUS_COUNT], hidden[FP_STATUS_COUNT];
+	fmt_counts(r->out.fmt, written, hidden);
+	fp_status_summary(&r->status, r->rot, r->cfg, written, hidden);
 	return e;
 }
 
@@ -294,7 +328,7 @@ int fp_run(const struct fp_config *cfg)
 	fp_install_stop_signals();
 	fp_status_init(&r.status, cfg);
 	fmt_ctx *fmt = NULL;
-	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers };
+	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers, cfg->statuses };
 	if ((rc = fp_read_cookie(cfg->cookie, cfg->cookie_file, cookie, sizeof cookie, &ck)) != 0)
 		goto out;
 	fmt = fmt_create(&fo);
@@ -309,6 +343,8 @@ int fp_run(const struct fp_config *cfg)
 	if ((rc = connect_node(&r, ck)) != 0)
 		goto out;
 	explicit_bzero(cookie, sizeof cookie);
+	if ((rc = check_targets(&r)) != 0)
+		goto out;
 	fp_status_sampling(&r.status);
 	rc = capture(&r);
 out:

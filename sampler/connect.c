@@ -46,6 +46,12 @@ int sampler_old_depth(const sampler_t *s)
 	return s->old_depth;
 }
 
+unsigned sampler_missing(const sampler_t *s, const char **names)
+{
+	*names = s->missing;
+	return s->nmissing;
+}
+
 const char *sampler_otp_release(const sampler_t *s)
 {
 	return s->otp;

@@ -32,6 +32,8 @@ struct sampler_s {
 	int local_lock_fd;           /* flock on our node name and the target; -1 */
 	char local_lock_path[1024];
 	int old_depth;
+	char missing[256];           /* the agent's start: explicit targets not found */
+	unsigned nmissing;
 	long long last_rx_ms;        /* monotonic time of the last message or tick */
 	struct held_msg *held, *held_tail;
 	ei_x_buff rx;

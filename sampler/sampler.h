@@ -117,6 +117,10 @@ int sampler_read_cookie(const char *path, char *buf, size_t cap, int *loose,
 const char *sampler_error(const sampler_t *s);
 /* The agent's original backtrace_depth (restored on exit), -1 if unknown. */
 int sampler_old_depth(const sampler_t *s);
+/* After sampler_start(): how many of the --pid and --name targets named no
+ * live process when the agent started; *names: them, quoted, comma-joined
+ * (cut short past 255 bytes). */
+unsigned sampler_missing(const sampler_t *s, const char **names);
 /* The target's OTP release, e.g. "25", once connected. */
 const char *sampler_otp_release(const sampler_t *s);
 

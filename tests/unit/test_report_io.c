@@ -193,7 +193,22 @@ static void test_main(void)
 	if (fread(out, 1, (size_t)len, f) != (size_t)len)
 		out[0] = 0;
 	fclose(f);
-	is_str(out, "running;m:f/0 4\nwaiting;m:g/0 2\n", "both files counted");
+	is_str(out, "running;m:f/0 4\n", "both files counted; the default keeps the on-CPU samples only");
+	free(out);
+	{
+		char *av[] = { "report", (char *)path("cap"), "--status", "all", "-f", "folded", "-o",
+			       (char *)path("out_all.folded"), NULL };
+		is_int(fp_report_main(8, av), 0, "--status all");
+	}
+	f = fopen(path("out_all.folded"), "r");
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	out = calloc(1, (size_t)len + 1);
+	if (fread(out, 1, (size_t)len, f) != (size_t)len)
+		out[0] = 0;
+	fclose(f);
+	is_str(out, "running;m:f/0 4\nwaiting;m:g/0 2\n", "--status all: the waiting samples too (the wall-clock view)");
 	free(out);
 	is_int(run(path("cap"), "-q", "-o", path("out.svg"), NULL), 0, "svg");
 	is_int(run(path("nope"), "-o", path("x"), NULL, NULL), 66, "missing input: 66");

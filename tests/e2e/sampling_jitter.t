@@ -1,0 +1,55 @@
+#!/bin/bash
+# Sampling that does not alias with periodic work (issue 19, point 3): each
+# round falls at a random point of its period. On a process that works
+# for 3 ms of every 10 ms (fp_burst, 100 Hz):
+#  - at --hz 100 (the worst case: the sampling rate is the burst rate) the
+#    samples fall evenly over the burst's 10 ms phase, and the share seen
+#    running is near the 30 % duty cycle, not 0 or 100 %;
+#  - at the default 97 Hz the running samples do not bunch into three bands
+#    a second (97 vs 100 Hz beat about every 333 ms): they fall evenly over
+#    the beat's phase.
+# The bounds are statistical and generous (uniform is 10 % a bin of ten,
+# 25 % a bin of four); nothing here compares a time with an expectation.
+. "$(dirname "$0")/../lib.sh"
+start_epmd && compile_workloads && start_node jitter "fp_burst:start()" || exit 1
+
+# phases FILE PERIOD_US NBINS [STATUS]: each bin's share (percent) of the
+# events (of STATUS only, if given) by their time modulo PERIOD_US.
+phases() {
+	decompressed "$1"/*.perf.zst | awk -v p="$2" -v n="$3" -v st="${4:-}" '
+		/ cpu-clock:/ {
+			if (st != "" && $1 != st) next
+			split($4, t, "[.:]"); us = (t[1] % 1000) * 1000000 + t[2]
+			b = int((us % p) * n / p); c[b]++; total++
+		}
+		END { for (i = 0; i < n; i++) printf "%.1f ", total ? 100 * c[i] / total : 0; print total }'
+}
+share_between() { # SHARES LO HI: every bin's share within [LO, HI]
+	awk -v lo="$2" -v hi="$3" '{ for (i = 1; i < NF; i++) if ($i < lo || $i > hi) exit 1 }' <<<"$1"
+}
+
+fp --duration 8s --top 0 --name fp_burst --hz 100 --status all -o "$T_DIR/hz100" "$NODE"
+is "$FP_RC" 0 "--hz 100 on the 100 Hz burst: exits 0"
+s=$(phases "$T_DIR/hz100" 10000 10)
+n=${s##* }
+diag "share of samples per 1 ms of the burst's 10 ms (then the count): $s"
+check "hundreds of samples ($n)" test "$n" -ge 300
+check "every 1 ms of the 10 ms phase holds 3-25 % of the samples (uniform: 10 %)" share_between "$s" 3 25
+running=$(decompressed "$T_DIR"/hz100/*.perf.zst | grep -c '^running ')
+diag "running: $running of $n"
+check "the share seen running is near the 30 % duty cycle (10-60 %): $running of $n" \
+	test $((running * 100)) -ge $((n * 10)) -a $((running * 100)) -le $((n * 60))
+
+fp --duration 8s --top 0 --name fp_burst -o "$T_DIR/hz97" "$NODE"
+is "$FP_RC" 0 "the default 97 Hz (on-CPU samples) on the 100 Hz burst: exits 0"
+# 97 Hz is a period of round(1e6 / 97) = 10309 us: the beat with 10000 us is
+# 10000 * 10309 / 309 us
+beat=$(( 10000 * 10309 / 309 ))
+s=$(phases "$T_DIR/hz97" "$beat" 4 running)
+n=${s##* }
+diag "share of running samples per quarter of the $beat us beat (then the count): $s"
+check "a hundred running samples or more ($n)" test "$n" -ge 100
+check "no three bands a second: each quarter of the beat holds 10-45 % of the running samples (uniform: 25 %)" \
+	share_between "$s" 10 45
+check "the node is left as it was" node_clean "$NODE"
+finish

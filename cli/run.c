@@ -40,6 +40,7 @@ struct run {
 	struct fp_batch_out out; /* formatter -> rotate */
 	struct fp_status_state status;
 	struct at_start header; /* what the next file's header says of the moment it began */
+	const char *node;       /* the node's own name (node()), once connected; cfg->node before */
 };
 
 static int set_header(struct run *r, const struct at_start *now);
@@ -60,18 +61,17 @@ static int moved(const struct at_start *a, const struct at_start *b)
 /* Writes a batch in time order. @return 0 or a negative rot_err. */
 static int write_batch(struct run *r, const struct sampler_batch *b)
 {
-	int e = fp_batch_write(&r->out, b->samples, b->nsamples);
-	if (e == 0)
-		fp_status_batch(&r->status, b);
-	/* Each new file says in its header how much the budget sampled and how
-	 * much was delivered when it began; the header is made again when
-	 * either has moved (a failed update keeps the old one: nothing is lost). */
+	fp_status_batch(&r->status, b);
+	/* Each new file says in its header how many processes were selected,
+	 * how much the budget sampled and how much was delivered when it
+	 * began; the header is made again when any has moved (a failed update
+	 * keeps the old one: nothing is lost), before the batch is written, so
+	 * that a file this batch opens tells its own selection. */
 	struct at_start now = { r->status.share, r->status.rate, r->status.requested_rate,
 				r->status.last_selected };
-	if (e == 0 && (now.share != r->header.share || now.selected != r->header.selected ||
-		       moved(&r->header, &now)))
+	if (now.share != r->header.share || now.selected != r->header.selected || moved(&r->header, &now))
 		(void)set_header(r, &now);
-	return e;
+	return fp_batch_write(&r->out, b->samples, b->nsamples);
 }
 
 static int confirm_unloaded(struct run *r);
@@ -153,18 +153,19 @@ static void settings_text(const struct fp_config *cfg, const struct at_start *at
 			 at->rate, at->requested);
 }
 
-static void header_text(const struct fp_config *cfg, const struct at_start *at, char *out, size_t cap)
+static void header_text(const struct fp_config *cfg, const char *node, const struct at_start *at,
+			char *out, size_t cap)
 {
 	char settings[1024];
 	settings_text(cfg, at, settings, sizeof settings);
-	if (fmt_header(cfg->node, settings, out, cap) >= cap)
+	if (fmt_header(node, settings, out, cap) >= cap)
 		out[0] = '\0';
 }
 
 static int set_header(struct run *r, const struct at_start *now)
 {
 	char header[4096];
-	header_text(r->cfg, now, header, sizeof header);
+	header_text(r->cfg, r->node, now, header, sizeof header);
 	r->header = *now;
 	return r->rot ? rot_set_header(r->rot, header) : 0;
 }
@@ -174,7 +175,7 @@ static int open_output(struct run *r, const char *node)
 	const struct fp_config *cfg = r->cfg;
 	char header[4096];
 	r->header = (struct at_start){ .share = 1000 };
-	header_text(cfg, &r->header, header, sizeof header);
+	header_text(cfg, node, &r->header, header, sizeof header);
 	struct rot_options ro = {
 		.dir = cfg->outdir, .node = node, .codec = cfg->codec, .level = cfg->level,
 		.rotate_us = cfg->rotate_us, .rotate_bytes = cfg->rotate_bytes,
@@ -222,6 +223,14 @@ static int connect_node(struct run *r, const char *cookie)
 	if (e < 0) {
 		fp_error("%s", sampler_error(r->sampler));
 		return fp_exit_for_sampler(e);
+	}
+	/* Files are named after the node's own name, so that one node reached
+	 * as rabbit@vm and as rabbit@127.0.0.1 writes one series of files. */
+	r->node = sampler_node_name(r->sampler);
+	if (strcmp(r->node, cfg->node) != 0) {
+		fp_note("'%s' calls itself '%s'; the files are named after that", cfg->node, r->node);
+		(void)rot_set_node(r->rot, r->node); /* no file is open yet */
+		(void)set_header(r, &r->header);
 	}
 	fp_note("sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", cfg->node,
 		sampler_otp_release(r->sampler), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
@@ -314,7 +323,7 @@ static int capture(struct run *r)
 
 int fp_run(const struct fp_config *cfg)
 {
-	struct run r = { .cfg = cfg };
+	struct run r = { .cfg = cfg, .node = cfg->node };
 	char cookie[1024];
 	const char *ck = NULL;
 	int rc;

@@ -18,6 +18,7 @@ void calls_result_free(struct calls_result *r)
 	for (size_t k = 0; k < r->nrows; k++) {
 		free(r->rows[k].mfa);
 		free(r->rows[k].pid);
+		free(r->rows[k].name);
 	}
 	for (size_t k = 0; k < r->nreloaded; k++)
 		free(r->reloaded[k]);
@@ -26,18 +27,19 @@ void calls_result_free(struct calls_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* {Module, Function, Arity, Pid, Calls, Measure} */
+/* {Module, Function, Arity, Pid, Name, Calls, Measure} */
 static int get_row(struct term_cursor *c, struct calls_row *row)
 {
 	char *mod = NULL, *fun = NULL;
 	uint64_t arity = 0;
 	int r;
-	if (tc_tuple(c, 6) < 0)
+	if (tc_tuple(c, 7) < 0)
 		return -1;
 	if ((r = tc_text(c, &mod)) < 0)
 		return r;
 	if ((r = tc_text(c, &fun)) < 0 || (r = tc_u64(c, &arity)) < 0 || arity > 255 ||
-	    (r = tc_text(c, &row->pid)) < 0 || (r = tc_u64(c, &row->calls)) < 0 ||
+	    (r = tc_text(c, &row->pid)) < 0 || (r = tc_text(c, &row->name)) < 0 ||
+	    (r = tc_u64(c, &row->calls)) < 0 ||
 	    (r = tc_u64(c, &row->measure)) < 0)
 		goto out;
 	size_t n = strlen(mod) + strlen(fun) + 8;

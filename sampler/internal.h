@@ -22,6 +22,7 @@ struct sampler_s {
 	char host[256];              /* target host part */
 	char err[512];               /* the last error, one sentence */
 	char otp[16];                /* target's otp_release */
+	char own_name[MAXATOMLEN_UTF8]; /* the target's node(), "" until known */
 	erlang_pid agent;
 	int have_agent;              /* agent started and not yet stopped */
 	int tracer_lock_busy;        /* calls, requests: the tracer lost its lock */

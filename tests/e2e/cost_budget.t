@@ -11,8 +11,8 @@
 start_epmd && compile_workloads && start_node budget "fp_busy:start(100)" || exit 1
 
 settings() { decompressed "$1"/flameprof_*.perf.zst | grep -m1 '^# settings: '; }
-# the summary's "(A/s of R/s requested)": prints "A R"
-rates() { sed -n 's/^flameprof: [0-9]* samples in [0-9.]* s (\([0-9]*\)\/s of \([0-9]*\)\/s requested).*/\1 \2/p' "$T_DIR/fp.err"; }
+# the summary's "(A/s of R/s requested, N processes selected)": prints "A R"
+rates() { sed -n 's/^flameprof: [0-9]* samples in [0-9.]* s (\([0-9]*\)\/s of \([0-9]*\)\/s requested, [0-9][0-9 to]* process\(es\)\? selected).*/\1 \2/p' "$T_DIR/fp.err"; }
 
 # 1. the defaults on a saturated node
 fp -v --progress --duration 8s --rotate 3s -o "$T_DIR/default" "$NODE"

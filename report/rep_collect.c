@@ -296,13 +296,18 @@ static int heat_add(rep_collect *c, int64_t t_us, int64_t w)
  * filter, the heatmap, the time cut, the trie. ids are leaf first. leaf
  * (may be NULL) caches the trie node of this stack under this status, for
  * positive [0] and negative [1] weights. */
-static int kept(rep_collect *c, int64_t time_us, uint32_t node, const struct rep_kept *more)
+static int kept(rep_collect *c, int64_t time_us, uint32_t node, uint32_t status_id,
+		const struct rep_kept *more)
 {
+	static const int64_t zeros[REP_MAX_METRICS];
 	struct rep_kept k = *more;
 	if (!c->on_kept)
 		return 0;
 	k.time_us = time_us;
 	k.leaf = node;
+	/* as for a delta weight: a process not at work carries no delta */
+	if (rep_frames_mark(c->frames, status_id) & MARK_STATUS_IDLE)
+		k.deltas = zeros;
 	return c->on_kept(c->on_kept_arg, &k) == 0 ? 0 : REP_C_NOMEM;
 }
 
@@ -336,7 +341,7 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 	c->st.used++;
 	if (leaf && leaf[neg]) {
 		rep_trie_add_at(c->trie, leaf[neg], w);
-		return kept(c, time_us, leaf[neg], more);
+		return kept(c, time_us, leaf[neg], status_id, more);
 	}
 	if (nids > c->capids && grow_ids(c, nids) != 0)
 		return REP_C_NOMEM;
@@ -352,7 +357,7 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 		rep_trie_add_at(c->trie, node, w);
 		if (leaf)
 			leaf[neg] = node;
-		return kept(c, time_us, node, more);
+		return kept(c, time_us, node, status_id, more);
 	}
 }
 

@@ -119,8 +119,12 @@ void rep_status_note(const struct rep_view *v, char *out, size_t cap)
 	out[0] = '\0';
 	for (size_t k = 0; k < st->nhidden; k++)
 		hid += st->hidden_n[k];
-	if (!v->cfg->status && !hid)
+	if (!v->cfg->status && !hid) {
+		if (st->idle_delta)
+			snprintf(out, cap, "%s idle samples weigh 0 (their delta is work done before they waited)",
+				 rep_thousands((int64_t)st->idle_delta, a));
 		return;
+	}
 	if (v->cfg->status_default)
 		n = (size_t)snprintf(out, cap, "on-CPU: %s of %s samples", rep_thousands((int64_t)kept, a),
 				     rep_thousands((int64_t)(kept + hid), b));

@@ -79,12 +79,16 @@ void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b)
 	if (!b->has_round)
 		return;
 	st->rounds++;
-	/* What was requested since the previous round: the processes selected
-	 * then, at --hz, over the target's own clock. Rounds the agent missed
-	 * still count as requested. (Not a count of rounds: a round with
-	 * nothing to send sends no batch.) */
-	if (st->last_round_us && b->round.start_us > st->last_round_us) {
-		double want = st->last_selected * st->hz * (b->round.start_us - st->last_round_us) / 1e6;
+	/* What was requested since the previous round: the processes this
+	 * round asked (selected when it began), at --hz, over the target's own
+	 * clock; the first round, once each. Rounds the agent missed still
+	 * count as requested. (Not a count of rounds: a round with nothing to
+	 * send sends no batch.) It was the previous round's selection, which
+	 * left the first round and a grown selection's first round unrequested:
+	 * "9650/s of 9593/s requested". */
+	if (!st->last_round_us || b->round.start_us > st->last_round_us) {
+		double want = st->last_round_us ? b->round.selected * st->hz *
+			(double)(b->round.start_us - st->last_round_us) / 1e6 : (double)b->round.selected;
 		st->requested += want;
 		st->window_requested += want;
 	}

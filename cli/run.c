@@ -128,7 +128,7 @@ static void settings_text(const struct fp_config *cfg, const struct at_start *at
 			sl += (size_t)snprintf(statuses + sl, sizeof statuses - sl, "%s%s", sl ? "," : "",
 					       fp_status_names[k]);
 	size_t n = (size_t)snprintf(out, cap, "top=%u selected=%u (when this file began) every=%.3fs hz=%g "
-				    "(rounds 0.5 to 1.5 periods apart at random) depth=%u status=%s categories=",
+				    "(each round at a random point of its period) depth=%u status=%s categories=",
 				    cfg->top, at->selected, cfg->every_us / 1e6, cfg->hz, cfg->depth, statuses);
 	for (size_t k = 0; k < cfg->ncats && n < cap; k++)
 		n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? "," : "", fmt_category_names[cfg->cats[k]]);

@@ -81,16 +81,21 @@ void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b)
 	st->rounds++;
 	/* What was requested since the previous round: the processes this
 	 * round asked (selected when it began), at --hz, over the target's own
-	 * clock; the first round, once each. Rounds the agent missed still
-	 * count as requested. (Not a count of rounds: a round with nothing to
-	 * send sends no batch.) It was the previous round's selection, which
-	 * left the first round and a grown selection's first round unrequested:
-	 * "9650/s of 9593/s requested". */
-	if (!st->last_round_us || b->round.start_us > st->last_round_us) {
-		double want = st->last_round_us ? b->round.selected * st->hz *
-			(double)(b->round.start_us - st->last_round_us) / 1e6 : (double)b->round.selected;
+	 * clock from the time the previous round was due to the time this one
+	 * was; the first round, once each. Rounds the agent missed still count
+	 * as requested. (Not a count of rounds: a round with nothing to send
+	 * sends no batch.) It was the previous round's selection between the
+	 * times the rounds started: that left the first round and a grown
+	 * selection's first round unrequested, and when the first round started
+	 * late, the rounds due meanwhile that ran right after it: "9650/s of
+	 * 9593/s requested". */
+	int64_t due = b->round.start_us - b->round.lateness_us;
+	if (!st->last_due_us || due > st->last_due_us) {
+		double want = st->last_due_us ? b->round.selected * st->hz *
+			(double)(due - st->last_due_us) / 1e6 : (double)b->round.selected;
 		st->requested += want;
 		st->window_requested += want;
+		st->last_due_us = due;
 	}
 	if (!st->end_ms && b->round.selected > 0 && b->round.selected < st->selected_min)
 		st->selected_min = b->round.selected;

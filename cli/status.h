@@ -29,6 +29,7 @@ struct fp_status_state {
 	double rate, requested_rate; /* over the last window */
 	double hz;
 	int64_t last_round_us;       /* target time of the previous round, 0: none */
+	int64_t last_due_us;         /* when the previous round was due, 0: none */
 	unsigned last_selected;      /* processes selected at the last round */
 	unsigned selected_min, selected_max; /* over the rounds so far (min: UINT_MAX before) */
 	uint64_t dropped, late, missed;

@@ -100,6 +100,7 @@
             scanner,              % the process that picks the busiest
             scanning = false,     % a scan has been asked for and not answered
             next_round, next_select, round = 0, reset_round = 0,
+            next_slot,            % start of the period the next round is due in (round/2)
             select_round = 0,     % round number at the last selection
             seq = 0, defs = [], pending = [], rounds = 0, samples = 0, dropped = 0,
             last_send = 0,        % when the last batch went out (heartbeat)
@@ -173,7 +174,8 @@ init(Opts) ->
                    period_us = Period,
                    every_us = EveryMs * 1000, old_depth = Old,
                    explicit_pids = Pids, explicit_names = Names, tab = Tab,
-                   next_round = Now + jitter(Period), next_select = Now,
+                   next_round = Now + jitter(Period), next_slot = Now,
+                   next_select = Now,
                    dict_key = dict_key_supported(), lock = Lock, guardian = Guardian,
                    budget_us = MaxCostPpm * erlang:system_info(schedulers_online),
                    win_start = Now},
@@ -403,18 +405,17 @@ round(S0, Now) ->
     %% 2 ms p50, 20 ms p90 with 1000 busy processes on 2 schedulers), so the
     %% rounds due meanwhile run at once. Only when far behind (a long stall)
     %% are the missed rounds counted and the schedule restarted from now.
-    %% Each round is due a random 0.5 to 1.5 periods after the one before
-    %% (uniform: the mean rate stays one round per period), so that sampling
-    %% cannot alias with periodic work on the node: a 100 Hz burst sampled
-    %% at a fixed 97 Hz showed three bands a second. (A random point within
-    %% each period's own slot did as well against aliasing, but two rounds
-    %% could then fall a few microseconds apart, before the workers had
-    %% answered the first: on a loaded node a quarter of the samples were
-    %% lost.)
-    {Missed, Sched} = case Lateness > max(100000, 10 * Period) of
-                          true -> {Lateness div Period, Now};
-                          false -> {0, S0#s.next_round}
-                      end,
+    %% Each round is due at a random point of its own period (its slot, a
+    %% uniform offset), so that sampling cannot alias with periodic work on
+    %% the node: a 100 Hz burst sampled at a fixed 97 Hz showed three bands
+    %% a second. Exactly one round is due per period, so the rounds of any
+    %% stretch of time are as many as without the jitter, give or take one
+    %% (rounds a random 0.5 to 1.5 periods apart, tried first, made the
+    %% count itself random: over 3 s, 1 % more rounds than --hz asked).
+    {Missed, Slot} = case Lateness > max(100000, 10 * Period) of
+                         true -> {Lateness div Period, Now};
+                         false -> {0, S0#s.next_slot}
+                     end,
     R = S0#s.round + 1,
     S00 = maybe_reset(S0#s{round = R, missed = S0#s.missed + Missed}),
     Busy = S00#s.busy,
@@ -426,7 +427,8 @@ round(S0, Now) ->
                      end, [], S00#s.workers),
     {Part, S} = budget_part(Idle, S00),
     Ask = [begin W ! {sample, R, Info}, W end || {W, Info} <- Part],
-    Deadline = Sched + Period div 2 + jitter(Period),
+    NextSlot = Slot + Period,
+    Deadline = NextSlot + jitter(Period),
     Pending = maps:from_list([{W, R} || W <- Ask]),
     %% The late samples already pending start the batch; they leave the
     %% state, else a late sample arriving during collect/5 (which appends
@@ -439,7 +441,8 @@ round(S0, Now) ->
             S1#s.late, S1#s.missed, S1#s.dropped, Selected,
             round(S1#s.share * 1000)},
     S2 = send_batch(S1#s{pending = []}, Info, Samples),
-    budget_check(S2#s{next_round = Deadline, rounds = S2#s.rounds + 1}, End).
+    budget_check(S2#s{next_round = Deadline, next_slot = NextSlot,
+                      rounds = S2#s.rounds + 1}, End).
 
 %% A uniform offset within a period (rand's state lives in this process).
 jitter(Period) -> rand:uniform(Period) - 1.

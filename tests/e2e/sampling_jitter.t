@@ -10,6 +10,8 @@
 #    the beat's phase.
 # The bounds are statistical and generous (uniform is 20 % a bin of five,
 # 25 % a bin of four); nothing here compares a time with an expectation.
+# Without the jitter the first check fails (a fixed phase fills two or
+# three of the five bins).
 # Bins of 2 ms, not 1: on a loaded machine the VM's millisecond timers
 # bunch wakeups, which alternates 1 ms bins high and low. With too few
 # samples for the statistics (a machine so loaded that the node answers a
@@ -41,8 +43,8 @@ running=$(decompressed "$T_DIR"/hz100/*.perf.zst | grep -c '^running ')
 diag "running: $running of $n"
 if [ "$n" -ge 100 ]; then
 	check "every 2 ms of the 10 ms phase holds 8-40 % of the samples (uniform: 20 %)" share_between "$s" 8 40
-	check "the share seen running is near the 30 % duty cycle (10-60 %): $running of $n" \
-		test $((running * 100)) -ge $((n * 10)) -a $((running * 100)) -le $((n * 60))
+	check "the share seen running is neither none nor all, as at a fixed phase (10-85 %; the duty cycle is 30 %, and a process that handles the sample itself reads as running): $running of $n" \
+		test $((running * 100)) -ge $((n * 10)) -a $((running * 100)) -le $((n * 85))
 else
 	skip "samples spread over the burst's phase: only $n samples, the machine is too loaded for the statistics"
 	skip "share seen running: only $n samples"
@@ -56,9 +58,13 @@ beat=$(( 10000 * 10309 / 309 ))
 s=$(phases "$T_DIR/hz97" "$beat" 4 running)
 n=${s##* }
 diag "share of running samples per quarter of the $beat us beat (then the count): $s"
-if [ "$n" -ge 80 ]; then
-	check "no three bands a second: each quarter of the beat holds 10-45 % of the running samples (uniform: 25 %)" \
-		share_between "$s" 10 45
+# (the bound is wide: on a loaded machine the node runs in the OS's time
+# slices, whose rhythm shows in a few hundred samples too; at a fixed phase
+# the running samples fill about a third of the beat, two quarters nearly
+# empty)
+if [ "$n" -ge 150 ]; then
+	check "no three bands a second: each quarter of the beat holds 8-50 % of the running samples (uniform: 25 %)" \
+		share_between "$s" 8 50
 else
 	skip "running samples spread over the beat: only $n running samples, the machine is too loaded for the statistics"
 fi

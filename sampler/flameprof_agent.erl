@@ -432,8 +432,8 @@ round(S0, Now) ->
     Pending = maps:from_list([{W, R} || W <- Ask]),
     %% The late samples already pending start the batch; they leave the
     %% state, else a late sample arriving during collect/5 (which appends
-    %% the state's pending to the batch) sent them twice: the summary's
-    %% "9650/s of 9593/s requested".
+    %% the state's pending to the batch) sent them twice, counted as
+    %% delivered twice.
     {S1, Samples, Left} = collect(S#s{busy = maps:merge(Busy, Pending), pending = []},
                                   R, Deadline, S#s.pending, length(Ask)),
     End = now_us(),

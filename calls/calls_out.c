@@ -158,8 +158,9 @@ int calls_write_table(FILE *f, const struct calls_result *r, size_t top)
 		uint64_t sum = 0;
 		while (to < r->nrows && strcmp(r->rows[to].pid, r->rows[from].pid) == 0)
 			sum += value(r, &r->rows[to++]);
-		fprintf(f, "%s****** Process %s  --  %.2f %% of total ***\n", from ? "\n" : "", r->rows[from].pid,
-			100.0 * ratio(sum, grand));
+		const char *name = r->rows[from].name ? r->rows[from].name : "";
+		fprintf(f, "%s****** Process %s%s%s%s  --  %.2f %% of total ***\n", from ? "\n" : "",
+			r->rows[from].pid, *name ? " (" : "", name, *name ? ")" : "", 100.0 * ratio(sum, grand));
 		table(f, r, from, to, top);
 		from = to;
 	}
@@ -200,6 +201,10 @@ int calls_write_json(FILE *f, const struct calls_result *r, const char *node)
 			fprintf(f, ", \"pid\": ");
 			fp_json_string(f, row->pid);
 		}
+		if (row->name && row->name[0]) {
+			fprintf(f, ", \"process\": ");
+			json_string(f, row->name);
+		}
 		fputc('}', f);
 	}
 	fprintf(f, "%s]}\n", r->nrows ? "\n " : "");
@@ -214,6 +219,9 @@ int calls_write_folded(FILE *f, const struct calls_result *r)
 		const struct calls_row *row = &r->rows[k];
 		if (value(r, row) == 0)
 			continue; /* a frame of width 0 draws nothing */
+		/* as the flame graph: the process's name (or initial call) root-most */
+		if (row->name && row->name[0])
+			fprintf(f, "%s;", row->name);
 		if (row->pid[0])
 			fprintf(f, "%s;", row->pid);
 		fprintf(f, "%s %" PRIu64 "\n", row->mfa, value(r, row));

@@ -43,6 +43,8 @@ int fp_batch_write(struct fp_batch_out *o, const struct fp_sample *s, size_t n)
 			o->cap = len + 1;
 			len = fmt_event(o->fmt, o->order[k], o->buf, o->cap, &t);
 		}
+		if (len == 0) /* a status not written */
+			continue;
 		if (o->rot) {
 			int e = rot_append(o->rot, o->buf, len, t);
 			if (e < 0)

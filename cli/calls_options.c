@@ -31,7 +31,7 @@ static const struct fp_opt options[] = {
 	{ "new", 0, NULL, K_SET, F(new_procs), 1, 0,
 	  "time or memory: measure only in processes spawned during the run" },
 	{ "per-process", 0, NULL, K_SET, F(per_process), 1, 0,
-	  "time or memory: one table per process" },
+	  "time or memory: one table per process, named by its registered name or initial call" },
 	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
 	  "trace for DUR, e.g. 500ms, 10s, 2m (default 10s; Ctrl-C or SIGTERM end it sooner, with results)" },
 	{ "top", 0, "N", K_UINT, F(top), 0, 1000000,

@@ -14,7 +14,7 @@
 #include "run.h"
 
 /* Each row's id is its kind: how apply() reads the value into field. */
-enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_TIER, K_SET, K_PCT };
+enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_TIER, K_SET, K_PCT, K_STATUS };
 
 #define F(field) offsetof(struct fp_config, field)
 
@@ -31,6 +31,8 @@ static const struct fp_opt options[] = {
 	  "also sample this process, e.g. '<0.123.0>' (repeatable)" },
 	{ "name", 0, "NAME", K_LIST, F(names), 0, 0,
 	  "also sample this registered process (repeatable)" },
+	{ "status", 0, "LIST", K_STATUS, F(statuses), 0, 0,
+	  "write samples of these statuses: on-cpu (default: running,garbage_collecting), all (the wall-clock view: also waiting, runnable, suspended), or a list" },
 	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
 	  "stop after DUR (default: run until Ctrl-C or SIGTERM)" },
 	{ "output", 'o', "DIR", K_STR, F(outdir), 0, 0,
@@ -165,6 +167,13 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		return FP_OPT_OK;
 	case K_TIER:
 		return fp_opt_tier(val, spelled, cfg->tiers, cfg->tier_text, &cfg->ntiers, detail, cap);
+	case K_STATUS:
+		if (fmt_status_parse(val, (unsigned *)field) < 0) {
+			snprintf(detail, cap, "'%s' is not a valid value for %s: use on-cpu, all, or statuses from running,runnable,waiting,garbage_collecting,exiting,suspended",
+				 val, spelled);
+			return FP_OPT_USAGE;
+		}
+		return FP_OPT_OK;
 	case K_SET:
 		*(int *)field = (int)o->min;
 		return FP_OPT_OK;
@@ -194,6 +203,7 @@ static void defaults(struct fp_config *cfg)
 	cfg->every_us = 5000000;
 	cfg->depth = 64;
 	cfg->max_cost_ppm = FP_MAX_COST_PPM;
+	cfg->statuses = FMT_ON_CPU;
 	cfg->outdir = "flameprof-out";
 	cfg->codec = ROT_ZSTD;
 	cfg->flush_us = 5000000;
@@ -301,10 +311,11 @@ static const struct fp_command RECORD = {
 		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
 		    "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
 		    "options:\n",
-	.epilog = "\nexit status: 0 done, 64 usage, 69 cannot connect or start the agent,\n"
-		  "70 the agent ended unasked (node restored), 73 output directory or\n"
-		  "/tmp/flameprof-UID not usable, 74 I/O error (disk full), 75 node lost during\n"
-		  "the capture, 76 protocol error, 77 cookie rejected or its file refused.\n"
+	.epilog = "\nexit status: 0 done, 64 usage (also: --top 0 and no --pid/--name process\n"
+		  "exists), 69 cannot connect or start the agent, 70 the agent ended unasked\n"
+		  "(node restored), 73 output directory or /tmp/flameprof-UID not usable,\n"
+		  "74 I/O error (disk full), 75 node lost during the capture, 76 protocol\n"
+		  "error, 77 cookie rejected or its file refused.\n"
 		  "See flameprof(1) and README.md.\n",
 	.help_column = 26,
 	.hint_inline = 0,

@@ -32,7 +32,8 @@ static const struct fp_opt OPTS[] = {
 		  "heatmap's x), or @UNIX_SECONDS" },
 	{ "to", 0, "SEC", O_TO, .help = "... up to this second (exclusive), same forms" },
 	{ "status", 0, "LIST", O_STATUS,
-	  .help = "keep these statuses only (running,runnable,...)" },
+	  .help = "keep these statuses only: on-cpu (default: running,garbage_collecting), all (the "
+		  "wall-clock view: waiting too), or a list (running,runnable,...)" },
 	{ "pid", 0, "PID", O_PID,
 	  .help = "keep this process only: <0.N.S>, its tid as written, N/S or N (repeatable)" },
 	{ "node", 0, "NODE", O_NODE,
@@ -66,7 +67,11 @@ static const struct fp_command REPORT = {
 		    "Draws a flame graph (or heatmap, folded stacks, speedscope JSON, pprof) from\n"
 		    "flameprof's output files: zstd, gzip or plain; a directory means its\n"
 		    "flameprof_*.perf* files. Files are read in time order.\n\n",
-	.epilog = "\nexample: flameprof report /var/lib/flameprof -o flame.svg --heatmap heat.svg\n"
+	.epilog = "\nexit status: 0 done, 64 usage (also a --weight metric the events lack),\n"
+		  "65 a file that does not decode or holds no event, 66 an input that cannot\n"
+		  "be opened or holds no flameprof files, 71 out of memory, 73 an output that\n"
+		  "cannot be created, 74 a write error (disk full).\n"
+		  "\nexample: flameprof report /var/lib/flameprof -o flame.svg --heatmap heat.svg\n"
 		  "See doc/report.md for the details.\n",
 	.help_column = 24,
 	.hint_inline = 1,
@@ -226,7 +231,8 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			snprintf(detail, cap, "cannot read '%s' as a list of statuses (e.g. running,runnable)", val);
 			return FP_OPT_USAGE;
 		}
-		cfg->status = val;
+		cfg->status = !strcmp(val, "all") ? NULL : !strcmp(val, "on-cpu") ? REP_ON_CPU : val;
+		cfg->status_default = 0;
 		break;
 	case O_PID:
 		if (cfg->npids == REP_MAX_PIDS) {
@@ -281,6 +287,8 @@ int rep_opts_parse(int argc, char **argv, struct rep_config *cfg, char *detail, 
 	memset(cfg, 0, sizeof *cfg);
 	cfg->width = 1200;
 	cfg->min_width = 1;
+	cfg->status = REP_ON_CPU;
+	cfg->status_default = 1;
 	cfg->inputs = (const char *const *)(argv + 1);
 	if ((rc = fp_opt_parse(&REPORT, argc, argv, &ra, detail, cap)) != FP_OPT_OK)
 		return rc;

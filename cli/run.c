@@ -30,6 +30,7 @@
 struct at_start {
 	unsigned share;
 	double rate, requested;
+	unsigned selected; /* processes selected at the last round */
 };
 
 struct run {
@@ -40,6 +41,7 @@ struct run {
 	struct fp_batch_out out; /* formatter -> rotate */
 	struct fp_status_state status;
 	struct at_start header; /* what the next file's header says of the moment it began */
+	const char *node;       /* the node's own name (node()), once connected; cfg->node before */
 };
 
 static int set_header(struct run *r, const struct at_start *now);
@@ -60,16 +62,17 @@ static int moved(const struct at_start *a, const struct at_start *b)
 /* Writes a batch in time order. @return 0 or a negative rot_err. */
 static int write_batch(struct run *r, const struct sampler_batch *b)
 {
-	int e = fp_batch_write(&r->out, b->samples, b->nsamples);
-	if (e == 0)
-		fp_status_batch(&r->status, b);
-	/* Each new file says in its header how much the budget sampled and how
-	 * much was delivered when it began; the header is made again when
-	 * either has moved (a failed update keeps the old one: nothing is lost). */
-	struct at_start now = { r->status.share, r->status.rate, r->status.requested_rate };
-	if (e == 0 && (now.share != r->header.share || moved(&r->header, &now)))
+	fp_status_batch(&r->status, b);
+	/* Each new file says in its header how many processes were selected,
+	 * how much the budget sampled and how much was delivered when it
+	 * began; the header is made again when any has moved (a failed update
+	 * keeps the old one: nothing is lost), before the batch is written, so
+	 * that a file this batch opens tells its own selection. */
+	struct at_start now = { r->status.share, r->status.rate, r->status.requested_rate,
+				r->status.last_selected };
+	if (now.share != r->header.share || now.selected != r->header.selected || moved(&r->header, &now))
 		(void)set_header(r, &now);
-	return e;
+	return fp_batch_write(&r->out, b->samples, b->nsamples);
 }
 
 static int confirm_unloaded(struct run *r);
@@ -119,8 +122,15 @@ static int confirm_unloaded(struct run *r)
 
 static void settings_text(const struct fp_config *cfg, const struct at_start *at, char *out, size_t cap)
 {
-	size_t n = (size_t)snprintf(out, cap, "top=%u every=%.3fs hz=%g depth=%u categories=",
-				    cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->depth);
+	char statuses[128] = "";
+	size_t sl = 0;
+	for (int k = 0; k < FP_STATUS_COUNT && sl < sizeof statuses; k++)
+		if (cfg->statuses & (1u << k))
+			sl += (size_t)snprintf(statuses + sl, sizeof statuses - sl, "%s%s", sl ? "," : "",
+					       fp_status_names[k]);
+	size_t n = (size_t)snprintf(out, cap, "top=%u selected=%u (when this file began) every=%.3fs hz=%g "
+				    "(each round at a random point of its period) depth=%u status=%s categories=",
+				    cfg->top, at->selected, cfg->every_us / 1e6, cfg->hz, cfg->depth, statuses);
 	for (size_t k = 0; k < cfg->ncats && n < cap; k++)
 		n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? "," : "", fmt_category_names[cfg->cats[k]]);
 	if (cfg->ncats == 0 && n < cap)
@@ -144,18 +154,19 @@ static void settings_text(const struct fp_config *cfg, const struct at_start *at
 			 at->rate, at->requested);
 }
 
-static void header_text(const struct fp_config *cfg, const struct at_start *at, char *out, size_t cap)
+static void header_text(const struct fp_config *cfg, const char *node, const struct at_start *at,
+			char *out, size_t cap)
 {
 	char settings[1024];
 	settings_text(cfg, at, settings, sizeof settings);
-	if (fmt_header(cfg->node, settings, out, cap) >= cap)
+	if (fmt_header(node, settings, out, cap) >= cap)
 		out[0] = '\0';
 }
 
 static int set_header(struct run *r, const struct at_start *now)
 {
 	char header[4096];
-	header_text(r->cfg, now, header, sizeof header);
+	header_text(r->cfg, r->node, now, header, sizeof header);
 	r->header = *now;
 	return r->rot ? rot_set_header(r->rot, header) : 0;
 }
@@ -190,7 +201,7 @@ static int open_output(struct run *r, const char *node)
 	const struct fp_config *cfg = r->cfg;
 	char header[4096];
 	r->header = (struct at_start){ .share = 1000 };
-	header_text(cfg, &r->header, header, sizeof header);
+	header_text(cfg, node, &r->header, header, sizeof header);
 	struct rot_options ro = {
 		.dir = cfg->outdir, .node = node, .codec = cfg->codec, .level = cfg->level,
 		.rotate_us = cfg->rotate_us, .rotate_bytes = cfg->rotate_bytes,
@@ -241,8 +252,38 @@ static int connect_node(struct run *r, const char *cookie)
 		fp_error("%s", sampler_error(r->sampler));
 		return fp_exit_for_sampler(e);
 	}
+	/* Files are named after the node's own name, so that one node reached
+	 * as rabbit@vm and as rabbit@127.0.0.1 writes one series of files. */
+	r->node = sampler_node_name(r->sampler);
+	if (strcmp(r->node, cfg->node) != 0) {
+		fp_note("'%s' calls itself '%s'; the files are named after that", cfg->node, r->node);
+		(void)rot_set_node(r->rot, r->node); /* no file is open yet */
+		(void)set_header(r, &r->header);
+	}
 	fp_note("sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", cfg->node,
 		sampler_otp_release(r->sampler), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
+	return 0;
+}
+
+/* The --pid and --name processes the agent found no live process for: an
+ * error when they were all there was to sample (--top 0), else a warning;
+ * both also under -q, since a run that samples nothing it was asked to is
+ * no success. @return 0 or an exit status. */
+static int check_targets(struct run *r)
+{
+	const struct fp_config *cfg = r->cfg;
+	const char *names;
+	unsigned n = sampler_missing(r->sampler, &names);
+	if (n == 0)
+		return 0;
+	if (cfg->top == 0 && n >= cfg->npids + cfg->nnames) {
+		fp_error("no live process on '%s' for %s; with --top 0 nothing is left to sample: give a live "
+			 "--pid or a registered --name, or sample the busiest with --top N", cfg->node, names);
+		stop_agent(r, 0);
+		(void)rot_close(r->rot);
+		return EX_USAGE;
+	}
+	fp_error("warning: no live process on '%s' for %s; sampling the others", cfg->node, names);
 	return 0;
 }
 
@@ -255,7 +296,9 @@ static int close_output(struct run *r, const char *said)
 	int e = rot_close(r->rot);
 	if (e < 0 && (!said || strcmp(said, rot_error(r->rot)) != 0))
 		fp_error("%s", rot_error(r->rot));
-	fp_status_summary(&r->status, r->rot, r->cfg);
+	uint64_t written[FP_STATUS_COUNT], hidden[FP_STATUS_COUNT];
+	fmt_counts(r->out.fmt, written, hidden);
+	fp_status_summary(&r->status, r->rot, r->cfg, written, hidden);
 	return e;
 }
 
@@ -308,7 +351,7 @@ static int capture(struct run *r)
 
 int fp_run(const struct fp_config *cfg)
 {
-	struct run r = { .cfg = cfg };
+	struct run r = { .cfg = cfg, .node = cfg->node };
 	char cookie[1024];
 	const char *ck = NULL;
 	int rc;
@@ -322,7 +365,7 @@ int fp_run(const struct fp_config *cfg)
 	fp_install_stop_signals();
 	fp_status_init(&r.status, cfg);
 	fmt_ctx *fmt = NULL;
-	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers };
+	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers, cfg->statuses };
 	if ((rc = fp_read_cookie(cfg->cookie, cfg->cookie_file, cookie, sizeof cookie, &ck)) != 0)
 		goto out;
 	fmt = fmt_create(&fo);
@@ -337,6 +380,8 @@ int fp_run(const struct fp_config *cfg)
 	if ((rc = connect_node(&r, ck)) != 0)
 		goto out;
 	explicit_bzero(cookie, sizeof cookie);
+	if ((rc = check_targets(&r)) != 0)
+		goto out;
 	fp_status_sampling(&r.status);
 	rc = capture(&r);
 out:

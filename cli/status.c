@@ -1,4 +1,5 @@
 /* status.c - see status.h. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,7 @@ void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg)
 	st->node = cfg->node;
 	st->hz = cfg->hz;
 	st->share = st->share_min = 1000;
+	st->selected_min = UINT_MAX;
 }
 
 void fp_status_sampling(struct fp_status_state *st)
@@ -77,21 +79,36 @@ void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b)
 	if (!b->has_round)
 		return;
 	st->rounds++;
-	/* What was requested since the previous round: the processes selected
-	 * then, at --hz, over the target's own clock. Rounds the agent missed
-	 * still count as requested. */
-	if (st->last_round_us && b->round.start_us > st->last_round_us) {
-		double want = st->last_selected * st->hz * (b->round.start_us - st->last_round_us) / 1e6;
+	/* What was requested since the previous round: the processes this
+	 * round asked (selected when it began), at --hz, over the target's own
+	 * clock from the time the previous round was due to the time this one
+	 * was; the first round, once each. Rounds the agent missed still count
+	 * as requested. (Not a count of rounds: a round with nothing to send
+	 * sends no batch.) It was the previous round's selection between the
+	 * times the rounds started: that left the first round and a grown
+	 * selection's first round unrequested, and when the first round started
+	 * late, the rounds due meanwhile that ran right after it: "9650/s of
+	 * 9593/s requested". */
+	int64_t due = b->round.start_us - b->round.lateness_us;
+	if (!st->last_due_us || due > st->last_due_us) {
+		double want = st->last_due_us ? b->round.selected * st->hz *
+			(double)(due - st->last_due_us) / 1e6 : (double)b->round.selected;
 		st->requested += want;
 		st->window_requested += want;
+		st->last_due_us = due;
 	}
+	if (!st->end_ms && b->round.selected > 0 && b->round.selected < st->selected_min)
+		st->selected_min = b->round.selected;
+	if (!st->end_ms && b->round.selected > st->selected_max)
+		st->selected_max = b->round.selected;
 	if (st->last_round_us && b->round.start_us > st->last_round_us && st->share < 1000)
 		st->budget_us += (double)(b->round.start_us - st->last_round_us);
 	st->share = b->round.share_permille;
 	if (st->share < st->share_min)
 		st->share_min = st->share;
 	st->last_round_us = b->round.start_us;
-	st->last_selected = b->round.selected;
+	if (!st->end_ms) /* the agent's last batch, at its stop, selects none */
+		st->last_selected = b->round.selected;
 	st->dropped = b->round.dropped_total;
 	st->late = b->round.late_total;
 	st->missed = b->round.missed_total;
@@ -134,8 +151,9 @@ void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 	human_bytes(rs->bytes_out, size, sizeof size);
 	const char *path = rot_current_path(rot), *slash = strrchr(path, '/');
 	const char *file = *path ? (slash ? slash + 1 : path) : "(no file yet)";
-	int n = snprintf(line, sizeof line, "%s: %.0f/%.0f samples/s%s, dropped %llu, late %llu, %s, ",
-			 st->node, st->rate, st->requested_rate, budget,
+	int n = snprintf(line, sizeof line, "%s: %u process%s, %.0f/%.0f samples/s%s, dropped %llu, late %llu, %s, ",
+			 st->node, st->last_selected, st->last_selected == 1 ? "" : "es",
+			 st->rate, st->requested_rate, budget,
 			 (unsigned long long)st->dropped, (unsigned long long)st->late, size);
 	/* The file name goes last; when the line is too wide, its end (the
 	 * time it started) matters more than its start (the node, shown). */
@@ -152,7 +170,19 @@ void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 	}
 }
 
-void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struct fp_config *cfg)
+/* "12 processes selected" or "9 to 25 processes selected". */
+static void selected_text(const struct fp_status_state *st, char *out, size_t cap)
+{
+	if (st->selected_max == 0)
+		snprintf(out, cap, "no process selected");
+	else if (st->selected_min == st->selected_max)
+		snprintf(out, cap, "%u process%s selected", st->selected_max, st->selected_max == 1 ? "" : "es");
+	else
+		snprintf(out, cap, "%u to %u processes selected", st->selected_min, st->selected_max);
+}
+
+void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struct fp_config *cfg,
+		       const uint64_t written[FP_STATUS_COUNT], const uint64_t hidden[FP_STATUS_COUNT])
 {
 	fp_status_clear();
 	if (cfg->verbosity < 1 || !rot)
@@ -161,11 +191,13 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 	char size[32];
 	human_bytes(rs->bytes_out, size, sizeof size);
 	double secs = ((st->end_ms ? st->end_ms : now_ms()) - st->start_ms) / 1000.0;
+	char sel[64];
+	selected_text(st, sel, sizeof sel);
 	fprintf(stderr,
-		"flameprof: %llu samples in %.1f s (%.0f/s of %.0f/s requested), dropped %llu, late %llu, "
+		"flameprof: %llu samples in %.1f s (%.0f/s of %.0f/s requested, %s), dropped %llu, late %llu, "
 		"rounds p50 %.2f ms p99 %.2f ms; %u file%s, %s, in '%s'\n",
 		(unsigned long long)st->samples, secs, secs > 0 ? st->samples / secs : 0,
-		secs > 0 ? st->requested / secs : 0, (unsigned long long)st->dropped,
+		secs > 0 ? st->requested / secs : 0, sel, (unsigned long long)st->dropped,
 		(unsigned long long)st->late, fp_status_percentile(st, 50) / 1000,
 		fp_status_percentile(st, 99) / 1000, rs->files, rs->files == 1 ? "" : "s", size,
 		cfg->outdir);
@@ -173,6 +205,24 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 		fprintf(stderr, "flameprof: the node was busy and the cost budget (--max-cost %g%%) sampled a part of the selected "
 			"processes for %.0f s, at least %.0f%% of them; --max-cost 0 samples all of them\n",
 			cfg->max_cost_ppm / 1e4, st->budget_us / 1e6, st->share_min / 10.0);
+	/* What --status left out of the files, by status. */
+	uint64_t nw = 0, nh = 0;
+	char left[256] = "";
+	size_t n = 0;
+	for (int k = 0; k < FP_STATUS_COUNT; k++) {
+		nw += written[k];
+		nh += hidden[k];
+		if (hidden[k] && n < sizeof left)
+			n += (size_t)snprintf(left + n, sizeof left - n, "%s%s %llu", n ? ", " : "",
+					      fp_status_names[k], (unsigned long long)hidden[k]);
+	}
+	if (nh && !nw)
+		fprintf(stderr, "flameprof: no sample had a status that --status writes, so no file was written; "
+			"not written: %s (--status all writes them: the wall-clock view)\n", left);
+	else if (nh)
+		fprintf(stderr, "flameprof: %llu samples written (%s); not written: %s (--status all writes them: "
+			"the wall-clock view)\n", (unsigned long long)nw,
+			cfg->statuses == FMT_ON_CPU ? "on-CPU: running, garbage_collecting" : "--status", left);
 	if (rs->files)
 		fprintf(stderr, "flameprof: open them with 'flameprof report %s -o flame.svg', or in Flamescope (%s)\n",
 			cfg->outdir, cfg->codec == ROT_ZSTD ? "after 'zstd -d', or record with --compress gzip" :

@@ -25,11 +25,13 @@ struct fp_status_state {
 	long long end_ms;            /* when stopping began; 0: still sampling */
 	uint64_t samples, rounds;
 	uint64_t window_samples;
-	double requested, window_requested; /* selected processes x hz x time */
+	double requested, window_requested; /* each round's selected processes, missed rounds too */
 	double rate, requested_rate; /* over the last window */
 	double hz;
 	int64_t last_round_us;       /* target time of the previous round, 0: none */
-	unsigned last_selected;
+	int64_t last_due_us;         /* when the previous round was due, 0: none */
+	unsigned last_selected;      /* processes selected at the last round */
+	unsigned selected_min, selected_max; /* over the rounds so far (min: UINT_MAX before) */
 	uint64_t dropped, late, missed;
 	uint64_t hist[FP_HIST_BUCKETS]; /* round durations, log scale */
 	unsigned share;              /* the cost budget's part of the selected, permille */
@@ -46,7 +48,8 @@ void fp_status_stopping(struct fp_status_state *st);
 void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b);
 void fp_status_tick(struct fp_status_state *st, const rot_t *rot);
 /* The closing summary: where the files are and how to open them. */
-void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struct fp_config *cfg);
+void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struct fp_config *cfg,
+		       const uint64_t written[FP_STATUS_COUNT], const uint64_t hidden[FP_STATUS_COUNT]);
 /* Round duration at percentile p (0..100), in microseconds. */
 double fp_status_percentile(const struct fp_status_state *st, double p);
 

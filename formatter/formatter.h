@@ -38,7 +38,27 @@ struct fmt_options {
 	/* The patterns of FMT_CAT_TIER (copied by fmt_create). NULL/0: none. */
 	const struct fp_tier_pattern *tiers;
 	size_t ntiers;
+	/* The statuses written, a bit (1u << enum fp_status) each; 0: all. A
+	 * sample of another status is not written, but still counts for its
+	 * process's next deltas and in fmt_counts(). */
+	unsigned statuses;
 };
+
+/* The on-CPU statuses: running and garbage_collecting (the capture's and
+ * the report's default; waiting, runnable, suspended and exiting samples
+ * make the wall-clock view). */
+#define FMT_ON_CPU ((1u << FP_STATUS_RUNNING) | (1u << FP_STATUS_GARBAGE_COLLECTING))
+#define FMT_ALL_STATUSES ((1u << FP_STATUS_COUNT) - 1)
+
+/* Parses "on-cpu", "all" or a comma-separated list of status names
+ * (running,runnable,waiting,garbage_collecting,exiting,suspended) into a
+ * mask for fmt_options.statuses. @return 0, or -1 when a name is unknown. */
+int fmt_status_parse(const char *text, unsigned *mask);
+
+/* Samples seen so far, by status: written, and not written (their status
+ * is not in fmt_options.statuses). */
+void fmt_counts(const fmt_ctx *ctx, uint64_t written[FP_STATUS_COUNT],
+		uint64_t hidden[FP_STATUS_COUNT]);
 
 /* @return a new context, or NULL when out of memory. */
 fmt_ctx *fmt_create(const struct fmt_options *opts);
@@ -51,7 +71,8 @@ void fmt_free(fmt_ctx *ctx);
  * caller grows buf and calls again. On success the context records the
  * process's metrics and the timestamp; *time_us_out (if not NULL) receives
  * the timestamp actually written (clamped to be non-decreasing and never an
- * exact whole second).
+ * exact whole second). A sample whose status is not written returns 0 and
+ * writes nothing (its metrics still make the deltas of the next).
  */
 size_t fmt_event(fmt_ctx *ctx, const struct fp_sample *s, char *buf, size_t cap,
 		 int64_t *time_us_out);

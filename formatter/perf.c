@@ -23,6 +23,8 @@ struct fmt_ctx_s {
 	struct fmt_deltas deltas;
 	struct fmt_tiers tiers;
 	int want_tier;        /* FMT_CAT_TIER is among cats */
+	unsigned statuses;    /* written; see fmt_options */
+	uint64_t written[FP_STATUS_COUNT], hidden[FP_STATUS_COUNT];
 };
 
 fmt_ctx *fmt_create(const struct fmt_options *opts)
@@ -41,6 +43,7 @@ fmt_ctx *fmt_create(const struct fmt_options *opts)
 		return NULL;
 	}
 	ctx->last_time_us = -1;
+	ctx->statuses = opts && opts->statuses ? opts->statuses : FMT_ALL_STATUSES;
 	/* Unknown values are skipped and the list is cut at FMT_CAT_COUNT:
 	 * the front door parses categories with fmt_category_parse(). */
 	for (i = 0; opts && opts->categories && i < opts->ncategories; i++) {
@@ -166,7 +169,13 @@ size_t fmt_event(fmt_ctx *ctx, const struct fp_sample *s, char *buf, size_t cap,
 	int64_t t = event_time(ctx, s->time_us);
 	const struct fmt_prev *prev = fmt_deltas_find(&ctx->deltas, s->pid_number, s->pid_serial);
 	size_t i, nframes = s->frames ? s->nframes : 0, written = 0, len;
+	unsigned st = (unsigned)s->status < FP_STATUS_COUNT ? (unsigned)s->status : FP_STATUS_WAITING;
 
+	if (!(ctx->statuses & (1u << st))) {
+		ctx->hidden[st]++;
+		fmt_deltas_put(&ctx->deltas, s->pid_number, s->pid_serial, s->time_us, s->metrics);
+		return 0;
+	}
 	fmt_out_init(&o, buf, cap);
 	put_event_line(&o, s, t, prev);
 	for (i = 0; i < nframes; i++) {
@@ -192,10 +201,46 @@ size_t fmt_event(fmt_ctx *ctx, const struct fp_sample *s, char *buf, size_t cap,
 		return len; /* the caller grows buf and calls again: no state change */
 
 	ctx->last_time_us = t;
+	ctx->written[st]++;
 	fmt_deltas_put(&ctx->deltas, s->pid_number, s->pid_serial, t, s->metrics);
 	if (time_us_out)
 		*time_us_out = t;
 	return len;
+}
+
+int fmt_status_parse(const char *text, unsigned *mask)
+{
+	*mask = 0;
+	if (strcmp(text, "on-cpu") == 0) {
+		*mask = FMT_ON_CPU;
+		return 0;
+	}
+	if (strcmp(text, "all") == 0) {
+		*mask = FMT_ALL_STATUSES;
+		return 0;
+	}
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, ","), k;
+		for (k = 0; k < FP_STATUS_COUNT; k++)
+			if (strlen(fp_status_names[k]) == n && memcmp(fp_status_names[k], p, n) == 0)
+				break;
+		if (k == FP_STATUS_COUNT)
+			return -1;
+		*mask |= 1u << k;
+		p += n;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p == ',')
+			return -1;
+	}
+	return *mask ? 0 : -1;
+}
+
+void fmt_counts(const fmt_ctx *ctx, uint64_t written[FP_STATUS_COUNT],
+		uint64_t hidden[FP_STATUS_COUNT])
+{
+	memcpy(written, ctx->written, sizeof ctx->written);
+	memcpy(hidden, ctx->hidden, sizeof ctx->hidden);
 }
 
 /* ==== Header ==== */

@@ -19,6 +19,8 @@
 #include "../index/ix_parse.h"
 
 #define MARK_STATUS_OK 1u
+#define MAX_NAMES 64 /* metric names read from an event */
+#define MARK_STATUS_IDLE (1u << 30) /* waiting, suspended, exiting: not at work */
 
 /* memmem is a GNU extension; this runs once per distinct category frame. */
 static int contains(const char *h, size_t hl, const char *n, size_t nl)
@@ -69,7 +71,7 @@ struct rep_collect_s {
 	int64_t mdeltas[REP_MAX_METRICS];
 	char mname_buf[REP_MAX_METRICS * 64];
 	struct rep_stats st;
-	char err[512];
+	char err[MAX_NAMES * 24 + 256];
 };
 
 rep_collect *rep_collect_create(const struct rep_config *cfg, enum rep_c_err *err, char *detail,
@@ -159,7 +161,9 @@ static int resolve_names(rep_collect *c, const char *const *names, const size_t 
 {
 	const char *want = c->cfg->weight;
 	size_t wl = strlen(want), i;
-	char known[256] = "";
+	/* room for every metric name of MAX_NAMES: 256 bytes dropped the last
+	 * of flameprof's 16 (minor_gcs) */
+	char known[MAX_NAMES * 24] = "";
 	size_t kl = 0;
 	int pass;
 	for (pass = 0; pass < 2; pass++) {
@@ -201,8 +205,6 @@ static int resolve_names(rep_collect *c, const char *const *names, const size_t 
 			 known);
 	return REP_C_METRIC;
 }
-
-#define MAX_NAMES 64
 
 static int resolve_metric(rep_collect *c, const char *rest, size_t len)
 {
@@ -326,13 +328,18 @@ static int heat_add(rep_collect *c, int64_t t_us, int64_t w)
  * filter, the heatmap, the time cut, the trie. ids are leaf first. leaf
  * (may be NULL) caches the trie node of this stack under this status, for
  * positive [0] and negative [1] weights. */
-static int kept(rep_collect *c, int64_t time_us, uint32_t node, const struct rep_kept *more)
+static int kept(rep_collect *c, int64_t time_us, uint32_t node, uint32_t status_id,
+		const struct rep_kept *more)
 {
+	static const int64_t zeros[REP_MAX_METRICS];
 	struct rep_kept k = *more;
 	if (!c->on_kept)
 		return 0;
 	k.time_us = time_us;
 	k.leaf = node;
+	/* as for a delta weight: a process not at work carries no delta */
+	if (rep_frames_mark(c->frames, status_id) & MARK_STATUS_IDLE)
+		k.deltas = zeros;
 	return c->on_kept(c->on_kept_arg, &k) == 0 ? 0 : REP_C_NOMEM;
 }
 
@@ -341,7 +348,14 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 		     const struct rep_kept *more)
 {
 	size_t n = 0, i;
-	int neg = w < 0, rc;
+	int neg, rc;
+	if (c->use_delta && w != 0 && (rep_frames_mark(c->frames, status_id) & MARK_STATUS_IDLE)) {
+		/* a waiting process's delta is the work it did before it waited,
+		 * elsewhere than the receive it is sampled in */
+		w = 0;
+		c->st.idle_delta++;
+	}
+	neg = w < 0;
 	if ((catmask & c->need_mask) != c->need_mask) {
 		c->st.filtered++;
 		return 0;
@@ -359,7 +373,7 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 	c->st.used++;
 	if (leaf && leaf[neg]) {
 		rep_trie_add_at(c->trie, leaf[neg], w);
-		return kept(c, time_us, leaf[neg], more);
+		return kept(c, time_us, leaf[neg], status_id, more);
 	}
 	if (nids > c->capids && grow_ids(c, nids) != 0)
 		return REP_C_NOMEM;
@@ -375,7 +389,7 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 		rep_trie_add_at(c->trie, node, w);
 		if (leaf)
 			leaf[neg] = node;
-		return kept(c, time_us, node, more);
+		return kept(c, time_us, node, status_id, more);
 	}
 }
 
@@ -453,10 +467,32 @@ uint32_t rep_collect_status(rep_collect *c, const char *comm, size_t len, int *o
 	uint32_t id = rep_frames_intern(c->frames, REP_K_STATUS, comm, len, "", 0, &is_new);
 	if (id == REP_NO_FRAME)
 		return id;
-	if (is_new && status_selected(c->cfg->status, comm, len))
-		rep_frames_set_mark(c->frames, id, MARK_STATUS_OK);
+	if (is_new) {
+		uint32_t m = status_selected(c->cfg->status, comm, len) ? MARK_STATUS_OK : 0;
+		if ((len == 7 && !memcmp(comm, "waiting", 7)) || (len == 9 && !memcmp(comm, "suspended", 9)) ||
+		    (len == 7 && !memcmp(comm, "exiting", 7)))
+			m |= MARK_STATUS_IDLE;
+		rep_frames_set_mark(c->frames, id, m);
+	}
 	*ok = (rep_frames_mark(c->frames, id) & MARK_STATUS_OK) != 0;
 	return id;
+}
+
+/* An event left out by --status alone, counted by its status. */
+static void hidden(rep_collect *c, uint32_t status_id)
+{
+	size_t k;
+	for (k = 0; k < c->st.nhidden && c->st.hidden_id[k] != status_id; k++)
+		;
+	if (k == REP_MAX_HIDDEN) {
+		c->st.hidden_more++;
+		return;
+	}
+	if (k == c->st.nhidden) {
+		c->st.hidden_id[k] = status_id;
+		c->st.nhidden++;
+	}
+	c->st.hidden_n[k]++;
 }
 
 static int event_line(rep_collect *c, const char *s, size_t len)
@@ -481,6 +517,8 @@ static int event_line(rep_collect *c, const char *s, size_t len)
 	c->keep = ok && rep_collect_pid_ok(c, ev.pid, ev.tid);
 	if (!c->keep) {
 		c->st.filtered++;
+		if (!ok && rep_collect_pid_ok(c, ev.pid, ev.tid))
+			hidden(c, id);
 		return 0;
 	}
 	c->pid = ev.pid;
@@ -729,6 +767,9 @@ int rep_collect_pre_event(rep_collect *c, int64_t time_us, uint32_t status_id, i
 	event_seen(c, time_us);
 	if (!pass) {
 		c->st.filtered++;
+		if (!(rep_frames_mark(c->frames, status_id) & MARK_STATUS_OK) &&
+		    rep_collect_pid_ok(c, more->pid, more->serial))
+			hidden(c, status_id);
 		return 0;
 	}
 	if (!c->weighted) {

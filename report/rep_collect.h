@@ -49,6 +49,18 @@ struct rep_stats {
 	uint64_t negative;        /* events with a negative weight */
 	int64_t first_us, last_us; /* earliest and latest event time */
 	int64_t t0_s;             /* the time origin: the earliest event's whole second */
+	/* Events left out by --status alone (they pass --pid), by status:
+	 * hidden_id[k] is the status frame, hidden_n[k] its count; statuses
+	 * past REP_MAX_HIDDEN add to hidden_more. */
+#define REP_MAX_HIDDEN 8
+	uint32_t hidden_id[REP_MAX_HIDDEN];
+	uint64_t hidden_n[REP_MAX_HIDDEN];
+	size_t nhidden;
+	uint64_t hidden_more;
+	/* Events of a status that is not at work (waiting, suspended, exiting)
+	 * given weight 0 under a delta weight: their delta is work done before
+	 * the process stopped, at stacks the sample did not see. */
+	uint64_t idle_delta;
 };
 
 /* The heatmap covers at most 31 days from its first second: a file that

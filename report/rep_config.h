@@ -13,6 +13,8 @@
 enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF };
 
 #define REP_MAX_PIDS 64
+/* The report's default --status: what answers "where does the CPU go". */
+#define REP_ON_CPU "running,garbage_collecting"
 #define REP_MAX_CATEGORIES 16
 
 struct rep_pid_filter {
@@ -31,7 +33,8 @@ struct rep_config {
 	int has_from, has_to;
 	int from_abs, to_abs;      /* '@'-prefixed: absolute Unix seconds */
 	int64_t from_us, to_us;    /* relative to the first event's whole second, or absolute */
-	const char *status;        /* comma-separated list; NULL: all */
+	const char *status;        /* comma-separated list; NULL: all (--status all) */
+	int status_default;        /* no --status: the on-CPU statuses (REP_ON_CPU) */
 	struct rep_pid_filter pids[REP_MAX_PIDS];
 	size_t npids;
 	const char *categories[REP_MAX_CATEGORIES]; /* each must match a category frame */

@@ -141,12 +141,56 @@ static int draw(struct fl *s)
 	return r;
 }
 
+void rep_status_note(const struct rep_view *v, char *out, size_t cap)
+{
+	const struct rep_stats *st = v->st;
+	uint64_t hid = st->hidden_more, kept = st->events - st->filtered;
+	char a[32], b[32];
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t k = 0; k < st->nhidden; k++)
+		hid += st->hidden_n[k];
+	if (!v->cfg->status && !hid) {
+		if (st->idle_delta)
+			snprintf(out, cap, "%s idle samples weigh 0 (their delta is work done before they waited)",
+				 rep_thousands((int64_t)st->idle_delta, a));
+		return;
+	}
+	if (v->cfg->status_default)
+		n = (size_t)snprintf(out, cap, "on-CPU: %s of %s samples", rep_thousands((int64_t)kept, a),
+				     rep_thousands((int64_t)(kept + hid), b));
+	else
+		n = (size_t)snprintf(out, cap, "--status %s: %s of %s samples", v->cfg->status ? v->cfg->status : "all",
+				     rep_thousands((int64_t)kept, a), rep_thousands((int64_t)(kept + hid), b));
+	for (size_t k = 0; k < st->nhidden && n < cap; k++) {
+		struct rep_frame_info fi;
+		rep_frames_get(v->frames, st->hidden_id[k], &fi);
+		n += (size_t)snprintf(out + n, cap - n, "%s%.*s %s", k ? ", " : "; ", (int)fi.name_len, fi.name,
+				      rep_thousands((int64_t)st->hidden_n[k], a));
+	}
+	if (st->hidden_more && n < cap)
+		n += (size_t)snprintf(out + n, cap - n, ", others %s", rep_thousands((int64_t)st->hidden_more, a));
+	if (n < cap && hid)
+		n += (size_t)snprintf(out + n, cap - n, " hidden: --status all for the wall-clock view");
+	else if (n < cap && v->cfg->status_default)
+		n += (size_t)snprintf(out + n, cap - n, " (the files hold no others: record with --status all "
+				      "for the wall-clock view)");
+	if (st->idle_delta && n < cap)
+		snprintf(out + n, cap - n, "; %s idle samples weigh 0 (their delta is work done before they waited)",
+			 rep_thousands((int64_t)st->idle_delta, a));
+}
+
 static void subtitle(struct fl *s)
 {
 	const struct rep_view *v = s->v;
 	const struct rep_stats *st = v->st;
-	char a[32];
+	char a[32], note[512];
 	double t0 = (double)st->t0_s;
+	rep_status_note(v, note, sizeof note);
+	if (*note) {
+		rep_xml_put(s->f, note, strlen(note));
+		fputs("; ", s->f);
+	}
 	fprintf(s->f, "%s events, weight: %s", rep_thousands((int64_t)st->used, a), v->weight_name);
 	if (v->cfg->has_from || v->cfg->has_to) {
 		double from = v->from_us == INT64_MIN ? 0 : (double)v->from_us / 1e6 - t0;

@@ -96,6 +96,13 @@ int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *
 	if (h->beyond)
 		fprintf(f, ", %" PRIu64 " events more than 31 days later not drawn", h->beyond);
 	fputs("</text>\n", f);
+	{
+		char note[512];
+		rep_status_note(v, note, sizeof note);
+		fprintf(f, "<text class=\"sub\" x=\"%d\" y=\"58\">", LEFT);
+		rep_xml_put(f, note, strlen(note));
+		fputs("</text>\n", f);
+	}
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%zu\" height=\"%d\" fill=\"#f4f4f4\"/>\n", LEFT, TOP,
 		cols * (size_t)cw, REP_HEAT_ROWS * CH);
 	fputs("<g id=\"cells\" shape-rendering=\"crispEdges\">\n", f);

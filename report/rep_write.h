@@ -35,6 +35,10 @@ int rep_write_speedscope(FILE *f, const struct rep_view *v);
  * node, with the count and every metric's delta (rep_pprof.h). */
 struct rep_pprof_s;
 int rep_write_pprof(FILE *f, const struct rep_view *v, const struct rep_pprof_s *agg);
+/* What --status kept and hid, for a picture's subtitle, e.g. "on-CPU: 655
+ * of 82,433 samples; waiting 81,778 hidden: --status all for the
+ * wall-clock view". Empty under --status all with nothing hidden. */
+void rep_status_note(const struct rep_view *v, char *out, size_t cap);
 /* The interactive flame graph. */
 int rep_write_flame(FILE *f, const struct rep_view *v);
 /* The sub-second heatmap of the whole capture. */

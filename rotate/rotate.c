@@ -459,6 +459,14 @@ int rot_open(rot_t **out, const struct rot_options *opts)
 	return open_dir(r);
 }
 
+int rot_set_node(rot_t *r, const char *node)
+{
+	if (r->fd >= 0 || r->finished_any || r->hold.n)
+		return ROT_ERR_IO;
+	rot_name_node(r->fnode, node);
+	return 0;
+}
+
 int rot_set_header(rot_t *r, const char *header)
 {
 	char *copy = NULL;

@@ -70,6 +70,10 @@ struct rot_stats {
  * failure (so rot_error() works) and must be released with rot_free(). */
 int rot_open(rot_t **out, const struct rot_options *opts);
 
+/* Names the files begun from now on after this node (rot_options.node).
+ * @return 0, or ROT_ERR_IO when a file is open already (its name stays). */
+int rot_set_node(rot_t *r, const char *node);
+
 /* Replaces the header written at the start of each file begun from now on;
  * the current file keeps the one it began with. @return 0 or ROT_ERR_NOMEM
  * (the old header stays). */

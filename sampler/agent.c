@@ -67,6 +67,8 @@ static int await_start(sampler_t *s)
 		int k = dec_message(&s->tables, s->rx.buff, (size_t)s->rx.index, &res, why, sizeof why);
 		if (k == DEC_STARTED) {
 			s->old_depth = res.old_depth;
+			memcpy(s->missing, res.missing, sizeof s->missing);
+			s->nmissing = res.nmissing;
 			s->have_agent = 1;
 			s->have_lock = 0; /* the agent has it now */
 			return 0;

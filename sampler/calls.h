@@ -45,6 +45,7 @@ struct calls_options {
 struct calls_row {
 	char *mfa;                 /* "mod:fun/arity" */
 	char *pid;                 /* "<0.N.S>", or "" for all processes */
+	char *name;                /* its registered name, label or initial call; "" */
 	uint64_t calls;
 	uint64_t measure;          /* microseconds, words, or 0 for count */
 };

@@ -19,6 +19,7 @@ void calls_result_free(struct calls_result *r)
 	for (size_t k = 0; k < r->nrows; k++) {
 		free(r->rows[k].mfa);
 		free(r->rows[k].pid);
+		free(r->rows[k].name);
 	}
 	for (size_t k = 0; k < r->nreloaded; k++)
 		free(r->reloaded[k]);
@@ -37,35 +38,38 @@ static char *escaped(const char *text)
 	return e;
 }
 
-/* {Module, Function, Arity, Pid, Calls, Measure} */
+/* {Module, Function, Arity, Pid, Name, Calls, Measure} */
 static int get_row(struct term_cursor *c, struct calls_row *row)
 {
-	char *mod = NULL, *fun = NULL, *pid = NULL;
+	char *mod = NULL, *fun = NULL, *pid = NULL, *name = NULL;
 	uint64_t arity = 0;
 	int r;
-	if (tc_tuple(c, 6) < 0)
+	if (tc_tuple(c, 7) < 0)
 		return -1;
 	if ((r = tc_text(c, &mod)) < 0)
 		return r;
 	if ((r = tc_text(c, &fun)) < 0 || (r = tc_u64(c, &arity)) < 0 || arity > 255 ||
-	    (r = tc_text(c, &pid)) < 0 || (r = tc_u64(c, &row->calls)) < 0 ||
+	    (r = tc_text(c, &pid)) < 0 || (r = tc_text(c, &name)) < 0 ||
+	    (r = tc_u64(c, &row->calls)) < 0 ||
 	    (r = tc_u64(c, &row->measure)) < 0)
 		goto out;
 	char *m = escaped(mod), *f = escaped(fun);
 	size_t n = (m ? strlen(m) : 0) + (f ? strlen(f) : 0) + 8;
 	row->mfa = m && f ? malloc(n) : NULL;
 	row->pid = escaped(pid);
+	row->name = escaped(name);
 	if (row->mfa)
 		snprintf(row->mfa, n, "%s:%s/%u", m, f, (unsigned)arity);
 	free(m);
 	free(f);
-	r = row->mfa && row->pid ? 0 : -2;
+	r = row->mfa && row->pid && row->name ? 0 : -2;
 out:
 	if (r == 0 && arity > 255)
 		r = tc_fail(c, "arity out of range");
 	free(mod);
 	free(fun);
 	free(pid);
+	free(name);
 	return r;
 }
 

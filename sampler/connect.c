@@ -46,6 +46,17 @@ int sampler_old_depth(const sampler_t *s)
 	return s->old_depth;
 }
 
+unsigned sampler_missing(const sampler_t *s, const char **names)
+{
+	*names = s->missing;
+	return s->nmissing;
+}
+
+const char *sampler_node_name(const sampler_t *s)
+{
+	return s->own_name[0] ? s->own_name : s->node;
+}
+
 const char *sampler_otp_release(const sampler_t *s)
 {
 	return s->otp;

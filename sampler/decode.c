@@ -507,11 +507,32 @@ int dec_message(struct dec_tables *t, const char *buf, size_t len,
 		return DEC_OTHER;
 	if (proto != 1)
 		return fail(&c, "agent protocol %lld, expected 1", proto);
-	if (strcmp(tag, "fp_started") == 0 && arity == 4) {
+	if (strcmp(tag, "fp_started") == 0 && arity == 5) {
 		long long depth;
-		if (ei_skip_term(buf, &c.i) < 0 || get_int(&c, &depth) < 0)
-			return -1;
+		int n;
+		if (ei_skip_term(buf, &c.i) < 0 || get_int(&c, &depth) < 0 ||
+		    ei_decode_list_header(buf, &c.i, &n) < 0)
+			return fail(&c, "a malformed fp_started");
 		out->old_depth = (int)depth;
+		/* the --pid and --name texts that name no process, comma-joined
+		 * (cut at the buffer: they are only said) */
+		for (int k = 0; k < n; k++) {
+			size_t len, used = strlen(out->missing);
+			struct fp_str d = { NULL, 0 };
+			if (bin_size(&c, &len) < 0)
+				return -1;
+			char *tmp = malloc(len + 1);
+			if (!tmp)
+				return -2;
+			if (get_bin(&c, tmp, &d) < 0) {
+				free(tmp);
+				return -1;
+			}
+			snprintf(out->missing + used, sizeof out->missing - used, "%s'%.*s'",
+				 used ? ", " : "", (int)d.len, d.ptr);
+			free(tmp);
+			out->nmissing++;
+		}
 		return DEC_STARTED;
 	}
 	if (strcmp(tag, "fp_stopped") == 0 && arity == 3)

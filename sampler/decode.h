@@ -45,7 +45,7 @@ struct dec_tables {
 
 enum dec_kind {
 	DEC_BATCH = 1,   /* out->batch filled */
-	DEC_STARTED,     /* out->old_depth, out->agent_pid_* filled */
+	DEC_STARTED,     /* out->old_depth, out->missing filled */
 	DEC_STOPPED,     /* the agent finished */
 	DEC_AGENT_ERROR, /* out->reason, out->detail: why the agent ended or could not start */
 	DEC_OTHER,       /* not one of ours: ignore */
@@ -54,6 +54,8 @@ enum dec_kind {
 struct dec_result {
 	struct sampler_batch batch;
 	int old_depth;
+	char missing[256];   /* DEC_STARTED: the --pid/--name texts naming no process, quoted */
+	unsigned nmissing;
 	char reason[64];
 	char detail[128];
 };

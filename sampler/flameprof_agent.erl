@@ -28,13 +28,15 @@
 %% or the lock dies.
 %%
 %% Messages to the sink (the C-node's pid); sampler/decode.c reads them:
-%%   {fp_started, Proto, Agent, OldDepth}
+%%   {fp_started, Proto, Agent, OldDepth, Missing}
+%%     (Missing: the --pid and --name texts that name no live process)
 %%   {fp_error, Proto, agent_down, WhatText}  (the agent ended unasked)
 %%   {fp_stopped, Proto, {Rounds, Samples, Dropped, Late, Missed}}
 %%   {fp_batch, Seq, Info, Defs, Samples}
 %%     Info = {RoundStartUs, RoundUs, LatenessUs, Asked, Answered,
 %%             LateTotal, MissedTotal, DroppedTotal, Selected, SharePermille}
-%%     (SharePermille: the part of the selected processes sampled in each
+%%     (Selected: the processes selected when the round began, each asked
+%%     once per round; SharePermille: the part of them sampled in each
 %%     round, 1000 unless the cost budget has lowered it)
 %%     Defs, in order, each before its first use:
 %%       {frame, Id, Module, Function, Arity, File, Line}   (binaries, ints)
@@ -56,6 +58,10 @@
 -define(MAX_PROCS, 100000).
 -define(WATCHDOG_MS, 60000).             % checks for an agent this often after loading
 -define(PRUNE_EVERY, 12).                % scans between prunings of dead pids
+%% The first window's selection, like every later one, is by reductions
+%% gained: the first scan reads every process's reductions, waits this
+%% long (at most a window) and reads them again.
+-define(BASELINE_MS, 200).
 %% Priorities, chosen by measurement (doc/benchmarks.md, "agent
 %% priorities"): the coordinator and its workers at high, the guardian at
 %% high (so a dead coordinator is cleaned up at once), the scans at normal
@@ -94,6 +100,7 @@
             scanner,              % the process that picks the busiest
             scanning = false,     % a scan has been asked for and not answered
             next_round, next_select, round = 0, reset_round = 0,
+            next_slot,            % start of the period the next round is due in (round/2)
             select_round = 0,     % round number at the last selection
             seq = 0, defs = [], pending = [], rounds = 0, samples = 0, dropped = 0,
             last_send = 0,        % when the last batch went out (heartbeat)
@@ -162,15 +169,20 @@ init(Opts) ->
             Tab = ets:new(?MODULE, [set, protected, {read_concurrency, true}]),
             Scanner = spawn_opt(?MODULE, scanner, [self(), 0], [link, {priority, high}]),
             Now = now_us(),
+            Period = max(1, round(1000000 / Hz)),
             S = #s{sink = Sink, sink_node = Node, top = Top, scanner = Scanner,
-                   period_us = max(1, round(1000000 / Hz)),
+                   period_us = Period,
                    every_us = EveryMs * 1000, old_depth = Old,
                    explicit_pids = Pids, explicit_names = Names, tab = Tab,
-                   next_round = Now, next_select = Now,
+                   next_round = Now + jitter(Period), next_slot = Now,
+                   next_select = Now,
                    dict_key = dict_key_supported(), lock = Lock, guardian = Guardian,
                    budget_us = MaxCostPpm * erlang:system_info(schedulers_online),
                    win_start = Now},
-            Sink ! {fp_started, ?PROTO, self(), Old},
+            Missing = [T || T <- Pids, not is_pid(to_pid(T)) orelse
+                                           not is_process_alive(to_pid(T))] ++
+                      [N || N <- Names, not is_pid(whereis_bin(N))],
+            Sink ! {fp_started, ?PROTO, self(), Old, Missing},
             %% after the start is reported: turning the flag on is a call
             %% to a normal-priority server, slow on a saturated node
             ok = sched_wall_on(MaxCostPpm),
@@ -263,7 +275,8 @@ request_scan(S, Now) ->
     %% the cost budget each was sampled in only a part of the rounds.
     Cost = round(?SAMPLE_COST * (S#s.round - S#s.select_round) * S#s.share),
     Exclude = maps:put(self(), true, S#s.workers),
-    S#s.scanner ! {scan, Exclude, S#s.by_target, Cost, S#s.top},
+    S#s.scanner ! {scan, Exclude, S#s.by_target, Cost, S#s.top,
+                   min(?BASELINE_MS, S#s.every_us div 1000)},
     S#s{scanning = true, next_select = Now + S#s.every_us, select_round = S#s.round}.
 
 %% The first scan runs at high priority, so that sampling starts at once even
@@ -274,8 +287,9 @@ request_scan(S, Now) ->
 %% every ?PRUNE_EVERY scans.
 scanner(Agent, Scans) ->
     receive
-        {scan, Exclude, ByTarget, Cost, N} ->
+        {scan, Exclude, ByTarget, Cost, N, BaselineMs} ->
             Self = self(),
+            Scans == 0 andalso baseline(Self, BaselineMs),
             Gains = [{R - prev_reds(P, R) - sample_cost(P, ByTarget, Cost), P, R}
                      || P <- erlang:processes(), P =/= Self,
                         not is_map_key(P, Exclude),
@@ -291,6 +305,15 @@ scanner(Agent, Scans) ->
             end,
             scanner(Agent, Scans + 1)
     end.
+
+%% Before the first window's scan: every process's reductions now, then a
+%% short wait, so that the first window picks by reductions gained like
+%% every later one (by lifetime reductions it picked the long-lived idle
+%% servers, and the first window looked unlike the others).
+baseline(Self, BaselineMs) ->
+    [put(P, R) || P <- erlang:processes(), P =/= Self,
+                  {reductions, R} <- [erlang:process_info(P, reductions)]],
+    receive after BaselineMs -> ok end.
 
 prev_reds(P, R) ->
     case put(P, R) of
@@ -375,16 +398,24 @@ drop_worker(W, S) ->
 round(S0, Now) ->
     Period = S0#s.period_us,
     Lateness = Now - S0#s.next_round,
+    Selected = map_size(S0#s.workers),
     %% An absolute schedule (py-spy's Timer): a round that starts late does
     %% not push the next one back. On a saturated node the VM's timers fire
     %% 2-20 ms late even at max priority (measured: `receive after 1` took
     %% 2 ms p50, 20 ms p90 with 1000 busy processes on 2 schedulers), so the
     %% rounds due meanwhile run at once. Only when far behind (a long stall)
     %% are the missed rounds counted and the schedule restarted from now.
-    {Missed, Sched} = case Lateness > max(100000, 10 * Period) of
-                          true -> {Lateness div Period, Now};
-                          false -> {0, S0#s.next_round}
-                      end,
+    %% Each round is due at a random point of its own period (its slot, a
+    %% uniform offset), so that sampling cannot alias with periodic work on
+    %% the node: a 100 Hz burst sampled at a fixed 97 Hz showed three bands
+    %% a second. Exactly one round is due per period, so the rounds of any
+    %% stretch of time are as many as without the jitter, give or take one
+    %% (rounds a random 0.5 to 1.5 periods apart, tried first, made the
+    %% count itself random: over 3 s, 1 % more rounds than --hz asked).
+    {Missed, Slot} = case Lateness > max(100000, 10 * Period) of
+                         true -> {Lateness div Period, Now};
+                         false -> {0, S0#s.next_slot}
+                     end,
     R = S0#s.round + 1,
     S00 = maybe_reset(S0#s{round = R, missed = S0#s.missed + Missed}),
     Busy = S00#s.busy,
@@ -396,16 +427,25 @@ round(S0, Now) ->
                      end, [], S00#s.workers),
     {Part, S} = budget_part(Idle, S00),
     Ask = [begin W ! {sample, R, Info}, W end || {W, Info} <- Part],
-    Deadline = Sched + Period,
+    NextSlot = Slot + Period,
+    Deadline = NextSlot + jitter(Period),
     Pending = maps:from_list([{W, R} || W <- Ask]),
-    {S1, Samples, Left} = collect(S#s{busy = maps:merge(Busy, Pending)},
+    %% The late samples already pending start the batch; they leave the
+    %% state, else a late sample arriving during collect/5 (which appends
+    %% the state's pending to the batch) sent them twice, counted as
+    %% delivered twice.
+    {S1, Samples, Left} = collect(S#s{busy = maps:merge(Busy, Pending), pending = []},
                                   R, Deadline, S#s.pending, length(Ask)),
     End = now_us(),
     Info = {Now, End - Now, max(0, Lateness), length(Ask), length(Ask) - Left,
-            S1#s.late, S1#s.missed, S1#s.dropped, map_size(S1#s.workers),
+            S1#s.late, S1#s.missed, S1#s.dropped, Selected,
             round(S1#s.share * 1000)},
     S2 = send_batch(S1#s{pending = []}, Info, Samples),
-    budget_check(S2#s{next_round = Deadline, rounds = S2#s.rounds + 1}, End).
+    budget_check(S2#s{next_round = Deadline, next_slot = NextSlot,
+                      rounds = S2#s.rounds + 1}, End).
+
+%% A uniform offset within a period (rand's state lives in this process).
+jitter(Period) -> rand:uniform(Period) - 1.
 
 %% ---------------------------------------------------------------- cost budget
 

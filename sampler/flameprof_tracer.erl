@@ -26,8 +26,9 @@
 %%     Reason: lock_lost | unsupported | nomatch | too_many | in_use | noproc,
 %%     or died (the session process died; the guardian cleaned up)
 %%   {fp_calls_result, Proto, Type, Rows, Reloaded, {ElapsedUs, RowsLeftOut, Why}}
-%%     Rows = [{Module, Function, Arity, Pid, Calls, Measure}]
-%%       Module, Function, Pid: binaries (Pid <<>> for totals);
+%%     Rows = [{Module, Function, Arity, Pid, Name, Calls, Measure}]
+%%       Module, Function, Pid, Name: binaries (Pid and Name <<>> for
+%%       totals; Name: registered name, else proc_lib label or initial call);
 %%       Measure: microseconds (call_time), words (call_memory), 0 (count)
 %%     Reloaded = [Module]: modules loaded again during the run
 %%     Why = stopped (asked) | {overload, RunQueue, Limit}: ended early by
@@ -387,13 +388,41 @@ rows({M, F, A} = MFA, Type, PerProc) ->
               _ -> []
           end,
     Lines = case PerProc of
-                true -> [{list_to_binary(pid_text(P)), C, V} || {P, C, V} <- Per];
+                true -> [{list_to_binary(pid_text(P)), proc_name(P), C, V} || {P, C, V} <- Per];
                 false ->
                     {C, V} = lists:foldl(fun({_, C0, V0}, {C1, V1}) -> {C0 + C1, V0 + V1} end, {0, 0}, Per),
-                    [{<<>>, C, V}]
+                    [{<<>>, <<>>, C, V}]
             end,
-    [{atom_to_binary(M, utf8), atom_to_binary(F, utf8), A, P, C, V}
-     || {P, C, V} <- Lines, C > 0 orelse V > 0].
+    [{atom_to_binary(M, utf8), atom_to_binary(F, utf8), A, P, N, C, V}
+     || {P, N, C, V} <- Lines, C > 0 orelse V > 0].
+
+%% What names a process, as the flame graph's category frames do: its
+%% registered name, else its proc_lib label or initial call
+%% ('$process_label', '$initial_call': a gen_server's own module), else its
+%% initial call; <<>> for a process gone. Kept per pid in this process's
+%% dictionary: a process has rows for several functions, and before OTP
+%% 26.2 the dictionary is read whole.
+proc_name(P) when is_pid(P) ->
+    case get({name, P}) of
+        undefined -> N = proc_name1(P), put({name, P}, N), N;
+        N -> N
+    end;
+proc_name(_) -> <<>>.
+
+proc_name1(P) ->
+    case erlang:process_info(P, [registered_name, initial_call, dictionary]) of
+        [{registered_name, R}, _, _] when is_atom(R) -> atom_to_binary(R, utf8);
+        [_, {initial_call, IC}, {dictionary, D}] ->
+            case {proplists:get_value('$process_label', D), proplists:get_value('$initial_call', D)} of
+                {undefined, {M, F, A}} when is_atom(M), is_atom(F), is_integer(A) -> mfa_text({M, F, A});
+                {undefined, _} -> ic_text(IC);
+                {Label, _} -> iolist_to_binary(io_lib:format("~0tP", [Label, 8]))
+            end;
+        _ -> <<>>
+    end.
+
+ic_text({M, F, A}) when is_atom(M), is_atom(F), is_integer(A) -> mfa_text({M, F, A});
+ic_text(_) -> <<>>.
 
 %% ---------------------------------------------------------------- cleanup
 

@@ -32,6 +32,7 @@ struct sampler_s {
 	char host[256];              /* target host part */
 	char err[512];               /* the last error, one sentence */
 	char otp[16];                /* target's otp_release */
+	char own_name[MAXATOMLEN_UTF8]; /* the target's node(), "" until known */
 	erlang_pid agent;
 	int have_agent;              /* agent started and not yet stopped */
 	int tracer_lock_busy;        /* calls, requests: the tracer lost its lock */
@@ -42,6 +43,8 @@ struct sampler_s {
 	int local_lock_fd;           /* flock on our node name and the target; -1 */
 	char local_lock_path[1024];
 	int old_depth;
+	char missing[256];           /* the agent's start: explicit targets not found */
+	unsigned nmissing;
 	long long last_rx_ms;        /* monotonic time of the last message or tick */
 	struct held_msg *held, *held_tail;
 	size_t nheld, held_bytes;    /* bounded by SAMPLER_MAX_HELD(_BYTES) */

@@ -220,6 +220,17 @@ int node_release(sampler_t *s)
 			 "'%s' answered erlang:system_info(otp_release) with something that is not a release; the node is not behaving as an Erlang node should",
 			 s->node);
 	ei_x_free(&reply);
+	if (r < 0)
+		return r;
+	/* The node's own name, as node() says it: 'rabbit@vm' whether it was
+	 * reached as rabbit@vm or rabbit@127.0.0.1 (files are named by it). */
+	if (ei_x_new(&reply) < 0)
+		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+	args_begin(&a, 0);
+	r = rex_call_args(s, "erlang", "node", &a, &reply, &at, s->opts.connect_timeout_ms);
+	if (r == 0 && ei_decode_atom(reply.buff, &at, s->own_name) < 0)
+		s->own_name[0] = '\0';
+	ei_x_free(&reply);
 	return r;
 }
 

@@ -120,6 +120,13 @@ int sampler_read_cookie(const char *path, char *buf, size_t cap, char *err, size
 const char *sampler_error(const sampler_t *s);
 /* The agent's original backtrace_depth (restored on exit), -1 if unknown. */
 int sampler_old_depth(const sampler_t *s);
+/* After sampler_start(): how many of the --pid and --name targets named no
+ * live process when the agent started; *names: them, quoted, comma-joined
+ * (cut short past 255 bytes). */
+unsigned sampler_missing(const sampler_t *s, const char **names);
+/* The target's own name, as its node() says it (e.g. rabbit@vm when it was
+ * reached as rabbit@127.0.0.1), once started; before, the name given. */
+const char *sampler_node_name(const sampler_t *s);
 /* The target's OTP release, e.g. "25", once connected. */
 const char *sampler_otp_release(const sampler_t *s);
 

@@ -180,6 +180,7 @@ fp_wait() {
 fp_errors() {
 	grep '^flameprof: ' "$T_DIR/fp.err" | grep -v -e ' samples in ' -e "open them with" -e "try 'flameprof --help'" -e "try 'flameprof calls --help'" \
 		-e '^flameprof: the node was busy and the cost budget' \
+		-e ' samples written (' -e '^flameprof: no sample had a status that --status writes' \
 		-e '^flameprof: warning:' -e '^flameprof: note:' || true
 }
 

@@ -12,7 +12,8 @@ start_epmd && compile_workloads &&
 # The embedded source is preprocessed (erlc -P): erl_parse:parse_form/1
 # refuses -define and ?MACRO.
 
-fp --test-compile-on-target --duration 2s --top 5 --every 1s --name fp_idle_server -o "$T_DIR/out" "$NODE"
+# the idle server's samples are waiting ones: --status all writes them
+fp --test-compile-on-target --duration 2s --top 5 --every 1s --status all --name fp_idle_server -o "$T_DIR/out" "$NODE"
 is "$FP_RC" 0 "compiled on the target: exits 0"
 check "no 'cannot compile the agent' error" test -z "$(grep 'cannot compile the agent' "$T_DIR/fp.err")"
 files=$(ls "$T_DIR/out"/*.perf.zst 2>/dev/null)

@@ -1,7 +1,10 @@
 #!/bin/bash
 # Explicit targets: with --top 0 only the processes named by --pid and
-# --name are sampled; a registered name that does not exist is no error and
-# is never turned into an atom on the node.
+# --name are sampled; a registered name that does not exist is never turned
+# into an atom on the node. With --top 0, targets that name no live process
+# are an error (64, also under -q): nothing would be sampled; when only some
+# are missing, a warning names them (also under -q) and the others are
+# sampled.
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node explicit "fp_busy:start(4)" || exit 1
 
@@ -13,8 +16,9 @@ check "erl_call gives code_server's pid ($cs), written as the node does: $cs_loc
 # the tids these two must show up as
 want=$(for p in "$cs" "$idle"; do pid_tid "$p"; done | sort -u)
 
-fp --duration 2s --top 0 --every 1s --pid "$cs_local" --name fp_idle_server -o "$T_DIR/out" "$NODE"
-is "$FP_RC" 0 "--top 0 --pid --name: exits 0"
+# both are idle: their samples are waiting ones, written with --status all
+fp --duration 2s --top 0 --every 1s --status all --pid "$cs_local" --name fp_idle_server -o "$T_DIR/out" "$NODE"
+is "$FP_RC" 0 "--top 0 --pid --name --status all: exits 0"
 files=$(ls "$T_DIR/out"/*.perf.zst 2>/dev/null)
 check "a file is written" test -n "$files"
 is "$(event_pids $files | tr '\n' ' ')" "$(echo $want) " "only the two explicit processes appear as tids"
@@ -32,8 +36,25 @@ check "the node is left as it was" node_clean "$NODE"
 absent() { grep -q badarg <<<"$(rpc "$NODE" "erlang list_to_existing_atom [\"no_such_name_xyz\"]")"; }
 check "the atom no_such_name_xyz does not exist on the node before" absent
 fp --duration 1s --top 0 --name no_such_name_xyz -o "$T_DIR/out2" "$NODE"
-is "$FP_RC" 0 "--top 0 --name no_such_name_xyz: runs and exits 0"
-check "nothing is sampled" test -z "$(ls "$T_DIR/out2"/*.perf.zst 2>/dev/null | xargs -r zstd -dcq | grep 'cpu-clock:')"
+is "$FP_RC" 64 "--top 0 --name no_such_name_xyz: exits 64 (nothing to sample)"
+check "one sentence names the missing name and says what to do" \
+	grep -q "^flameprof: no live process on '$NODE' for 'no_such_name_xyz'; with --top 0 nothing is left to sample: give a live --pid" "$T_DIR/fp.err"
+check "... and it is the only error line" one_sentence
+check "no file is written" test -z "$(ls "$T_DIR/out2"/ 2>/dev/null)"
+check "the atom no_such_name_xyz still does not exist on the node after" absent
+check "the node is left as it was" node_clean "$NODE"
+
+fp -q --duration 1s --top 0 --pid '<0.99999.0>' -o "$T_DIR/out3" "$NODE"
+is "$FP_RC" 64 "-q --top 0 --pid '<0.99999.0>' (no such process): exits 64"
+check "... and says so under -q too" grep -q "^flameprof: no live process on '$NODE' for '<0.99999.0>'" "$T_DIR/fp.err"
+check "the node is left as it was" node_clean "$NODE"
+
+# one of two missing: the other is sampled, the missing one named, under -q too
+fp -q --duration 2s --top 0 --status all --name fp_idle_server --name no_such_name_xyz -o "$T_DIR/out4" "$NODE"
+is "$FP_RC" 0 "-q --top 0, one live --name and one missing: exits 0"
+check "a warning names the missing one under -q" \
+	grep -q "^flameprof: warning: no live process on '$NODE' for 'no_such_name_xyz'; sampling the others" "$T_DIR/fp.err"
+check "the live one is sampled" grep -q 'name:fp_idle_server (\[category\])' <(decompressed "$T_DIR"/out4/*.perf.zst)
 check "the atom no_such_name_xyz still does not exist on the node after" absent
 check "the node is left as it was" node_clean "$NODE"
 finish

@@ -11,7 +11,8 @@
 start_epmd && compile_workloads && start_node tiers "fp_kv_labels:start(2)" || exit 1
 
 TIERS="--tier req=kv_service:request/2 --tier parse=kv_service:parse/_ --tier handle=kv_service:handle/2 --tier db=kv_service:db/_"
-fp $TIERS --duration 6s --top 30 --every 1s -o "$T_DIR/out" "$NODE"
+# --status all: the waiting samples (label gating) are checked too
+fp $TIERS --duration 6s --top 30 --every 1s --status all -o "$T_DIR/out" "$NODE"
 is "$FP_RC" 0 "flameprof --tier exits 0 after --duration"
 files=$(ls "$T_DIR/out"/flameprof_*.perf.zst 2>/dev/null)
 decompressed $files > "$T_DIR/all.txt"

@@ -7,7 +7,7 @@
 
 gen --events 3000 --hostile --seed 7 --folded "$T/want.samples" > "$T/in.perf"
 zstd -q "$T/in.perf" -o "$T/in.perf.zst"
-"$FLAMEPROF" report "$T/in.perf.zst" -f folded -o "$T/got" -q
+"$FLAMEPROF" report --status all "$T/in.perf.zst" -f folded -o "$T/got" -q
 is "$?" 0 "folded from zstd exits 0"
 sort "$T/got" > "$T/got.s"
 sort "$T/want.samples" > "$T/want.s"
@@ -17,7 +17,7 @@ is "$(awk '{s += $NF} END {print s}' "$T/got")" 3000 "counts add up to the event
 for w in reductions memory_delta reductions_delta; do
 	gen --events 2000 --hostile --seed 3 --weight "$w" --folded "$T/want.$w" > "$T/w.perf"
 	gzip -c "$T/w.perf" > "$T/w.perf.gz"
-	"$FLAMEPROF" report "$T/w.perf.gz" -f folded -w "$w" -o "$T/got.$w" -q
+	"$FLAMEPROF" report --status all "$T/w.perf.gz" -f folded -w "$w" -o "$T/got.$w" -q
 	sort "$T/got.$w" > "$T/g"
 	sort "$T/want.$w" > "$T/w"
 	ok "weighted by $w equals the model (gzip)" cmp -s "$T/g" "$T/w"
@@ -33,10 +33,10 @@ zstd -q "$T/a" -o "$T/dir/flameprof_n_1.perf.zst"
 gzip -c "$T/b" > "$T/dir/flameprof_n_2.perf.gz"
 cp "$T/dir/flameprof_n_1.perf.zst" "$T/dir/.flameprof_n_3.perf.zst"
 echo junk > "$T/dir/README"
-flock "$T/dir/.flameprof_n_3.perf.zst" "$FLAMEPROF" report "$T/dir" -f folded -o "$T/got.dir" -q
+flock "$T/dir/.flameprof_n_3.perf.zst" "$FLAMEPROF" report --status all "$T/dir" -f folded -o "$T/got.dir" -q
 is "$(awk '{s += $NF} END {print s}' "$T/got.dir")" 1200 "a directory reads its two capture files, not a dotfile being written"
 # the same dotfile, its lock free: a run that died; read, and said
-"$FLAMEPROF" report "$T/dir" -f folded -o "$T/got.dead" 2>"$T/dead.err"
+"$FLAMEPROF" report --status all "$T/dir" -f folded -o "$T/got.dead" 2>"$T/dead.err"
 is "$(awk '{s += $NF} END {print s}' "$T/got.dead")" 1700 "the dotfile of a run that died is read too"
 ok "and report says so" grep -q "reading '.*/.flameprof_n_3.perf.zst', the file of a run that died" "$T/dead.err"
 rm "$T/dir/.flameprof_n_3.perf.zst"
@@ -46,7 +46,7 @@ ok "directory counts equal both models summed" cmp -s "$T/g" "$T/w"
 
 # A capture cut by a crash: the first frames still count, one warning.
 head -c 300000 "$T/in.perf.zst" > "$T/cut.perf.zst"
-"$FLAMEPROF" report "$T/cut.perf.zst" -f folded -o "$T/got.cut" 2> "$T/err"
+"$FLAMEPROF" report --status all "$T/cut.perf.zst" -f folded -o "$T/got.cut" 2> "$T/err"
 is "$?" 0 "a truncated zstd file still reports"
 is "$(grep -c 'warning: .* ends inside a zstd frame' "$T/err")" 1 "with one warning"
 n=$(awk '{s += $NF} END {print s}' "$T/got.cut")

@@ -13,22 +13,22 @@ zstd -q "$T/a" -o "$T/rot/flameprof_n1_20231114T221320.250Z.perf.zst"
 zstd -q "$T/b" -o "$T/rot/flameprof_n1_20231114T221320.250Z-1.perf.zst"
 ok "strcmp would read the -1 file first (the case this covers)" \
 	sh -c "ls '$T/rot' | LC_ALL=C sort | head -1 | grep -q -- '-1\.perf'"
-"$FLAMEPROF" report "$T/rot" -f heatmap -o "$T/h.svg" 2> "$T/err"
+"$FLAMEPROF" report --status all "$T/rot" -f heatmap -o "$T/h.svg" 2> "$T/err"
 is "$?" 0 "heatmap of the rotated pair exits 0"
 ok "x starts at the base file's first second" grep -q 'x: seconds from 1700000000 (Unix time)' "$T/h.svg"
 ok "no event is left out of the heatmap" sh -c "! grep -q 'earlier events not drawn' '$T/h.svg'"
 ok "one node: no word about nodes" sh -c "! grep -q 'nodes' '$T/err'"
-"$FLAMEPROF" report "$T/rot" -f folded -o "$T/got" -q
+"$FLAMEPROF" report --status all "$T/rot" -f folded -o "$T/got" -q
 cat "$T/a.f" "$T/b.f" | awk '{n = $NF; $NF = ""; c[$0] += n} END {for (k in c) print k c[k]}' | sort > "$T/w"
 sort "$T/got" > "$T/g"
 ok "both files are read" cmp -s "$T/g" "$T/w"
 
 # Files named on the command line latest first: t0 is still the earliest.
-"$FLAMEPROF" report "$T/b" "$T/a" -f heatmap -o "$T/h2.svg" -q
+"$FLAMEPROF" report --status all "$T/b" "$T/a" -f heatmap -o "$T/h2.svg" -q
 ok "latest file named first: x still starts at the earliest event's second" \
 	grep -q 'x: seconds from 1700000000 (Unix time)' "$T/h2.svg"
 ok "... and drops nothing" sh -c "! grep -q 'earlier events not drawn' '$T/h2.svg'"
-"$FLAMEPROF" report "$T/b" "$T/a" -f folded --from 0 --to 1 -o "$T/cut" -q
+"$FLAMEPROF" report --status all "$T/b" "$T/a" -f folded --from 0 --to 1 -o "$T/cut" -q
 n_cut=$(awk '{s += $NF} END {print s + 0}' "$T/cut")
 n_want=$(awk '/ cpu-clock:/ { t = $4 + 0; if (t >= 1700000000 && t < 1700000001) n++ } END { print n + 0 }' "$T/a")
 is "$n_cut" "$n_want" "--from 0 --to 1 counts from the earliest event's second ($n_want events)"
@@ -38,23 +38,23 @@ mkdir "$T/two"
 cp "$T/rot/"* "$T/two/"
 gen --events 200 --seed 3 --start 1700000010.5 --span 2 --folded "$T/c.f" > "$T/c"
 gzip -c "$T/c" > "$T/two/flameprof_n2_20231114T221330.500Z.perf.gz"
-"$FLAMEPROF" report "$T/two" -f folded -o "$T/got2" 2> "$T/err2"
+"$FLAMEPROF" report --status all "$T/two" -f folded -o "$T/got2" 2> "$T/err2"
 is "$?" 0 "two nodes in a directory: exits 0"
 ok "it says the directory holds two nodes and which it drew" \
 	grep -q "holds the files of 2 nodes ('n1', 'n2'); drawing node 'n2', whose capture is the latest (choose with --node NODE, or --node all)" "$T/err2"
 is "$(awk '{s += $NF} END {print s}' "$T/got2")" 200 "it drew n2's 200 events only"
-"$FLAMEPROF" report "$T/two" --node n1 -f folded -o "$T/got3" 2> "$T/err3"
+"$FLAMEPROF" report --status all "$T/two" --node n1 -f folded -o "$T/got3" 2> "$T/err3"
 is "$(awk '{s += $NF} END {print s}' "$T/got3")" 700 "--node n1: n1's 700 events"
 ok "--node n1: no warning" sh -c "! grep -q warning '$T/err3'"
-"$FLAMEPROF" report "$T/two" --node all -f folded -o "$T/got4" -q
+"$FLAMEPROF" report --status all "$T/two" --node all -f folded -o "$T/got4" -q
 is "$(awk '{s += $NF} END {print s}' "$T/got4")" 900 "--node all: both nodes' 900 events"
-"$FLAMEPROF" report "$T/two" --node n3 -f folded -o "$T/got5" 2> "$T/err5"
+"$FLAMEPROF" report --status all "$T/two" --node n3 -f folded -o "$T/got5" 2> "$T/err5"
 is "$?" 66 "--node with no such node: exit 66"
 ok "... naming the nodes there are" grep -q "cannot find files of node 'n3' in '.*two' (it holds 'n1', 'n2'; see --node)" "$T/err5"
 # node names in file names are escaped (rotate/naming.c): --node takes the real name
 mkdir "$T/esc"
 cp "$T/a" "$T/esc/flameprof_app%5Fx@h_20231114T221320.250Z.perf"
 cp "$T/c" "$T/esc/flameprof_n2_20231114T221330.500Z.perf"
-"$FLAMEPROF" report "$T/esc" --node app_x@h -f folded -o "$T/got6" -q
+"$FLAMEPROF" report --status all "$T/esc" --node app_x@h -f folded -o "$T/got6" -q
 is "$(awk '{s += $NF} END {print s}' "$T/got6")" 400 "--node app_x@h finds flameprof_app%5Fx@h_... files"
 finish

@@ -19,11 +19,11 @@ quiet() { ! [ -s "$T/pp.err" ] || { sed 's/^/#   pprof: /' "$T/pp.err"; false; }
 
 in="$T/flameprof_app@db1_20231114T221320.000Z.perf"
 gen --events 3000 --seed 7 --start 1700000000.25 --span 10 > "$in"
-"$FLAMEPROF" report "$in" -f pprof -o "$T/p.pb.gz" 2> "$T/err"
+"$FLAMEPROF" report --status all "$in" -f pprof -o "$T/p.pb.gz" 2> "$T/err"
 is "$?" 0 "pprof export exits 0"
 ok "it says where it wrote and how to open it" grep -q "wrote pprof profile .*go tool pprof" "$T/err"
 ok "the file is gzip" gzip -t "$T/p.pb.gz"
-"$FLAMEPROF" report "$in" -f folded -o "$T/f" -q
+"$FLAMEPROF" report --status all "$in" -f folded -o "$T/f" -q
 
 # self count per leaf function, from the folded stacks (the leaf is the
 # last frame; a line under 'negative' counts against it)
@@ -53,7 +53,7 @@ is "$(cat "$T/top1")" "$(sort -k2,2nr "$T/f.flat" | awk 'NR == 1 { print $1 }')"
 	"the top function is folded's heaviest leaf"
 
 for w in reductions_delta memory_delta; do
-	"$FLAMEPROF" report "$in" -f folded -w "$w" -o "$T/f.$w" -q
+	"$FLAMEPROF" report --status all "$in" -f folded -w "$w" -o "$T/f.$w" -q
 	flat_folded "$T/f.$w" > "$T/f.flat.$w"
 	flat_pprof -sample_index="$w" > "$T/pp.flat.$w"
 	ok "$w per function: pprof -sample_index=$w equals folded -w $w" cmp -s "$T/pp.flat.$w" "$T/f.flat.$w"
@@ -69,8 +69,8 @@ for w in reductions_delta memory_delta; do
 	is "$(raw_sum "$w")" "$(awk '{ n = $NF; if ($0 ~ /^negative;/) n = -n; s += n } END { print s }' "$T/f.$w")" \
 		"$w: the net sum over pprof's samples equals folded's"
 done
-"$FLAMEPROF" report "$in" -f pprof -o "$T/p.pb.gz" -q
-"$FLAMEPROF" report "$in" -f pprof -w memory_delta -o "$T/w.pb.gz" -q
+"$FLAMEPROF" report --status all "$in" -f pprof -o "$T/p.pb.gz" -q
+"$FLAMEPROF" report --status all "$in" -f pprof -w memory_delta -o "$T/w.pb.gz" -q
 ok "--weight memory_delta makes it pprof's default sample type" \
 	sh -c "go tool pprof -raw '$T/w.pb.gz' 2>/dev/null | grep -q 'memory_delta/bytes\[dflt\]'"
 
@@ -93,12 +93,12 @@ ok "file and line of a location" sh -c "go tool pprof -traces -lines '$T/p.pb.gz
 
 # hostile atoms: the names pprof shows are the unescaped ones
 gen --events 1500 --hostile --seed 5 > "$T/h.perf"
-"$FLAMEPROF" report "$T/h.perf" -f pprof -o "$T/p.pb.gz" -q
+"$FLAMEPROF" report --status all "$T/h.perf" -f pprof -o "$T/p.pb.gz" -q
 is "$(total_pprof)" 1500 "hostile atoms: pprof reads all 1500 events, quietly"
 pp -raw "$T/p.pb.gz" > "$T/hraw"
 ok "hostile atoms: unescaped names reach pprof" grep -q "caf" "$T/hraw"
 
 # an empty selection is still a valid profile
-"$FLAMEPROF" report "$in" -f pprof --status no_such -o "$T/p.pb.gz" -q 2>/dev/null
+"$FLAMEPROF" report --status all "$in" -f pprof --status no_such -o "$T/p.pb.gz" -q 2>/dev/null
 ok "no event kept: still a profile pprof reads" sh -c "go tool pprof -raw '$T/p.pb.gz' >/dev/null 2>&1"
 finish

@@ -6,9 +6,9 @@
 
 gen --events 3000 --hostile --seed 9 > "$T/in.perf"
 gzip -c "$T/in.perf" > "$T/in.perf.gz"
-"$FLAMEPROF" report "$T/in.perf.gz" -f speedscope -o "$T/p.json" -q
+"$FLAMEPROF" report --status all "$T/in.perf.gz" -f speedscope -o "$T/p.json" -q
 is "$?" 0 "speedscope export exits 0"
-"$FLAMEPROF" report "$T/in.perf.gz" -f speedscope -w reductions_delta -o "$T/w.json" -q
+"$FLAMEPROF" report --status all "$T/in.perf.gz" -f speedscope -w reductions_delta -o "$T/w.json" -q
 # Debian's python3-jsonschema serves /usr/bin/python3, which may not be the python3 on PATH.
 py=
 for p in python3 /usr/bin/python3; do

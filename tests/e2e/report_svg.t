@@ -6,7 +6,7 @@
 
 gen --events 4000 --hostile --seed 5 > "$T/in.perf"
 zstd -q "$T/in.perf" -o "$T/in.perf.zst"
-"$FLAMEPROF" report "$T/in.perf.zst" -o "$T/flame.svg" --heatmap "$T/heat.svg" --title 'hostile <&> test' 2> "$T/err"
+"$FLAMEPROF" report --status all "$T/in.perf.zst" -o "$T/flame.svg" --heatmap "$T/heat.svg" --title 'hostile <&> test' 2> "$T/err"
 is "$?" 0 "report exits 0"
 ok "the summary names both files" grep -q "wrote heatmap '$T/heat.svg'" "$T/err"
 ok "flame graph: XML parses, widths match counts, root is 4000" python3 "$REP_LIB/check_svg.py" "$T/flame.svg" 4000
@@ -35,9 +35,9 @@ sys.exit(0 if all(0 <= c < cols and len(v) == 50 for c, v in n.items()) and sum(
 PY
 
 # Weighted by a delta with negatives: the 'negative' root is drawn.
-"$FLAMEPROF" report "$T/in.perf.zst" -w memory_delta -o "$T/neg.svg" -q
+"$FLAMEPROF" report --status all "$T/in.perf.zst" -w memory_delta -o "$T/neg.svg" -q
 ok "a negative root in a delta-weighted graph" grep -q '<title>negative' "$T/neg.svg"
-"$FLAMEPROF" report "$T/in.perf.zst" --from 2 --to 4.5 --status running -o "$T/cut.svg" --heatmap "$T/cut-heat.svg" -q
+"$FLAMEPROF" report --status all "$T/in.perf.zst" --from 2 --to 4.5 --status running -o "$T/cut.svg" --heatmap "$T/cut-heat.svg" -q
 ok "the time cut and filter are named on the picture" grep -q 'seconds 2.00 to 4.50' "$T/cut.svg"
 ok "the heatmap outlines the cut" grep -q '<title>--from/--to</title>' "$T/cut-heat.svg"
 finish

@@ -8,8 +8,10 @@ start_epmd && compile_workloads && start_node status "fp_busy:start(4)" || exit 
 
 fp --test-fake-tty --duration 3s --top 10 -o "$T_DIR/tty" "$NODE"
 is "$FP_RC" 0 "a run with a (fake) terminal exits 0"
-redraws=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^$NODE: [0-9]*/[0-9]* samples/s\( (budget [0-9]*%)\)\?, dropped [0-9]*, late [0-9]*, ")
+redraws=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^$NODE: [0-9]* process\(es\)\?, [0-9]*/[0-9]* samples/s\( (budget [0-9]*%)\)\?, dropped [0-9]*, late [0-9]*, ")
 check "the status line is redrawn in place, several times ($redraws)" test "$redraws" -ge 3
+sel=$(tr '\r' '\n' < "$T_DIR/fp.err" | sed -n "s/^$NODE: \([0-9]*\) process.*/\1/p" | sort -n | tail -1)
+check "it says how many processes are selected: the 5 busy ones at least (${sel:-none})" test "${sel:-0}" -ge 5 -a "${sel:-0}" -le 10
 check "it names the file being written (its end, the time it started, when the line is too narrow)" grep -q ", \(\.\.\.\)\?[^ ]*Z\.perf\.zst" "$T_DIR/fp.err"
 last=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -v '^ *$' | grep -c "samples in .* requested")
 is "$last" 1 "the summary comes once, on a line of its own"
@@ -17,8 +19,11 @@ is "$last" 1 "the summary comes once, on a line of its own"
 fp --duration 2s --top 10 -o "$T_DIR/plain" "$NODE"
 is "$FP_RC" 0 "a run without a terminal exits 0"
 check "without a terminal nothing is redrawn (no carriage return)" sh -c "! grep -q \$'\\r' '$T_DIR/fp.err'"
-check "the summary line is there" grep -q "^flameprof: [0-9]* samples in .* requested), dropped 0" "$T_DIR/fp.err"
+check "the summary line is there, with the processes selected" \
+	grep -q "^flameprof: [0-9]* samples in .* requested, \([0-9]* to \)\?[0-9]* process\(es\)\? selected), dropped 0" "$T_DIR/fp.err"
 check "and says how to open the files" grep -q "flameprof report" "$T_DIR/fp.err"
+set -- $(sed -n 's/^flameprof: [0-9]* samples in [0-9.]* s (\([0-9]*\)\/s of \([0-9]*\)\/s requested.*/\1 \2/p' "$T_DIR/fp.err")
+check "never more samples delivered than requested ($1 of $2/s)" test "${1:-1}" -le "${2:-0}"
 
 fp -q --duration 2s --top 10 -o "$T_DIR/quiet" "$NODE"
 is "$FP_RC" 0 "-q exits 0"

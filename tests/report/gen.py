@@ -24,6 +24,7 @@ METRICS = ["reductions", "message_queue_len", "memory", "total_heap_size",
            "bin_vheap_block_size", "bin_old_vheap_size", "bin_old_vheap_block_size",
            "minor_gcs"]
 STATUSES = ["running", "runnable", "waiting", "garbage_collecting", "exiting", "suspended"]
+IDLE = {"waiting", "exiting", "suspended"}
 UNSAFE = set(b"%+>();[]\"'\\")
 
 HOSTILE = ["weird mod", "a;b", "x+y", "a->b", "(paren)", "q\"uo'te", "per%cent",
@@ -118,7 +119,9 @@ def main():
         if a.weight == "samples":
             w = 1
         elif a.weight.endswith("_delta"):
-            w = delta[METRICS.index(a.weight[:-6])]
+            # as report: a process not at work weighs 0 under a delta (its
+            # delta is work done before it stopped, elsewhere)
+            w = 0 if status in IDLE else delta[METRICS.index(a.weight[:-6])]
         else:
             w = new[METRICS.index(a.weight)]
         path = [status] + cats + [s for s, _ in reversed(stack)]

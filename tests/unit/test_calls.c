@@ -26,7 +26,7 @@ static void lng(ei_x_buff *x, long long v) { E(ei_x_encode_longlong(x, v)); }
 static void bin(ei_x_buff *x, const char *s) { E(ei_x_encode_binary(x, s, (int)strlen(s))); }
 static void tup(ei_x_buff *x, int n) { E(ei_x_encode_tuple_header(x, n)); }
 
-struct row { const char *m, *f; int a; const char *pid; long long calls, measure; };
+struct row { const char *m, *f; int a; const char *pid; long long calls, measure; const char *name; };
 
 /* {fp_calls_result, 1, Type, Rows, Reloaded, {Elapsed, LeftOut}} */
 static void result_msg(ei_x_buff *x, const char *type, const struct row *rows, int n, const char *reloaded)
@@ -36,7 +36,8 @@ static void result_msg(ei_x_buff *x, const char *type, const struct row *rows, i
 	if (n)
 		E(ei_x_encode_list_header(x, n));
 	for (int k = 0; k < n; k++) {
-		tup(x, 6); bin(x, rows[k].m); bin(x, rows[k].f); lng(x, rows[k].a); bin(x, rows[k].pid);
+		tup(x, 7); bin(x, rows[k].m); bin(x, rows[k].f); lng(x, rows[k].a); bin(x, rows[k].pid);
+		bin(x, rows[k].name ? rows[k].name : "");
 		lng(x, rows[k].calls); lng(x, rows[k].measure);
 	}
 	E(ei_x_encode_empty_list(x));
@@ -72,9 +73,9 @@ static int folded_w(FILE *f, const struct calls_result *r, size_t top) { (void)t
 static void test_time_table(void)
 {
 	static const struct row rows[] = {
-		{ "lists", "seq_loop", 3, "", 5, 32 },
-		{ "test", "test_spawn", 0, "", 1, 14 },
-		{ "erlang", "spawn_opt", 4, "", 1, 64 },
+		{ "lists", "seq_loop", 3, "", 5, 32, "" },
+		{ "test", "test_spawn", 0, "", 1, 14, "" },
+		{ "erlang", "spawn_opt", 4, "", 1, 64, "" },
 	};
 	ei_x_buff x;
 	struct calls_msg m;
@@ -121,10 +122,10 @@ static void test_time_table(void)
 static void test_per_process_and_count(void)
 {
 	static const struct row rows[] = {
-		{ "m", "f", 1, "<0.10.0>", 2, 30 },
-		{ "m", "g", 0, "<0.11.0>", 1, 10 },
-		{ "m", "g", 0, "<0.10.0>", 4, 60 },
-		{ "m", "h", 2, "<0.9.0>", 1, 5 },
+		{ "m", "f", 1, "<0.10.0>", 2, 30, "kv_server" },
+		{ "m", "g", 0, "<0.11.0>", 1, 10, "rabbit_channel:init/1" },
+		{ "m", "g", 0, "<0.10.0>", 4, 60, "kv_server" },
+		{ "m", "h", 2, "<0.9.0>", 1, 5, "" },
 	};
 	ei_x_buff x;
 	struct calls_msg m;
@@ -134,13 +135,13 @@ static void test_per_process_and_count(void)
 	calls_sort(&m.result);
 	char *t = written(table_w, &m.result, 0);
 	is_str(t,
-	       "****** Process <0.10.0>  --  85.71 % of total ***\n"
+	       "****** Process <0.10.0> (kv_server)  --  85.71 % of total ***\n"
 	       "FUNCTION  CALLS  WORDS  PER CALL  [     %]\n"
 	       "m:g/0         4     60     15.00  [ 66.67]\n"
 	       "m:f/1         2     30     15.00  [ 33.33]\n"
 	       "              6     90            [ 100.0]\n"
 	       "\n"
-	       "****** Process <0.11.0>  --  9.52 % of total ***\n"
+	       "****** Process <0.11.0> (rabbit_channel:init/1)  --  9.52 % of total ***\n"
 	       "FUNCTION  CALLS  WORDS  PER CALL  [     %]\n"
 	       "m:g/0         1     10     10.00  [100.00]\n"
 	       "              1     10            [ 100.0]\n"
@@ -149,18 +150,22 @@ static void test_per_process_and_count(void)
 	       "FUNCTION  CALLS  WORDS  PER CALL  [     %]\n"
 	       "m:h/2         1      5      5.00  [100.00]\n"
 	       "              1      5            [ 100.0]\n",
-	       "one table per process, the largest first, each with its share of the total");
+	       "one table per process, the largest first, named by its registered name or initial call "
+	       "(none for <0.9.0>), each with its share of the total");
 	free(t);
 	t = written(folded_w, &m.result, 0);
-	is_str(t, "<0.10.0>;m:g/0 60\n<0.10.0>;m:f/1 30\n<0.11.0>;m:g/0 10\n<0.9.0>;m:h/2 5\n", "folded lines start with the pid");
+	is_str(t, "kv_server;<0.10.0>;m:g/0 60\nkv_server;<0.10.0>;m:f/1 30\n"
+		  "rabbit_channel:init/1;<0.11.0>;m:g/0 10\n<0.9.0>;m:h/2 5\n",
+	       "folded lines start with the process's name (root-most, as in the flame graph), then the pid");
 	free(t);
 	t = written(json_w, &m.result, 0);
-	ok(strstr(t, "\"words\": 60") && strstr(t, "\"pid\": \"<0.10.0>\""), "JSON: words and pid per process");
+	ok(strstr(t, "\"words\": 60") && strstr(t, "\"pid\": \"<0.10.0>\", \"process\": \"kv_server\"") &&
+	   strstr(t, "\"process\": \"rabbit_channel:init/1\""), "JSON: words, pid and process name per process");
 	free(t);
 	calls_result_free(&m.result);
 	ei_x_free(&x);
 
-	static const struct row counts[] = { { "a", "b", 2, "", 3, 0 }, { "a", "c", 1, "", 1, 0 } };
+	static const struct row counts[] = { { "a", "b", 2, "", 3, 0, "" }, { "a", "c", 1, "", 1, 0, "" } };
 	result_msg(&x, "call_count", counts, 2, NULL);
 	is_int(calls_decode(x.buff, (size_t)x.index, &m, err, sizeof err), CALLS_MSG_RESULT, "counts decode");
 	calls_sort(&m.result);
@@ -214,8 +219,8 @@ static void test_other_messages(void)
 static void test_damaged(void)
 {
 	static const struct row rows[] = {
-		{ "lists", "seq_loop", 3, "<0.1.0>", 5, 32 },
-		{ "test", "test_spawn", 0, "", 1, 14 },
+		{ "lists", "seq_loop", 3, "<0.1.0>", 5, 32, "" },
+		{ "test", "test_spawn", 0, "", 1, 14, "" },
 	};
 	ei_x_buff x;
 	struct calls_msg m;

@@ -318,8 +318,14 @@ static int one_message(void (*build)(ei_x_buff *), struct dec_result *r)
 	return k;
 }
 
-static void m_started(ei_x_buff *x) { tup(x, 4); atom(x, "fp_started"); lng(x, 1); pid(x, 5, 0); lng(x, 8); }
-static void m_started_v2(ei_x_buff *x) { tup(x, 4); atom(x, "fp_started"); lng(x, 2); pid(x, 5, 0); lng(x, 8); }
+static void m_started(ei_x_buff *x) { tup(x, 5); atom(x, "fp_started"); lng(x, 1); pid(x, 5, 0); lng(x, 8); nil(x); }
+static void m_started_missing(ei_x_buff *x)
+{
+	tup(x, 5); atom(x, "fp_started"); lng(x, 1); pid(x, 5, 0); lng(x, 8);
+	lst(x, 2); bin(x, "<0.99999.0>"); bin(x, "no_such_xyz"); nil(x);
+}
+static void m_started_4(ei_x_buff *x) { tup(x, 4); atom(x, "fp_started"); lng(x, 1); pid(x, 5, 0); lng(x, 8); }
+static void m_started_v2(ei_x_buff *x) { tup(x, 5); atom(x, "fp_started"); lng(x, 2); pid(x, 5, 0); lng(x, 8); nil(x); }
 static void m_started_3(ei_x_buff *x) { tup(x, 3); atom(x, "fp_started"); lng(x, 1); pid(x, 5, 0); }
 static void m_stopped(ei_x_buff *x)
 {
@@ -345,7 +351,13 @@ static void test_other_messages(void)
 {
 	struct dec_result r;
 	int k = one_message(m_started, &r);
-	ok(k == DEC_STARTED && r.old_depth == 8, "{fp_started, 1, Agent, 8}: started, old depth 8");
+	ok(k == DEC_STARTED && r.old_depth == 8 && r.nmissing == 0 && r.missing[0] == '\0',
+	   "{fp_started, 1, Agent, 8, []}: started, old depth 8, no target missing");
+	k = one_message(m_started_missing, &r);
+	ok(k == DEC_STARTED && r.nmissing == 2 && strcmp(r.missing, "'<0.99999.0>', 'no_such_xyz'") == 0,
+	   "{fp_started, ..., [<<\"<0.99999.0>\">>, <<\"no_such_xyz\">>]}: both missing targets, quoted");
+	k = one_message(m_started_4, &r);
+	ok(k != DEC_STARTED, "fp_started without the missing list (arity 4) is not taken as a start");
 	k = one_message(m_stopped, &r);
 	is_int(k, DEC_STOPPED, "{fp_stopped, 1, {...}}: stopped");
 	k = one_message(m_error, &r);

@@ -392,7 +392,7 @@ static void test_categories(void)
 static void test_label_gating(void)
 {
 	const enum fmt_category one[] = { FMT_CAT_SEQ_TRACE };
-	struct fmt_options opts = { one, 1, NULL, 0 };
+	struct fmt_options opts = { one, 1, NULL, 0, 0 };
 	fmt_ctx *ctx = fmt_create(&opts);
 	struct fp_frame f0 = frame(S("m"), S("f"), 0, NONE, 0);
 	const struct fp_frame *frames[] = { &f0 };
@@ -450,7 +450,7 @@ static void test_tiers(void)
 	const struct fp_tier_pattern tiers[] = { { "handle", { "kv", "handle", 2 } },
 						 { "db", { "kv", "db", -1 } } };
 	const enum fmt_category cats[] = { FMT_CAT_SEQ_TRACE, FMT_CAT_TIER, FMT_CAT_NAME };
-	struct fmt_options opts = { cats, 3, tiers, 2 };
+	struct fmt_options opts = { cats, 3, tiers, 2, 0 };
 	fmt_ctx *ctx = fmt_create(&opts);
 	struct stack st;
 
@@ -720,6 +720,53 @@ static int write_readers_file(const char *path)
 	return fclose(fp) != 0;
 }
 
+/* ==== Statuses written (--status) ==== */
+
+static void test_statuses(void)
+{
+	struct fmt_options opts = { NULL, 0, NULL, 0, FMT_ON_CPU };
+	fmt_ctx *ctx = fmt_create(&opts);
+	uint64_t w[FP_STATUS_COUNT], h[FP_STATUS_COUNT];
+	struct fp_sample s = sample(INT64_C(1700000000100000), 7, 0, 100);
+	int64_t t = -1;
+	unsigned mask;
+
+	ok(event(ctx, &s, &t) > 0 && strncmp(buf, "running ", 8) == 0, "a running sample is written");
+	s = sample(INT64_C(1700000000200000), 7, 0, 150);
+	s.status = FP_STATUS_WAITING;
+	t = -1;
+	is_int((long long)event(ctx, &s, &t), 0, "a waiting sample is not written under on-cpu (length 0)");
+	is_int(t, -1, "... and gives no time");
+	s = sample(INT64_C(1700000000300000), 7, 0, 170);
+	s.status = FP_STATUS_GARBAGE_COLLECTING;
+	ok(event(ctx, &s, &t) > 0 && strncmp(buf, "garbage_collecting ", 19) == 0,
+	   "a garbage_collecting sample is written");
+	is_str(metric("reductions"), "170, 20",
+	       "its delta counts from the waiting sample not written (170 - 150), not from the last written");
+	s.status = FP_STATUS_SUSPENDED;
+	event(ctx, &s, &t);
+	s.status = FP_STATUS_WAITING;
+	event(ctx, &s, &t);
+	fmt_counts(ctx, w, h);
+	ok(w[FP_STATUS_RUNNING] == 1 && w[FP_STATUS_GARBAGE_COLLECTING] == 1 && h[FP_STATUS_WAITING] == 2 &&
+	   h[FP_STATUS_SUSPENDED] == 1 && h[FP_STATUS_RUNNING] == 0 && w[FP_STATUS_WAITING] == 0,
+	   "fmt_counts: 1 running and 1 garbage_collecting written; 2 waiting and 1 suspended not");
+	fmt_free(ctx);
+
+	ctx = fmt_create(NULL);
+	s.status = FP_STATUS_WAITING;
+	ok(event(ctx, &s, &t) > 0 && strncmp(buf, "waiting ", 8) == 0, "without statuses (0): every status is written");
+	fmt_free(ctx);
+
+	ok(fmt_status_parse("on-cpu", &mask) == 0 && mask == FMT_ON_CPU, "'on-cpu' is running and garbage_collecting");
+	ok(fmt_status_parse("all", &mask) == 0 && mask == FMT_ALL_STATUSES, "'all' is every status");
+	ok(fmt_status_parse("running,waiting", &mask) == 0 &&
+	   mask == ((1u << FP_STATUS_RUNNING) | (1u << FP_STATUS_WAITING)), "a list: running,waiting");
+	ok(fmt_status_parse("running,sleeping", &mask) < 0, "an unknown status is refused");
+	ok(fmt_status_parse("", &mask) < 0 && fmt_status_parse("running,", &mask) < 0 &&
+	   fmt_status_parse("run", &mask) < 0, "an empty list, a trailing comma and a prefix are refused");
+}
+
 int main(void)
 {
 	const char *out = getenv("FP_READERS_OUT");
@@ -737,6 +784,7 @@ int main(void)
 	subtest("tid", test_tid);
 	subtest("header", test_header);
 	subtest("snprintf contract", test_contract);
+	subtest("statuses written", test_statuses);
 	if (out && *out)
 		ok(write_readers_file(out) == 0, "wrote %s for tests/readers.py", out);
 	return done_testing();

@@ -154,10 +154,11 @@ static void test_weights(void)
 	cfg.weight = "erlang_memory_delta";
 	s = folded(&cfg, &rc, &st);
 	is_str(s,
-	       "negative;running;initial_call:m:i/0;name:a%3Bb;m:root/0;m:leaf/0 40\n"
-	       "waiting;name:x;m:root/0 300\n",
-	       "negative deltas under 'negative' by magnitude, zero weights left out");
+	       "negative;running;initial_call:m:i/0;name:a%3Bb;m:root/0;m:leaf/0 40\n",
+	       "negative deltas under 'negative' by magnitude, zero weights left out, the waiting "
+	       "sample's delta (300: work done before it waited) on no stack");
 	is_int(st.negative, 2, "two negative events");
+	is_int(st.idle_delta, 1, "one waiting sample weighs 0 under a delta");
 	free(s);
 	cfg.weight = "heap_size";
 	s = folded(&cfg, &rc, &st);

@@ -172,6 +172,25 @@ static int run(const char *a1, const char *a2, const char *a3, const char *a4, c
 	return fp_report_main(ac, av);
 }
 
+/* The whole file, NUL-terminated (the caller frees it); "" when unreadable. */
+static char *slurp(const char *p)
+{
+	FILE *f = fopen(p, "r");
+	long len = 0;
+	char *out;
+	if (f && fseek(f, 0, SEEK_END) == 0)
+		len = ftell(f);
+	out = calloc(1, len > 0 ? (size_t)len + 1 : 1);
+	if (f && out && len > 0) {
+		rewind(f);
+		if (fread(out, 1, (size_t)len, f) != (size_t)len)
+			out[0] = 0;
+	}
+	if (f)
+		fclose(f);
+	return out;
+}
+
 static void test_main(void)
 {
 	static const char ev[] =
@@ -180,20 +199,19 @@ static void test_main(void)
 		"waiting 2/0 [000] 11.1: 1 cpu-clock:\n\t0 m:g/0 (m.erl:1)\n\n";
 	char z[4096], *out = NULL;
 	size_t nz = zst(ev, z, sizeof z);
-	FILE *f;
-	long len;
 	put("cap/flameprof_n_1.perf.gz", ev, strlen(ev));
 	put("cap/flameprof_n_2.perf.zst", z, nz);
 	is_int(run(path("cap"), "-f", "folded", "-o", path("out.folded")), 0, "directory, mixed codecs");
-	f = fopen(path("out.folded"), "r");
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	out = calloc(1, (size_t)len + 1);
-	if (fread(out, 1, (size_t)len, f) != (size_t)len)
-		out[0] = 0;
-	fclose(f);
-	is_str(out, "running;m:f/0 4\nwaiting;m:g/0 2\n", "both files counted");
+	out = slurp(path("out.folded"));
+	is_str(out, "running;m:f/0 4\n", "both files counted; the default keeps the on-CPU samples only");
+	free(out);
+	{
+		char *av[] = { "report", (char *)path("cap"), "--status", "all", "-f", "folded", "-o",
+			       (char *)path("out_all.folded"), NULL };
+		is_int(fp_report_main(8, av), 0, "--status all");
+	}
+	out = slurp(path("out_all.folded"));
+	is_str(out, "running;m:f/0 4\nwaiting;m:g/0 2\n", "--status all: the waiting samples too (the wall-clock view)");
 	free(out);
 	is_int(run(path("cap"), "-q", "-o", path("out.svg"), NULL), 0, "svg");
 	is_int(run(path("nope"), "-o", path("x"), NULL, NULL), 66, "missing input: 66");

@@ -1,7 +1,7 @@
 %% fp_busy - busy processes with recognisable names and a deep stack,
 %% for the end-to-end tests.
 -module(fp_busy).
--export([start/1, burn_cpu/1, deep_loop/0, idle_server/0]).
+-export([start/1, burn_cpu/1, deep_loop/0, idle_server/0, was_busy/0]).
 
 start(N) ->
     [spawn(?MODULE, burn_cpu, [I]) || I <- lists:seq(1, N)],
@@ -24,6 +24,12 @@ deep_odd(N, Acc) -> R = deep_even(N - 1, Acc + 1), R + 1.
 
 burn_deep(0, X) -> X;
 burn_deep(N, X) -> burn_deep(N - 1, erlang:phash2(X)).
+
+%% A process that was busy once and is idle now: many reductions in its
+%% lifetime, none gained since. Registered as fp_was_busy once idle.
+was_busy() ->
+    P = spawn(fun() -> burn_deep(3000000, 0), register(fp_was_busy, self()), idle_server() end),
+    {ok, P}.
 
 idle_server() ->
     receive {ping, From} -> From ! pong, idle_server() end.

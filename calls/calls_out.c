@@ -203,7 +203,7 @@ int calls_write_json(FILE *f, const struct calls_result *r, const char *node)
 		}
 		if (row->name && row->name[0]) {
 			fprintf(f, ", \"process\": ");
-			json_string(f, row->name);
+			fp_json_string(f, row->name);
 		}
 		fputc('}', f);
 	}

@@ -8,6 +8,7 @@
  * compile:forms. Only export funs travel: nothing here needs a fun of ours.
  */
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <time.h>
 #include "internal.h"
@@ -203,6 +204,20 @@ int load_embedded(sampler_t *s, const struct embedded_module *m)
 	return compile_on_node(s, m);
 }
 
+/* NAME@HOST of letters, digits and "_.-" only: what the node calls itself
+ * goes into file names and headers, so nothing else is taken from it. */
+static int plain_node_name(const char *name)
+{
+	int ats = 0;
+	for (const char *p = name; *p; p++) {
+		if (*p == '@')
+			ats++;
+		else if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+			return 0;
+	}
+	return ats == 1 && name[0] != '@' && name[strlen(name) - 1] != '@';
+}
+
 int node_release(sampler_t *s)
 {
 	struct args a;
@@ -227,9 +242,9 @@ int node_release(sampler_t *s)
 	if (ei_x_new(&reply) < 0)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 0);
-	r = rex_call_args(s, "erlang", "node", &a, &reply, &at, s->opts.connect_timeout_ms);
-	if (r == 0 && ei_decode_atom(reply.buff, &at, s->own_name) < 0)
-		s->own_name[0] = '\0';
+	r = rex_call_args(s, "erlang", "node", &a, &reply, &rr, s->opts.connect_timeout_ms);
+	if (r == 0 && (rex_reply_atom(&rr, s->own_name, sizeof s->own_name) < 0 || !plain_node_name(s->own_name)))
+		s->own_name[0] = '\0'; /* not a name a node can have: keep the one given */
 	ei_x_free(&reply);
 	return r;
 }

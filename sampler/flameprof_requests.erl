@@ -25,6 +25,15 @@
 %% patterns back on after a backoff. Sampling (sample < 1000 per mille)
 %% turns the entry pattern on for that share of each second.
 %%
+%% Where the patterns and flags go: from OTP 27 in a trace session of its
+%% own (trace:session_create/3), so the application's call tracing (dbg,
+%% tprof, its own) and ours neither see nor touch each other, and destroying
+%% the session removes everything of ours at once; OTP 25 and 26 have only
+%% the node's global session, where a function or process somebody else
+%% traces is refused rather than shared (tr_open/1). seq_trace has no
+%% sessions: a node whose sequential tracer is set (somebody follows their
+%% own tokens) is refused, since our labels would overwrite theirs.
+%%
 %% The guardian adopts the lock flameprof_tracer, the same as `flameprof
 %% calls` (one tracing session per node; the C-node registers it before
 %% any code is touched, see sampler/lock.c), cleans up if the session dies
@@ -35,7 +44,8 @@
 %% Messages to the sink (the C-node's pid); sampler/requests_decode.c reads them:
 %%   {fp_req_started, Proto, Session, NEntry, NTierFunctions}
 %%   {fp_req_error, Proto, Reason, Detail}          (Detail: a binary)
-%%     Reason: lock_lost | nomatch | in_use | badfun | too_many, or died
+%%     Reason: lock_lost | nomatch | in_use | seq_tracer | badfun | too_many,
+%%     or died
 %%   {fp_req_window, Proto, EndUs, Rows, Slow, Stats}
 %%     EndUs: the window's end, system time in microseconds
 %%     Rows = [{Identity, Tier, Count, SumUs, MaxUs, [{Bucket, N}]}]
@@ -100,7 +110,7 @@ init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
         true ->
             _ = erlang:cancel_timer(LockTimer),
             Session = spawn_link(?MODULE, session, [self(), Opts]),
-            guard(Sink, Lock, Session, []);
+            guard(Sink, Lock, Session, {global, []});
         false ->
             Sink ! {fp_req_error, ?PROTO, lock_lost, <<"the lock was gone before the tracer started">>},
             exit(Lock, kill),
@@ -109,34 +119,40 @@ init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
             exit(normal)
     end.
 
-guard(Sink, Lock, Session, MFAs) ->
+%% Set = {Tr, MFAs}: where the session traces (it holds the trace session
+%% too, and destroys it if the session process dies) and what it set.
+guard(Sink, Lock, Session, {Tr, MFAs} = Set) ->
     receive
         {'EXIT', Lock, _} ->
             %% the lock ended under us (a message to the name ends it):
             %% the node is no longer ours, so the session ends now
             exit(Session, kill),
-            guard(Sink, Lock, Session, MFAs);
+            guard(Sink, Lock, Session, Set);
+        {setting, tr, Tr1} ->
+            guard(Sink, Lock, Session, {Tr1, MFAs});
         {setting, More} ->
-            guard(Sink, Lock, Session, More ++ MFAs);
+            guard(Sink, Lock, Session, {Tr, More ++ MFAs});
         {'EXIT', Session, normal} ->
             %% The session removed everything itself. A process spawned
             %% while it cleared the flags can still have taken them: a
             %% second sweep, once the spawns in flight have landed.
-            sweep(Session),
+            sweep(Tr, Session),
             finish(Lock);
         {'EXIT', Session, Why} ->
-            cleanup(MFAs, Session),
+            cleanup(Tr, MFAs, Session),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
             _ = erlang:send(Sink, {fp_req_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
-            sweep(Session),
+            sweep(Tr, Session),
             finish(Lock);
         _ ->
-            guard(Sink, Lock, Session, MFAs)
+            guard(Sink, Lock, Session, Set)
     end.
 
-sweep(Session) ->
+%% A destroyed session took every flag with it: nothing to sweep.
+sweep({session, _} = Tr, _) -> tr_close(Tr);
+sweep(global, Session) ->
     timer:sleep(?SWEEP_DELAY_MS),
-    cleanup([], Session).
+    cleanup(global, [], Session).
 
 finish(Lock) ->
     unlink(Lock),
@@ -150,19 +166,23 @@ session(Guardian, #{sink := Sink} = Opts) ->
     process_flag(trap_exit, true),
     process_flag(message_queue_data, off_heap),
     erlang:monitor_node(node(Sink), true),
-    case setup(Guardian, Opts) of
+    Tr = tr_open(flameprof_requests),
+    Guardian ! {setting, tr, Tr},
+    case setup(Guardian, Opts, Tr) of
         {ok, S} ->
             Sink ! {fp_req_started, ?PROTO, self(), length(maps:get(entry, S)),
                     length(maps:get(tier_mfas, S))},
             erlang:send_after(?TICK_MS, self(), tick),
             loop(S);
         {error, Reason, Detail} ->
+            tr_close(Tr),
             Sink ! {fp_req_error, ?PROTO, Reason, Detail},
             exit(normal)
     end.
 
-setup(Guardian, Opts) ->
+setup(Guardian, Opts, Tr) ->
     try
+        check_seq_tracer(),
         IdFun = identity_fun(maps:get(identity, Opts)),
         Entry = expand(maps:get(entry, Opts)),
         Named = [{Name, MFA} || {Name, P} <- maps:get(tiers, Opts), MFA <- expand(P)],
@@ -179,10 +199,12 @@ setup(Guardian, Opts) ->
                                      end
                              end, #{}, Tiers),
         TierMFAs = maps:keys(TierOf) -- Entry,
-        [throw({in_use, mfa_text(MFA)}) || MFA <- Entry ++ TierMFAs, in_use(MFA)],
-        check_untraced(),
+        %% only the global session is shared with anybody else
+        Tr =:= global andalso
+            [throw({in_use, mfa_text(MFA)}) || MFA <- Entry ++ TierMFAs, in_use(MFA)],
+        Tr =:= global andalso check_untraced(),
         Guardian ! {setting, Entry ++ TierMFAs},
-        S = #{sink => maps:get(sink, Opts), guardian => Guardian, opts => Opts,
+        S = #{sink => maps:get(sink, Opts), guardian => Guardian, opts => Opts, tr => Tr,
               entry => Entry, tier_mfas => TierMFAs, tier_of => TierOf,
               id => IdFun, every => maps:get(every_ms, Opts) * 1000,
               slow => maps:get(slow_us, Opts), sample => maps:get(sample, Opts),
@@ -193,7 +215,7 @@ setup(Guardian, Opts) ->
               entry_on => true, window_start => now_us(), sample_start => now_mono(), last_reload_check => now_us(),
               stamps => stamps(Entry ++ TierMFAs)},
         patterns(S, true),
-        erlang:trace(all, true, [call, monotonic_timestamp, {tracer, self()}]),
+        tr_process(Tr, all, true, [call, monotonic_timestamp]),
         {ok, S}
     catch
         throw:{Reason, Detail} -> {error, Reason, Detail}
@@ -204,16 +226,16 @@ setup(Guardian, Opts) ->
 entry_spec() -> [{'_', [], [{set_seq_token, label, {self}}, {exception_trace}]}].
 tier_spec() -> [{'_', [{is_seq_trace}], [{message, {get_seq_token}}, {exception_trace}]}].
 
-patterns(#{entry := Entry, tier_mfas := TierMFAs}, On) ->
-    [erlang:trace_pattern(MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
-    [erlang:trace_pattern(MFA, spec(On, tier_spec()), [local]) || MFA <- TierMFAs],
+patterns(#{entry := Entry, tier_mfas := TierMFAs, tr := Tr}, On) ->
+    [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
+    [tr_pattern(Tr, MFA, spec(On, tier_spec()), [local]) || MFA <- TierMFAs],
     ok.
 
 spec(true, Spec) -> Spec;
 spec(false, _) -> false.
 
-entry_pattern(#{entry := Entry}, On) ->
-    [erlang:trace_pattern(MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
+entry_pattern(#{entry := Entry, tr := Tr}, On) ->
+    [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
     ok.
 
 %% The user's fun, as source: read and evaluated here, once.
@@ -272,8 +294,18 @@ in_use(MFA) ->
         _ -> false
     end.
 
+%% seq_trace has no sessions: a sequential tracer of somebody else's (set
+%% with seq_trace:set_system_tracer/1; `false` when none, `undefined` read
+%% defensively) follows tokens our match specs would relabel, and its
+%% tokens would look like our requests.
+check_seq_tracer() ->
+    case seq_trace:get_system_tracer() of
+        T when T =:= false; T =:= undefined -> ok;
+        T -> throw({seq_tracer, iolist_to_binary(io_lib:format("~0tP", [T, 5]))})
+    end.
+
 %% A process traced by someone else (dbg, an application tracer) would
-%% lose its flags to ours.
+%% lose its flags to ours (the global session only).
 check_untraced() ->
     case erlang:trace_info(new, tracer) of
         {tracer, []} -> ok;
@@ -304,14 +336,14 @@ loop(S) ->
             patterns(S1, false),
             S2 = handle(lists:keysort(1, lists:reverse(maps:get(buf, S1))), S1#{buf := []}),
             send_window(S2),
-            cleanup(all_mfas(S2), self()),
+            cleanup(maps:get(tr, S2), all_mfas(S2), self()),
             maps:get(sink, S2) ! {fp_req_stopped, ?PROTO},
             exit(normal);
         {nodedown, _} ->
-            cleanup(all_mfas(S), self()),
+            cleanup(maps:get(tr, S), all_mfas(S), self()),
             exit(normal);
         {'EXIT', Guardian, _} when Guardian =:= map_get(guardian, S) ->
-            cleanup(all_mfas(S), self()),
+            cleanup(maps:get(tr, S), all_mfas(S), self()),
             unload_self(),
             exit(normal);
         _ ->
@@ -586,27 +618,30 @@ reload_check(#{last_reload_check := Last, stamps := Stamps} = S) ->
             S#{last_reload_check := Now, reloaded := lists:usort(Lost ++ maps:get(reloaded, S))}
     end.
 
-lost(MFA, #{entry := Entry, entry_on := On}) ->
+lost(MFA, #{entry := Entry, entry_on := On, tr := Tr}) ->
     case lists:member(MFA, Entry) andalso not On of
         true -> false;
         false ->
-            case catch erlang:trace_info(MFA, traced) of
+            case catch tr_info(Tr, MFA, traced) of
                 {traced, false} -> true;
                 {traced, _} -> false;
                 _ -> true
             end
     end.
 
-reapply(Mods, #{entry := Entry, tier_mfas := Tiers, entry_on := On}) ->
-    [erlang:trace_pattern(MFA, spec(On, entry_spec()), [local])
+reapply(Mods, #{entry := Entry, tier_mfas := Tiers, entry_on := On, tr := Tr}) ->
+    [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local])
      || {M, _, _} = MFA <- Entry, lists:member(M, Mods)],
-    [erlang:trace_pattern(MFA, tier_spec(), [local])
+    [tr_pattern(Tr, MFA, tier_spec(), [local])
      || {M, _, _} = MFA <- Tiers, lists:member(M, Mods)],
     ok.
 
 %% ---------------------------------------------------------------- cleanup
 
-cleanup(MFAs, Tracer) ->
+%% A session of our own goes with all it holds; in the global session
+%% exactly what we set goes.
+cleanup({session, _} = Tr, _, _) -> tr_close(Tr);
+cleanup(global, MFAs, Tracer) ->
     [catch erlang:trace_pattern(MFA, false, [local]) || MFA <- MFAs],
     case erlang:trace_info(new, tracer) of
         {tracer, T} when T =:= Tracer; T =:= [] ->
@@ -629,6 +664,34 @@ unload_self() ->
         true -> spawn(erts_code_purger, purge, [?MODULE]);
         false -> spawn(code, purge, [?MODULE])
     end.
+
+%% ---------------------------------------------------------------- trace sessions
+
+%% As in flameprof_tracer: a session of our own where the node has them
+%% (OTP 27+), else the global one; chosen at run time, since the module is
+%% built once and loaded on nodes of every release. Its tracer is the
+%% calling process (the session process, which reads the trace messages).
+tr_open(Name) ->
+    _ = code:ensure_loaded(trace),
+    case erlang:function_exported(trace, session_create, 3) of
+        true -> {session, trace:session_create(Name, self(), [])};
+        false -> global
+    end.
+
+tr_close({session, S}) ->
+    _ = (catch trace:session_destroy(S)),
+    ok;
+tr_close(global) -> ok.
+
+tr_pattern(global, MFA, Spec, Flags) -> erlang:trace_pattern(MFA, Spec, Flags);
+tr_pattern({session, S}, MFA, Spec, Flags) -> trace:function(S, MFA, Spec, Flags).
+
+tr_info(global, What, Item) -> erlang:trace_info(What, Item);
+tr_info({session, S}, What, Item) -> trace:info(S, What, Item).
+
+tr_process(global, Procs, true, Flags) -> erlang:trace(Procs, true, [{tracer, self()} | Flags]);
+tr_process(global, Procs, false, Flags) -> erlang:trace(Procs, false, Flags);
+tr_process({session, S}, Procs, On, Flags) -> trace:process(S, Procs, On, Flags).
 
 %% ---------------------------------------------------------------- helpers
 

@@ -46,7 +46,7 @@
 %%                 {16 metrics in the order of sampler/sample.h}}]
 %% From the sink: stop.
 -module(flameprof_agent).
--export([init/1, worker/4, scanner/2, guardian/4]).
+-export([init/1, worker/4, scanner/2, guardian/4, scan/4]).
 -on_load(watchdog/0).
 
 -define(PROTO, 1).
@@ -109,6 +109,9 @@
             credit = 0.0,         % fractional processes owed to the next round
             turn = 0,             % where the next round's part starts
             win_start = 0, win_cost = 0,
+            %% the selection scan's own time, per second of the window it
+            %% serves (the last scan's microseconds over --every)
+            scan_per_s = 0.0,
             sched_wall}).         % statistics(scheduler_wall_time) at win_start
 
 %% ---------------------------------------------------------------- start
@@ -243,7 +246,8 @@ other({sampled, W, R, T, St, Stack, Label, M, Info, Cost}, S) ->
     {S1, Sample} = take_sample(W, R, T, St, Stack, Label, M, Info, Cost, S),
     S1#s{late = S1#s.late + 1, busy = maps:remove(W, S1#s.busy),
          pending = add(Sample, S1#s.pending)};
-other({scanned, Top}, S) -> select(Top, S#s{scanning = false});
+other({scanned, Top, ScanUs}, S) ->
+    select(Top, S#s{scanning = false, scan_per_s = ScanUs * 1000000 / S#s.every_us});
 other({gone, W, _R}, S) -> drop_worker(W, S);
 other({'EXIT', Scanner, _}, #s{scanner = Scanner} = S) ->
     S#s{scanner = spawn_opt(?MODULE, scanner, [self(), 0], [link, {priority, high}]), scanning = false};
@@ -272,25 +276,61 @@ request_scan(S, Now) ->
 %% (put/2 returns the old value): rebuilding a map of 100,000 entries each
 %% window cost more than the scan itself. Dead processes are dropped from it
 %% every ?PRUNE_EVERY scans.
+%%
+%% The scan's wall time goes to the coordinator for the cost budget (an
+%% upper bound of its CPU time: a scan preempted by busier processes counts
+%% its waits too; the VM has no per-process CPU clock).
 scanner(Agent, Scans) ->
     receive
         {scan, Exclude, ByTarget, Cost, N} ->
-            Self = self(),
-            Gains = [{R - prev_reds(P, R) - sample_cost(P, ByTarget, Cost), P, R}
-                     || P <- erlang:processes(), P =/= Self,
-                        not is_map_key(P, Exclude),
-                        {reductions, R} <- [erlang:process_info(P, reductions)]],
-            %% A process that did no work in the window is not among the
-            %% busiest, however short the list.
-            Busy = lists:reverse(lists:sort([G || {Gain, _, _} = G <- Gains, Gain > 0])),
-            Agent ! {scanned, [P || {_, P, _} <- lists:sublist(Busy, N)]},
+            T0 = erlang:monotonic_time(microsecond),
+            Top = scan(Exclude, ByTarget, Cost, N),
             Scans == 0 andalso process_flag(priority, normal),
-            case (Scans + 1) rem ?PRUNE_EVERY of
-                0 -> erase(), [put(P, R) || {_, P, R} <- Gains];
-                _ -> ok
-            end,
+            %% dead processes out of the dictionary now and then
+            (Scans + 1) rem ?PRUNE_EVERY =:= 0 andalso
+                [erase(P) || P <- get_keys(), is_pid(P), not is_process_alive(P)],
+            Agent ! {scanned, Top, erlang:monotonic_time(microsecond) - T0},
             scanner(Agent, Scans + 1)
     end.
+
+%% The N processes that gained the most reductions since the previous scan
+%% of the calling process (its dictionary), less what sampling them cost.
+%% Only a process that did work in the window is kept on the way: a node
+%% of 1,000,000 mostly idle processes leaves a short list, not one tuple
+%% per process (doc/benchmarks.md, "Selection on a node of 1,000,000
+%% processes"). Exported for bench/fp_scan.erl.
+scan(Exclude, ByTarget, Cost, N) ->
+    Self = self(),
+    Busy = fold_processes(
+             fun(P, Acc) when P =:= Self -> Acc;
+                (P, Acc) ->
+                     case is_map_key(P, Exclude) of
+                         true -> Acc;
+                         false ->
+                             case erlang:process_info(P, reductions) of
+                                 {reductions, R} ->
+                                     case R - prev_reds(P, R) - sample_cost(P, ByTarget, Cost) of
+                                         Gain when Gain > 0 -> [{Gain, P} | Acc];
+                                         _ -> Acc
+                                     end;
+                                 undefined -> Acc
+                             end
+                     end
+             end, [], erlang:function_exported(erlang, processes_next, 1)),
+    [P || {_, P} <- lists:sublist(lists:reverse(lists:sort(Busy)), N)].
+
+%% Folds over every process of the node. OTP 28 walks the process table
+%% with an iterator (erlang:processes_iterator/0), so no list of all pids is
+%% built (16 bytes a process, 16 MB on 1,000,000); before 28, the list.
+%% Iter: whether the node has the iterator (checked at run time: the module
+%% is built once and loaded on nodes of every release).
+fold_processes(Fun, Acc, true) ->
+    fold_iter(Fun, Acc, erlang:processes_next(erlang:processes_iterator()));
+fold_processes(Fun, Acc, false) ->
+    lists:foldl(Fun, Acc, erlang:processes()).
+
+fold_iter(_, Acc, none) -> Acc;
+fold_iter(Fun, Acc, {P, It}) -> fold_iter(Fun, Fun(P, Acc), erlang:processes_next(It)).
 
 prev_reds(P, R) ->
     case put(P, R) of
@@ -421,7 +461,8 @@ budget_check(#s{budget_us = 0} = S, _Now) -> S;
 budget_check(#s{win_start = T0} = S, Now) when Now - T0 < ?BUDGET_WINDOW_US -> S;
 budget_check(S, Now) ->
     Secs = (Now - S#s.win_start) / 1000000,
-    CostPerSec = S#s.win_cost / Secs,
+    %% the samples, and the selection scan spread over its window
+    CostPerSec = S#s.win_cost / Secs + S#s.scan_per_s,
     Wall = sched_wall(S#s.budget_us),
     Busy = utilization(S#s.sched_wall, Wall) >= ?BUSY,
     Share = S#s.share,

@@ -4,7 +4,8 @@
 %%
 %% DIR holds this module and flameprof_agent compiled from
 %% sampler/flameprof_agent.erl. Spawns N hibernated processes (the
-%% smallest a process gets, about 0.5 KB each) and 4 busy ones, then times
+%% smallest a process gets, about 0.5 KB each) and 4 that work a little
+%% every 10 ms (so that the scan finds something), then times
 %% the scan of a window (the second one: the first fills the dictionary of
 %% previous reductions) in a fresh process at normal priority, twice each:
 %%
@@ -13,9 +14,9 @@
 %%             process, sorted after a filter
 %%
 %% For each: CPU time of the node (statistics(runtime): the node is idle
-%% but for the scan and 4 busy processes, so this over-counts by their
-%% share) and wall time in ms, and the scanning process's memory right
-%% after the scan (heap with its garbage, and the dictionary), in MB.
+%% but for the scan, so this is the scan's) and wall time in ms, and the scanning process's memory right
+%% after the scan (heap with its garbage, and the dictionary; the agent's
+%% ETS table apart), in MB.
 -module(fp_scan).
 -export([main/1]).
 
@@ -30,14 +31,19 @@ main(N) ->
     ok.
 
 variants() ->
-    [{agent, fun() -> flameprof_agent:scan(#{}, #{}, 0, 10) end},
+    [{agent, fun() ->
+                     Tab = case get(tab) of undefined -> ets:new(t, [set, private]); T -> T end,
+                     put(tab, Tab),
+                     flameprof_agent:scan(Tab, 1, #{}, #{}, 0, 10)
+             end},
      {list, fun list_scan/0}].
 
 spawn_idle(0) -> ok;
 spawn_idle(N) -> spawn(fun() -> erlang:hibernate(?MODULE, main, [0]) end), spawn_idle(N - 1).
 
-spin() -> spin(erlang:phash2(make_ref())).
-spin(X) -> spin(erlang:phash2(X)).
+spin() ->
+    _ = lists:foldl(fun(X, A) -> erlang:phash2({X, A}) end, 0, lists:seq(1, 200)),
+    receive after 10 -> spin() end.
 
 measure(Name, Fun) ->
     Me = self(),
@@ -50,12 +56,13 @@ measure(Name, Fun) ->
                   Wall = erlang:monotonic_time(microsecond) - T0,
                   {_, Cpu} = erlang:statistics(runtime),
                   {memory, Mem} = erlang:process_info(self(), memory),
-                  Me ! {done, Name, Cpu, Wall div 1000, Mem / 1048576, length(Top)}
+                  Tab = case get(tab) of undefined -> 0; T -> ets:info(T, memory) * erlang:system_info(wordsize) end,
+                  Me ! {done, Name, Cpu, Wall div 1000, Mem / 1048576, Tab / 1048576, length(Top)}
           end),
     receive
-        {done, Name, Cpu, Wall, Mem, Top} ->
-            io:format("~-6s cpu ~5b ms  wall ~5b ms  memory ~7.1f MB  (top ~b)~n",
-                      [Name, Cpu, Wall, Mem, Top])
+        {done, Name, Cpu, Wall, Mem, Tab, Top} ->
+            io:format("~-6s cpu ~5b ms  wall ~5b ms  process ~6.1f MB  table ~6.1f MB  (top ~b)~n",
+                      [Name, Cpu, Wall, Mem, Tab, Top])
     end.
 
 %% The scan as it was: every pid in a list, a tuple per process, then the

@@ -46,7 +46,7 @@
 %%                 {16 metrics in the order of sampler/sample.h}}]
 %% From the sink: stop.
 -module(flameprof_agent).
--export([init/1, worker/4, scanner/2, guardian/4, scan/4]).
+-export([init/1, worker/4, scanner/2, guardian/4, scan/6]).
 -on_load(watchdog/0).
 
 -define(PROTO, 1).
@@ -272,34 +272,40 @@ request_scan(S, Now) ->
 
 %% The first scan runs at high priority, so that sampling starts at once even
 %% on a saturated node; the later ones at normal priority. Each process's
-%% reductions at the previous scan are kept in this process's dictionary
-%% (put/2 returns the old value): rebuilding a map of 100,000 entries each
-%% window cost more than the scan itself. Dead processes are dropped from it
-%% every ?PRUNE_EVERY scans.
+%% reductions at the previous scan are kept in a private ETS table of this
+%% process, with the scan that saw it last: rebuilding a map of 100,000
+%% entries each window cost more than the scan itself, and on 1,000,000
+%% processes the process dictionary (put/2) took 620 ms of a 760 ms scan and
+%% 67 MB of heap that every garbage collection of the scanner walked; the
+%% table took 370 ms, off the heap (doc/benchmarks.md). Processes not seen
+%% for ?PRUNE_EVERY scans (dead) are dropped from it.
 %%
 %% The scan's wall time goes to the coordinator for the cost budget (an
 %% upper bound of its CPU time: a scan preempted by busier processes counts
 %% its waits too; the VM has no per-process CPU clock).
 scanner(Agent, Scans) ->
+    Tab = case Scans of
+              0 -> ets:new(flameprof_scan, [set, private]);
+              _ -> get(flameprof_scan)
+          end,
+    put(flameprof_scan, Tab),
     receive
         {scan, Exclude, ByTarget, Cost, N} ->
             T0 = erlang:monotonic_time(microsecond),
-            Top = scan(Exclude, ByTarget, Cost, N),
+            Top = scan(Tab, Scans, Exclude, ByTarget, Cost, N),
             Scans == 0 andalso process_flag(priority, normal),
-            %% dead processes out of the dictionary now and then
             (Scans + 1) rem ?PRUNE_EVERY =:= 0 andalso
-                [erase(P) || P <- get_keys(), is_pid(P), not is_process_alive(P)],
+                ets:select_delete(Tab, [{{'_', '_', '$1'}, [{'<', '$1', Scans - ?PRUNE_EVERY}], [true]}]),
             Agent ! {scanned, Top, erlang:monotonic_time(microsecond) - T0},
             scanner(Agent, Scans + 1)
     end.
 
 %% The N processes that gained the most reductions since the previous scan
-%% of the calling process (its dictionary), less what sampling them cost.
-%% Only a process that did work in the window is kept on the way: a node
-%% of 1,000,000 mostly idle processes leaves a short list, not one tuple
-%% per process (doc/benchmarks.md, "Selection on a node of 1,000,000
-%% processes"). Exported for bench/fp_scan.erl.
-scan(Exclude, ByTarget, Cost, N) ->
+%% (Tab: {Pid, Reductions, Scan}), less what sampling them cost. Only a
+%% process that did work in the window is kept on the way: a node of
+%% 1,000,000 mostly idle processes leaves a short list, not one tuple per
+%% process. Exported for bench/fp_scan.erl.
+scan(Tab, Scan, Exclude, ByTarget, Cost, N) ->
     Self = self(),
     Busy = fold_processes(
              fun(P, Acc) when P =:= Self -> Acc;
@@ -309,7 +315,7 @@ scan(Exclude, ByTarget, Cost, N) ->
                          false ->
                              case erlang:process_info(P, reductions) of
                                  {reductions, R} ->
-                                     case R - prev_reds(P, R) - sample_cost(P, ByTarget, Cost) of
+                                     case R - prev_reds(Tab, Scan, P, R) - sample_cost(P, ByTarget, Cost) of
                                          Gain when Gain > 0 -> [{Gain, P} | Acc];
                                          _ -> Acc
                                      end;
@@ -332,11 +338,13 @@ fold_processes(Fun, Acc, false) ->
 fold_iter(_, Acc, none) -> Acc;
 fold_iter(Fun, Acc, {P, It}) -> fold_iter(Fun, Fun(P, Acc), erlang:processes_next(It)).
 
-prev_reds(P, R) ->
-    case put(P, R) of
-        undefined -> 0;
-        Old -> Old
-    end.
+prev_reds(Tab, Scan, P, R) ->
+    Old = case ets:lookup(Tab, P) of
+              [{_, O, _}] -> O;
+              [] -> 0
+          end,
+    ets:insert(Tab, {P, R, Scan}),
+    Old.
 
 %% Explicit targets are sampled whatever the scan found.
 select(Top, S) ->

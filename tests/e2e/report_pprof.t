@@ -82,7 +82,9 @@ for l in "node: Total 3000" "app@db1" "pid: Total 3000" "<0.100.0>" "status: Tot
 	ok "label '$l'" grep -qF "$l" "$T/tags"
 done
 n0=$(awk '/ cpu-clock:/ && $2 == "100/0" { n++ } END { print n + 0 }' "$in")
-ok "label pid <0.100.0> counts its $n0 events" grep -qE "^ *$n0\.0 \(.*\): <0\.100\.0>$" "$T/tags"
+# read by meaning: the count is a number, printed 248.0 by older pprof, 248 by Go 1.27's
+ok "label pid <0.100.0> counts its $n0 events" awk -v n="$n0" \
+	'$NF == "<0.100.0>" && $1 ~ /^[0-9.]+$/ && $1 + 0 == n { f = 1 } END { exit !f }' "$T/tags"
 
 pp -raw "$T/p.pb.gz" > "$T/raw"
 ok "period: 97 Hz as nanoseconds, cpu" sh -c "grep -q '^PeriodType: cpu nanoseconds' '$T/raw' && grep -q '^Period: 10309278$' '$T/raw'"

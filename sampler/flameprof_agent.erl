@@ -201,8 +201,8 @@ guardian(Coordinator, Sink, Lock, Depth) ->
         {'EXIT', Coordinator, Why} ->
             erlang:system_flag(backtrace_depth, OldDepth),
             exit(Lock, kill),
-            catch erlang:send(Sink, {fp_error, ?PROTO, agent_down, down_text(coordinator, Why)},
-                              [nosuspend])
+            attempt(fun() -> erlang:send(Sink, {fp_error, ?PROTO, agent_down, down_text(coordinator, Why)},
+                                         [nosuspend]) end)
     end,
     unload_self().
 
@@ -679,8 +679,8 @@ finish(S, Why) ->
                                              S#s.late, S#s.missed}};
         nodedown -> ok;
         {down, Who, Reason} ->
-            catch erlang:send(S#s.sink, {fp_error, ?PROTO, agent_down, down_text(Who, Reason)},
-                              [nosuspend])
+            attempt(fun() -> erlang:send(S#s.sink, {fp_error, ?PROTO, agent_down, down_text(Who, Reason)},
+                                         [nosuspend]) end)
     end,
     case S#s.guardian of
         undefined -> unload_self();
@@ -878,3 +878,8 @@ text(T) -> text(iolist_to_binary(io_lib:format("~0tP", [T, 8]))).
 line(L) when is_integer(L), L >= 0 -> L;
 line(_) -> 0.
 
+%% `catch Expr` is deprecated from OTP 29 (a warning when the embedded
+%% source is compiled on the node): what may fail and does not matter goes
+%% through this instead.
+attempt(Fun) ->
+    try Fun() catch _:_ -> failed end.

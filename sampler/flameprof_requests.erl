@@ -288,7 +288,7 @@ existing_atom(Text) ->
     end.
 
 in_use(MFA) ->
-    case catch erlang:trace_info(MFA, traced) of
+    case attempt(fun() -> erlang:trace_info(MFA, traced) end) of
         {traced, false} -> false;
         {traced, _} -> true;
         _ -> false
@@ -558,7 +558,7 @@ run_fun(Fun, Arg) ->
 text(A) when is_atom(A) -> cut(atom_to_binary(A, utf8));
 text(B) when is_binary(B) -> cut(B);
 text(L) when is_list(L) ->
-    case catch unicode:characters_to_binary(L) of
+    case attempt(fun() -> unicode:characters_to_binary(L) end) of
         B when is_binary(B) -> cut(B);
         _ -> cut(iolist_to_binary(io_lib:format("~0tP", [L, 5])))
     end;
@@ -622,7 +622,7 @@ lost(MFA, #{entry := Entry, entry_on := On, tr := Tr}) ->
     case lists:member(MFA, Entry) andalso not On of
         true -> false;
         false ->
-            case catch tr_info(Tr, MFA, traced) of
+            case attempt(fun() -> tr_info(Tr, MFA, traced) end) of
                 {traced, false} -> true;
                 {traced, _} -> false;
                 _ -> true
@@ -642,13 +642,13 @@ reapply(Mods, #{entry := Entry, tier_mfas := Tiers, entry_on := On, tr := Tr}) -
 %% exactly what we set goes.
 cleanup({session, _} = Tr, _, _) -> tr_close(Tr);
 cleanup(global, MFAs, Tracer) ->
-    [catch erlang:trace_pattern(MFA, false, [local]) || MFA <- MFAs],
+    [attempt(fun() -> erlang:trace_pattern(MFA, false, [local]) end) || MFA <- MFAs],
     case erlang:trace_info(new, tracer) of
         {tracer, T} when T =:= Tracer; T =:= [] ->
-            catch erlang:trace(new, false, [call, monotonic_timestamp]);
+            attempt(fun() -> erlang:trace(new, false, [call, monotonic_timestamp]) end);
         _ -> ok
     end,
-    [catch erlang:trace(P, false, [call, monotonic_timestamp])
+    [attempt(fun() -> erlang:trace(P, false, [call, monotonic_timestamp]) end)
      || P <- erlang:processes(), ours_to_clear(P, Tracer)],
     ok.
 
@@ -679,7 +679,7 @@ tr_open(Name) ->
     end.
 
 tr_close({session, S}) ->
-    _ = (catch trace:session_destroy(S)),
+    _ = attempt(fun() -> trace:session_destroy(S) end),
     ok;
 tr_close(global) -> ok.
 
@@ -707,3 +707,9 @@ pattern_text({M, F, A}) ->
 
 pid_text(P) when is_pid(P) -> pid_to_list(P);
 pid_text(_) -> "unknown".
+
+%% `catch Expr` is deprecated from OTP 29 (a warning when the embedded
+%% source is compiled on the node): what may fail and does not matter goes
+%% through this instead.
+attempt(Fun) ->
+    try Fun() catch _:_ -> failed end.

@@ -404,7 +404,7 @@ collect(#{type := Type, mfas := MFAs, tr := Tr}, Opts, Reloaded, Start, Why) ->
      {Elapsed, Left, Why}}.
 
 rows(Tr, {M, F, A} = MFA, Type, PerProc) ->
-    Per = case catch tr_info(Tr, MFA, Type) of
+    Per = case attempt(fun() -> tr_info(Tr, MFA, Type) end) of
               {call_count, N} when is_integer(N) -> [{<<>>, N, 0}];
               {call_time, L} when is_list(L) ->
                   [{P, C, S * 1000000 + Us} || {P, C, S, Us} <- L];
@@ -428,7 +428,7 @@ rows(Tr, {M, F, A} = MFA, Type, PerProc) ->
 %% as traced by nobody, so those are cleared too when they are ours to clear.
 cleanup(#{tr := {session, _} = Tr}, _) -> tr_close(Tr);
 cleanup(#{type := Type, mfas := MFAs, procs := Procs}, Tracer) ->
-    [catch erlang:trace_pattern(MFA, false, [Type]) || MFA <- MFAs],
+    [attempt(fun() -> erlang:trace_pattern(MFA, false, [Type]) end) || MFA <- MFAs],
     clear_flags(global, Procs, Tracer),
     ok.
 
@@ -439,12 +439,12 @@ clear_flags(global, all, Tracer) -> clear_new(Tracer), clear_flags({list, erlang
 clear_flags(global, {list, _} = L, Tracer) -> clear_flags(L, Tracer).
 
 clear_flags({list, Pids}, Tracer) ->
-    [catch erlang:trace(P, false, [call, silent]) || P <- Pids, ours_to_clear(P, Tracer)],
+    [attempt(fun() -> erlang:trace(P, false, [call, silent]) end) || P <- Pids, ours_to_clear(P, Tracer)],
     ok.
 
 clear_new(Tracer) ->
     case erlang:trace_info(new, tracer) of
-        {tracer, T} when T =:= Tracer; T =:= [] -> catch erlang:trace(new, false, [call, silent]);
+        {tracer, T} when T =:= Tracer; T =:= [] -> attempt(fun() -> erlang:trace(new, false, [call, silent]) end);
         _ -> ok
     end.
 
@@ -478,7 +478,7 @@ tr_open(Name) ->
     end.
 
 tr_close({session, S}) ->
-    _ = (catch trace:session_destroy(S)),
+    _ = attempt(fun() -> trace:session_destroy(S) end),
     ok;
 tr_close(global) -> ok.
 
@@ -519,3 +519,9 @@ pattern_text({M, F, A}) ->
 
 pid_text(P) when is_pid(P) -> pid_to_list(P);
 pid_text(_) -> "unknown".
+
+%% `catch Expr` is deprecated from OTP 29 (a warning when the embedded
+%% source is compiled on the node): what may fail and does not matter goes
+%% through this instead.
+attempt(Fun) ->
+    try Fun() catch _:_ -> failed end.

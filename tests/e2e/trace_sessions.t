@@ -39,7 +39,7 @@ theirs() { rpc_eval "$NODE" "tss_col ! {get, self(), $1}, receive {n, N} -> N af
 theirs_reach() { [ "$(theirs "$1")" -ge "$2" ] 2>/dev/null; }
 # theirs_info WHAT ITEM: trace_info in the sessions that are not flameprof's
 # (dbg's own session on OTP 27+, or the global one), those that set it
-theirs_info() { rpc_eval "$NODE" "[I || {N, _} = S <- trace:session_info(all), not lists:member(N, [flameprof_calls, flameprof_requests]), I <- [trace:info(S, $1, $2)], I =/= {$2, false}, I =/= {$2, []}]"; }
+theirs_info() { rpc_eval "$NODE" "[I || {N, _} = S <- trace:session_info(all), not lists:member(N, [flameprof_calls, flameprof_requests]), I <- [case N of legacy -> erlang:trace_info($1, $2); _ -> trace:info(S, $1, $2) end], I =/= {$2, false}, I =/= {$2, []}]"; }
 their_pattern() { theirs_info "$MFA" traced; }
 is "$(their_pattern)" "[{traced,local}]" "dbg's pattern is set"
 set_on() { [ "$(breakpoint "$NODE" "$MFA" "$1")" != "{$1, false}" ]; }

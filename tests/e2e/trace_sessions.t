@@ -41,7 +41,7 @@ theirs_reach() { [ "$(theirs "$1")" -ge "$2" ] 2>/dev/null; }
 # (dbg's own session on OTP 27+, or the global one), those that set it
 theirs_info() { rpc_eval "$NODE" "[I || {N, _} = S <- trace:session_info(all), not lists:member(N, [flameprof_calls, flameprof_requests]), I <- [case N of legacy -> erlang:trace_info($1, $2); _ -> trace:info(S, $1, $2) end], I =/= {$2, false}, I =/= {$2, []}]"; }
 their_pattern() { theirs_info "$MFA" traced; }
-is "$(their_pattern)" "[{traced,local}]" "dbg's pattern is set"
+is "$(their_pattern)" "[{traced, local}]" "dbg's pattern is set"
 set_on() { [ "$(breakpoint "$NODE" "$MFA" "$1")" != "{$1, false}" ]; }
 K=2000
 
@@ -61,14 +61,14 @@ for type in count time; do
 	is "$(counted)" "$K" "$type beside dbg: flameprof counts exactly $K calls"
 	check "$type beside dbg: dbg saw the $K calls too" wait_until 10 theirs_reach "$MFA" $((before + K))
 	check "$type: nothing of ours is left" wait_until 5 tracer_gone "$NODE"
-	is "$(their_pattern)" "[{traced,local}]" "$type: dbg's pattern is untouched"
+	is "$(their_pattern)" "[{traced, local}]" "$type: dbg's pattern is untouched"
 done
 
 # ---------------------------------------------------------------- theirs intact after ours
 before=$(theirs "$MFA")
 rpc "$NODE" "fp_calls_wl hit [$K]" >/dev/null
 check "after flameprof: dbg still sees every call" wait_until 10 theirs_reach "$MFA" $((before + K))
-is "$(theirs_info new flags)" "[{flags,[call]}]" \
+is "$(theirs_info new flags)" "[{flags, [call]}]" \
 	"after flameprof: new processes still get dbg's call flag"
 
 # ---------------------------------------------------------------- kill -9 of flameprof
@@ -79,7 +79,7 @@ check "kill -9: within 5 s no session, tracer or module of ours is left" wait_un
 before=$(theirs "$MFA")
 rpc "$NODE" "fp_calls_wl hit [$K]" >/dev/null
 check "kill -9: dbg still sees every call" wait_until 10 theirs_reach "$MFA" $((before + K))
-is "$(their_pattern)" "[{traced,local}]" "kill -9: dbg's pattern is untouched"
+is "$(their_pattern)" "[{traced, local}]" "kill -9: dbg's pattern is untouched"
 
 # ---------------------------------------------------------------- requests beside dbg
 DB="{kv_service,db,2}"
@@ -96,5 +96,5 @@ kill_quietly 9 "$FP_PID"
 check "requests kill -9: within 5 s nothing of ours is left" wait_until 5 requests_gone "$NODE"
 before=$(theirs "$DB")
 check "requests kill -9: dbg still sees db calls" wait_until 10 theirs_reach "$DB" $((before + 1))
-is "$(theirs_info "$DB" traced)" "[{traced,local}]" "requests kill -9: dbg's pattern is untouched"
+is "$(theirs_info "$DB" traced)" "[{traced, local}]" "requests kill -9: dbg's pattern is untouched"
 finish

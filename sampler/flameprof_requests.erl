@@ -57,6 +57,9 @@
 -export([init/1, session/2]).
 -on_load(watchdog/0).
 
+%% tr_open/1 and the rest of where patterns and flags go; attempt/1
+-include("fp_trace_session.hrl").
+
 -define(PROTO, 1).
 -define(LOCK, flameprof_tracer).
 -define(WATCHDOG_MS, 60000).
@@ -665,34 +668,6 @@ unload_self() ->
         false -> spawn(code, purge, [?MODULE])
     end.
 
-%% ---------------------------------------------------------------- trace sessions
-
-%% As in flameprof_tracer: a session of our own where the node has them
-%% (OTP 27+), else the global one; chosen at run time, since the module is
-%% built once and loaded on nodes of every release. Its tracer is the
-%% calling process (the session process, which reads the trace messages).
-tr_open(Name) ->
-    _ = code:ensure_loaded(trace),
-    case erlang:function_exported(trace, session_create, 3) of
-        true -> {session, trace:session_create(Name, self(), [])};
-        false -> global
-    end.
-
-tr_close({session, S}) ->
-    _ = attempt(fun() -> trace:session_destroy(S) end),
-    ok;
-tr_close(global) -> ok.
-
-tr_pattern(global, MFA, Spec, Flags) -> erlang:trace_pattern(MFA, Spec, Flags);
-tr_pattern({session, S}, MFA, Spec, Flags) -> trace:function(S, MFA, Spec, Flags).
-
-tr_info(global, What, Item) -> erlang:trace_info(What, Item);
-tr_info({session, S}, What, Item) -> trace:info(S, What, Item).
-
-tr_process(global, Procs, true, Flags) -> erlang:trace(Procs, true, [{tracer, self()} | Flags]);
-tr_process(global, Procs, false, Flags) -> erlang:trace(Procs, false, Flags);
-tr_process({session, S}, Procs, On, Flags) -> trace:process(S, Procs, On, Flags).
-
 %% ---------------------------------------------------------------- helpers
 
 now_mono() -> erlang:monotonic_time(microsecond).
@@ -707,9 +682,3 @@ pattern_text({M, F, A}) ->
 
 pid_text(P) when is_pid(P) -> pid_to_list(P);
 pid_text(_) -> "unknown".
-
-%% `catch Expr` is deprecated from OTP 29 (a warning when the embedded
-%% source is compiled on the node): what may fail and does not matter goes
-%% through this instead.
-attempt(Fun) ->
-    try Fun() catch _:_ -> failed end.

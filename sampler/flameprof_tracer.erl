@@ -61,7 +61,6 @@
 
 %% The session's state while the breakpoints count.
 -record(run, {guardian, sink, opts, set, stamps, reloaded = [], start,
-              tr,              % global | {session, Session}: see tr_open/1
               runq_limit,      % 0: no limit
               over = 0}).      % consecutive ticks above the limit
 
@@ -183,7 +182,7 @@ session(Guardian, #{sink := Sink} = Opts) ->
             erlang:send_after(?TICK_MS, self(), tick),
             loop(#run{guardian = Guardian, sink = Sink, opts = Opts, set = Set,
                       stamps = stamps(MFAs, Type), start = erlang:monotonic_time(microsecond),
-                      runq_limit = Limit, tr = Tr});
+                      runq_limit = Limit});
         {error, Reason, Detail} ->
             tr_close(Tr),
             Sink ! {fp_calls_error, ?PROTO, Reason, Detail},

@@ -90,20 +90,20 @@ $(B)/gen/agent_blob.c: $(B)/gen/$(AGENT_MOD).beam $(B)/gen/$(AGENT_MOD).P script
 # The tracer of `flameprof calls` (sampler/flameprof_tracer.erl): the same steps.
 $(B)/gen/$(TRACER_MOD).erl: sampler/flameprof_tracer.erl
 	@mkdir -p $(@D) && sed 's/^-module(flameprof_tracer)\./-module($(TRACER_MOD))./' $< > $@
-$(B)/gen/$(TRACER_MOD).beam: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk
-	erlc +deterministic -o $(@D) $<
-$(B)/gen/$(TRACER_MOD).P: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk
-	erlc -P -o $(@D) $<
+$(B)/gen/$(TRACER_MOD).beam: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk sampler/fp_trace_session.hrl
+	erlc +deterministic -I sampler -o $(@D) $<
+$(B)/gen/$(TRACER_MOD).P: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk sampler/fp_trace_session.hrl
+	erlc -P -I sampler -o $(@D) $<
 $(B)/gen/tracer_blob.c: $(B)/gen/$(TRACER_MOD).beam $(B)/gen/$(TRACER_MOD).P scripts/embed.sh
 	(scripts/embed.sh fp_tracer_beam $< && scripts/embed.sh fp_tracer_source $(B)/gen/$(TRACER_MOD).P) > $@
 
 # The tracer of `flameprof requests` (sampler/flameprof_requests.erl): the same steps.
 $(B)/gen/$(REQUESTS_MOD).erl: sampler/flameprof_requests.erl
 	@mkdir -p $(@D) && sed 's/^-module(flameprof_requests)\./-module($(REQUESTS_MOD))./' $< > $@
-$(B)/gen/$(REQUESTS_MOD).beam: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk
-	erlc +deterministic $(ERLC_FLAGS) -o $(@D) $<
-$(B)/gen/$(REQUESTS_MOD).P: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk
-	erlc -P -o $(@D) $<
+$(B)/gen/$(REQUESTS_MOD).beam: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk sampler/fp_trace_session.hrl
+	erlc +deterministic $(ERLC_FLAGS) -I sampler -o $(@D) $<
+$(B)/gen/$(REQUESTS_MOD).P: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk sampler/fp_trace_session.hrl
+	erlc -P -I sampler -o $(@D) $<
 $(B)/gen/requests_blob.c: $(B)/gen/$(REQUESTS_MOD).beam $(B)/gen/$(REQUESTS_MOD).P scripts/embed.sh
 	(scripts/embed.sh fp_requests_beam $< && scripts/embed.sh fp_requests_source $(B)/gen/$(REQUESTS_MOD).P) > $@
 

@@ -68,7 +68,7 @@ static const struct fp_opt options[] = {
 	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
 	  "our own node name on the target, the part before '@' (default flameprof_<user>; the same name each run, so no new atom)" },
 	{ "max-cost", 0, "PCT", K_PCT, F(max_cost_ppm), 0, 0,
-	  "while the node is busy, keep sampling's cost under PCT of its schedulers by sampling part of the selected processes each round (default 1%; 0: no budget)" },
+	  "while the node is busy, keep sampling's cost (samples and the selection scan) under PCT of its schedulers by sampling part of the selected processes each round (default 1%; 0: no budget)" },
 	{ "force", 0, NULL, K_SET, F(force), 1, 0,
 	  "sample more than the load bound allows (--top x --hz beyond " FP_LOAD_BOUND_TEXT " samples/s)" },
 	{ "quiet", 'q', NULL, K_SET, F(verbosity), 0, 0, "print errors only" },

@@ -97,7 +97,7 @@ static int error_sentence(sampler_t *s, const struct calls_msg *m, const struct 
 			    d, s->node, o->limit);
 	if (strcmp(r, "in_use") == 0)
 		return serr(s, SAMPLER_ERR_BUSY,
-			    "%s is already traced on '%s' by someone else (dbg, tprof or an application tracer); flameprof leaves it alone, try again once that tracing is off",
+			    "%s is already traced on '%s' by someone else (dbg, tprof or an application tracer) and OTP before 27 has no trace sessions to keep theirs and ours apart; flameprof leaves it alone, try again once that tracing is off",
 			    d, s->node);
 	if (strcmp(r, "noproc") == 0)
 		return serr(s, SAMPLER_ERR_USAGE, "no process '%s' on '%s'; check the pid or name", d, s->node);

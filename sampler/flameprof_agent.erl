@@ -48,7 +48,7 @@
 %%                 {16 metrics in the order of sampler/sample.h}}]
 %% From the sink: stop.
 -module(flameprof_agent).
--export([init/1, worker/4, scanner/2, guardian/4]).
+-export([init/1, worker/4, scanner/2, guardian/4, scan/6]).
 -on_load(watchdog/0).
 
 -define(PROTO, 1).
@@ -82,6 +82,12 @@
 %% cost is spent by the sampled process handling the signal.
 -define(FULL_SAMPLE_US, 25).
 -define(CHEAP_SAMPLE_US, 15).
+%% What the selection scan costs per process of the node, the same way: a
+%% figure measured (bench/fp_scan.erl: 525-641 ms of CPU on 1,000,000
+%% processes on OTP 25 and 29), not the scan's own clock, whose wall time
+%% on a saturated node is mostly waiting behind busier processes at normal
+%% priority (it made the budget cut the samples to their floor).
+-define(SCAN_PROC_US, 0.65).
 -define(BUDGET_WINDOW_US, 1000000).      % the budget is checked this often
 -define(MIN_SHARE, 0.02).                % never below 2 % of the asked rate
 -define(BUSY, 0.9).                      % schedulers this busy: the node is busy
@@ -116,6 +122,10 @@
             credit = 0.0,         % fractional processes owed to the next round
             turn = 0,             % where the next round's part starts
             win_start = 0, win_cost = 0,
+            %% the selection scan's own time, per second of the window it
+            %% serves (the last scan's microseconds over --every)
+            scan_per_s = 0.0,
+            node_busy = false,    % the schedulers were busy at the last check
             sched_wall}).         % statistics(scheduler_wall_time) at win_start
 
 %% ---------------------------------------------------------------- start
@@ -210,8 +220,8 @@ guardian(Coordinator, Sink, Lock, Depth) ->
         {'EXIT', Coordinator, Why} ->
             erlang:system_flag(backtrace_depth, OldDepth),
             exit(Lock, kill),
-            catch erlang:send(Sink, {fp_error, ?PROTO, agent_down, down_text(coordinator, Why)},
-                              [nosuspend])
+            attempt(fun() -> erlang:send(Sink, {fp_error, ?PROTO, agent_down, down_text(coordinator, Why)},
+                                         [nosuspend]) end)
     end,
     unload_self().
 
@@ -255,7 +265,8 @@ other({sampled, W, R, T, St, Stack, Label, M, Info, Cost}, S) ->
     {S1, Sample} = take_sample(W, R, T, St, Stack, Label, M, Info, Cost, S),
     S1#s{late = S1#s.late + 1, busy = maps:remove(W, S1#s.busy),
          pending = add(Sample, S1#s.pending)};
-other({scanned, Top}, S) -> select(Top, S#s{scanning = false});
+other({scanned, Top, ScanUs}, S) ->
+    select(Top, scan_spacing(ScanUs, S#s{scanning = false, scan_per_s = ScanUs * 1000000 / S#s.every_us}));
 other({gone, W, _R}, S) -> drop_worker(W, S);
 other({'EXIT', Scanner, _}, #s{scanner = Scanner} = S) ->
     S#s{scanner = spawn_opt(?MODULE, scanner, [self(), 0], [link, {priority, high}]), scanning = false};
@@ -281,28 +292,30 @@ request_scan(S, Now) ->
 
 %% The first scan runs at high priority, so that sampling starts at once even
 %% on a saturated node; the later ones at normal priority. Each process's
-%% reductions at the previous scan are kept in this process's dictionary
-%% (put/2 returns the old value): rebuilding a map of 100,000 entries each
-%% window cost more than the scan itself. Dead processes are dropped from it
-%% every ?PRUNE_EVERY scans.
+%% reductions at the previous scan are kept in a private ETS table of this
+%% process, with the scan that saw it last: rebuilding a map of 100,000
+%% entries each window cost more than the scan itself, and on 1,000,000
+%% processes the process dictionary (put/2) took 620 ms of a 760 ms scan and
+%% 67 MB of heap that every garbage collection of the scanner walked; the
+%% table took 370 ms, off the heap (doc/benchmarks.md). Processes not seen
+%% for ?PRUNE_EVERY scans (dead) are dropped from it.
+%%
+%% What the scan cost goes to the coordinator for the cost budget: the
+%% model of ?SCAN_PROC_US per process (the VM has no per-process CPU clock).
 scanner(Agent, Scans) ->
+    Tab = case Scans of
+              0 -> ets:new(flameprof_scan, [set, private]);
+              _ -> get(flameprof_scan)
+          end,
+    put(flameprof_scan, Tab),
     receive
         {scan, Exclude, ByTarget, Cost, N, BaselineMs} ->
-            Self = self(),
-            Scans == 0 andalso baseline(Self, BaselineMs),
-            Gains = [{R - prev_reds(P, R) - sample_cost(P, ByTarget, Cost), P, R}
-                     || P <- erlang:processes(), P =/= Self,
-                        not is_map_key(P, Exclude),
-                        {reductions, R} <- [erlang:process_info(P, reductions)]],
-            %% A process that did no work in the window is not among the
-            %% busiest, however short the list.
-            Busy = lists:reverse(lists:sort([G || {Gain, _, _} = G <- Gains, Gain > 0])),
-            Agent ! {scanned, [P || {_, P, _} <- lists:sublist(Busy, N)]},
+            Scans == 0 andalso baseline(Tab, BaselineMs),
+            Top = scan(Tab, Scans, Exclude, ByTarget, Cost, N),
             Scans == 0 andalso process_flag(priority, normal),
-            case (Scans + 1) rem ?PRUNE_EVERY of
-                0 -> erase(), [put(P, R) || {_, P, R} <- Gains];
-                _ -> ok
-            end,
+            (Scans + 1) rem ?PRUNE_EVERY =:= 0 andalso
+                ets:select_delete(Tab, [{{'_', '_', '$1'}, [{'<', '$1', Scans - ?PRUNE_EVERY}], [true]}]),
+            Agent ! {scanned, Top, round(erlang:system_info(process_count) * ?SCAN_PROC_US)},
             scanner(Agent, Scans + 1)
     end.
 
@@ -310,16 +323,76 @@ scanner(Agent, Scans) ->
 %% short wait, so that the first window picks by reductions gained like
 %% every later one (by lifetime reductions it picked the long-lived idle
 %% servers, and the first window looked unlike the others).
-baseline(Self, BaselineMs) ->
-    [put(P, R) || P <- erlang:processes(), P =/= Self,
-                  {reductions, R} <- [erlang:process_info(P, reductions)]],
+baseline(Tab, BaselineMs) ->
+    Self = self(),
+    fold_processes(fun(P, Acc) when P =:= Self -> Acc;
+                      (P, Acc) ->
+                           case erlang:process_info(P, reductions) of
+                               {reductions, R} -> ets:insert(Tab, {P, R, 0});
+                               undefined -> ok
+                           end,
+                           Acc
+                   end, ok, erlang:function_exported(erlang, processes_next, 1)),
     receive after BaselineMs -> ok end.
 
-prev_reds(P, R) ->
-    case put(P, R) of
-        undefined -> 0;
-        Old -> Old
-    end.
+%% The N processes that gained the most reductions since the previous scan
+%% (Tab: {Pid, Reductions, Scan}), less what sampling them cost. Only a
+%% process that did work in the window is kept on the way: a node of
+%% 1,000,000 mostly idle processes leaves a short list, not one tuple per
+%% process. Exported for bench/fp_scan.erl.
+scan(Tab, Scan, Exclude, ByTarget, Cost, N) ->
+    Self = self(),
+    Busy = fold_processes(
+             fun(P, Acc) when P =:= Self -> Acc;
+                (P, Acc) ->
+                     case is_map_key(P, Exclude) of
+                         true -> Acc;
+                         false ->
+                             case erlang:process_info(P, reductions) of
+                                 {reductions, R} ->
+                                     case R - prev_reds(Tab, Scan, P, R) - sample_cost(P, ByTarget, Cost) of
+                                         Gain when Gain > 0 -> [{Gain, P} | Acc];
+                                         _ -> Acc
+                                     end;
+                                 undefined -> Acc
+                             end
+                     end
+             end, [], erlang:function_exported(erlang, processes_next, 1)),
+    [P || {_, P} <- lists:sublist(lists:reverse(lists:sort(Busy)), N)].
+
+%% Folds over every process of the node. OTP 28 walks the process table
+%% with an iterator (erlang:processes_iterator/0), so no list of all pids is
+%% built (16 bytes a process, 16 MB on 1,000,000); before 28, the list.
+%% Iter: whether the node has the iterator (checked at run time: the module
+%% is built once and loaded on nodes of every release).
+fold_processes(Fun, Acc, true) ->
+    fold_iter(Fun, Acc, erlang:processes_next(erlang:processes_iterator()));
+fold_processes(Fun, Acc, false) ->
+    lists:foldl(Fun, Acc, erlang:processes()).
+
+fold_iter(_, Acc, none) -> Acc;
+fold_iter(Fun, Acc, {P, It}) -> fold_iter(Fun, Fun(P, Acc), erlang:processes_next(It)).
+
+prev_reds(Tab, Scan, P, R) ->
+    Old = case ets:lookup(Tab, P) of
+              [{_, O, _}] -> O;
+              [] -> 0
+          end,
+    ets:insert(Tab, {P, R, Scan}),
+    Old.
+
+%% A scan that alone would take more than half the cost budget while the
+%% node is busy (1,000,000 processes: about 0.6 s of CPU, 12 % of a
+%% scheduler at --every 5s) comes less often instead: the next one waits
+%% until the scan's time is half the budget over the interval. Counting it
+%% alone would only cut the samples to their floor, the scan going on.
+scan_spacing(_ScanUs, #s{budget_us = 0} = S) -> S;
+scan_spacing(_ScanUs, #s{node_busy = false} = S) -> S;
+scan_spacing(_ScanUs, #s{scan_per_s = PerS, budget_us = B} = S) when PerS =< B / 2 -> S;
+scan_spacing(ScanUs, #s{budget_us = B} = S) ->
+    Every = round(ScanUs * 1000000 / (B / 2)),
+    S#s{scan_per_s = B / 2,
+        next_select = max(S#s.next_select, S#s.next_select - S#s.every_us + Every)}.
 
 %% Explicit targets are sampled whatever the scan found.
 select(Top, S) ->
@@ -461,7 +534,8 @@ budget_check(#s{budget_us = 0} = S, _Now) -> S;
 budget_check(#s{win_start = T0} = S, Now) when Now - T0 < ?BUDGET_WINDOW_US -> S;
 budget_check(S, Now) ->
     Secs = (Now - S#s.win_start) / 1000000,
-    CostPerSec = S#s.win_cost / Secs,
+    %% the samples, and the selection scan spread over its window
+    CostPerSec = S#s.win_cost / Secs + S#s.scan_per_s,
     Wall = sched_wall(S#s.budget_us),
     Busy = utilization(S#s.sched_wall, Wall) >= ?BUSY,
     Share = S#s.share,
@@ -472,7 +546,7 @@ budget_check(S, Now) ->
               CostPerSec < 0.5 * S#s.budget_us -> min(1.0, Share * 1.25);
               true -> Share
           end,
-    S#s{share = New, win_start = Now, win_cost = 0, sched_wall = Wall}.
+    S#s{share = New, win_start = Now, win_cost = 0, sched_wall = Wall, node_busy = Busy}.
 
 %% The workers to ask this round: all of them at a share of 1, else the
 %% share's part of them, taken in turn so that every selected process is
@@ -670,8 +744,8 @@ finish(S, Why) ->
                                              S#s.late, S#s.missed}};
         nodedown -> ok;
         {down, Who, Reason} ->
-            catch erlang:send(S#s.sink, {fp_error, ?PROTO, agent_down, down_text(Who, Reason)},
-                              [nosuspend])
+            attempt(fun() -> erlang:send(S#s.sink, {fp_error, ?PROTO, agent_down, down_text(Who, Reason)},
+                                         [nosuspend]) end)
     end,
     case S#s.guardian of
         undefined -> unload_self();
@@ -869,3 +943,8 @@ text(T) -> text(iolist_to_binary(io_lib:format("~0tP", [T, 8]))).
 line(L) when is_integer(L), L >= 0 -> L;
 line(_) -> 0.
 
+%% `catch Expr` is deprecated from OTP 29 (a warning when the embedded
+%% source is compiled on the node): what may fail and does not matter goes
+%% through this instead.
+attempt(Fun) ->
+    try Fun() catch _:_ -> failed end.

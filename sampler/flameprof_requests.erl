@@ -25,6 +25,15 @@
 %% patterns back on after a backoff. Sampling (sample < 1000 per mille)
 %% turns the entry pattern on for that share of each second.
 %%
+%% Where the patterns and flags go: from OTP 27 in a trace session of its
+%% own (trace:session_create/3), so the application's call tracing (dbg,
+%% tprof, its own) and ours neither see nor touch each other, and destroying
+%% the session removes everything of ours at once; OTP 25 and 26 have only
+%% the node's global session, where a function or process somebody else
+%% traces is refused rather than shared (tr_open/1). seq_trace has no
+%% sessions: a node whose sequential tracer is set (somebody follows their
+%% own tokens) is refused, since our labels would overwrite theirs.
+%%
 %% The guardian adopts the lock flameprof_tracer, the same as `flameprof
 %% calls` (one tracing session per node; the C-node registers it before
 %% any code is touched, see sampler/lock.c), cleans up if the session dies
@@ -47,7 +56,8 @@
 %% Messages to the sink (the C-node's pid); sampler/requests_decode.c reads them:
 %%   {fp_req_started, Proto, Session, NEntry, NTierFunctions}
 %%   {fp_req_error, Proto, Reason, Detail}          (Detail: a binary)
-%%     Reason: lock_lost | nomatch | in_use | badfun | too_many, or died
+%%     Reason: lock_lost | nomatch | in_use | seq_tracer | badfun | too_many,
+%%     or died
 %%   {fp_req_window, Proto, EndUs, Rows, Slow, Stats}
 %%     EndUs: the window's end, system time in microseconds
 %%     Rows = [{Identity, Tier, Count, SumUs, MaxUs, [{Bucket, N}]}]
@@ -64,6 +74,9 @@
 -module(flameprof_requests).
 -export([init/1, session/2]).
 -on_load(watchdog/0).
+
+%% tr_open/1 and the rest of where patterns and flags go; attempt/1
+-include("fp_trace_session.hrl").
 
 -define(PROTO, 1).
 -define(LOCK, flameprof_tracer).
@@ -121,7 +134,7 @@ init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
         true ->
             _ = erlang:cancel_timer(LockTimer),
             Session = spawn_link(?MODULE, session, [self(), Opts]),
-            guard(Sink, Lock, Session, []);
+            guard(Sink, Lock, Session, {global, []});
         false ->
             Sink ! {fp_req_error, ?PROTO, lock_lost, <<"the lock was gone before the tracer started">>},
             exit(Lock, kill),
@@ -130,35 +143,41 @@ init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
             exit(normal)
     end.
 
-guard(Sink, Lock, Session, MFAs) ->
+%% Set = {Tr, MFAs}: where the session traces (it holds the trace session
+%% too, and destroys it if the session process dies) and what it set.
+guard(Sink, Lock, Session, {Tr, MFAs} = Set) ->
     receive
         {'EXIT', Lock, _} ->
             %% the lock ended under us (a message to the name ends it):
             %% the node is no longer ours, so the session ends now
             exit(Session, kill),
-            guard(Sink, Lock, Session, MFAs);
+            guard(Sink, Lock, Session, Set);
+        {setting, tr, Tr1} ->
+            guard(Sink, Lock, Session, {Tr1, MFAs});
         {setting, More} ->
-            guard(Sink, Lock, Session, More ++ MFAs);
+            guard(Sink, Lock, Session, {Tr, More ++ MFAs});
         {'EXIT', Session, normal} ->
             %% The session removed everything itself. A process spawned
             %% while it cleared the flags can still have taken them: a
             %% second sweep, once the spawns in flight have landed.
-            sweep(Session),
+            sweep(Tr, Session),
             finish(Lock);
         {'EXIT', Session, Why} ->
-            cleanup(MFAs, Session),
+            cleanup(Tr, MFAs, Session),
             _ = clear_tokens(),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
             _ = erlang:send(Sink, {fp_req_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
-            sweep(Session),
+            sweep(Tr, Session),
             finish(Lock);
         _ ->
-            guard(Sink, Lock, Session, MFAs)
+            guard(Sink, Lock, Session, Set)
     end.
 
-sweep(Session) ->
+%% A destroyed session took every flag with it: nothing to sweep.
+sweep({session, _} = Tr, _) -> tr_close(Tr);
+sweep(global, Session) ->
     timer:sleep(?SWEEP_DELAY_MS),
-    cleanup([], Session).
+    cleanup(global, [], Session).
 
 finish(Lock) ->
     unlink(Lock),
@@ -172,19 +191,23 @@ session(Guardian, #{sink := Sink} = Opts) ->
     process_flag(trap_exit, true),
     process_flag(message_queue_data, off_heap),
     erlang:monitor_node(node(Sink), true),
-    case setup(Guardian, Opts) of
+    Tr = tr_open(flameprof_requests),
+    Guardian ! {setting, tr, Tr},
+    case setup(Guardian, Opts, Tr) of
         {ok, S} ->
             Sink ! {fp_req_started, ?PROTO, self(), length(maps:get(entry, S)),
                     length(maps:get(tier_mfas, S))},
             erlang:send_after(?TICK_MS, self(), tick),
             loop(S);
         {error, Reason, Detail} ->
+            tr_close(Tr),
             Sink ! {fp_req_error, ?PROTO, Reason, Detail},
             exit(normal)
     end.
 
-setup(Guardian, Opts) ->
+setup(Guardian, Opts, Tr) ->
     try
+        check_seq_tracer(),
         IdFun = identity_fun(maps:get(identity, Opts)),
         Entry = expand(maps:get(entry, Opts)),
         Named = [{Name, MFA} || {Name, P} <- maps:get(tiers, Opts), MFA <- expand(P)],
@@ -201,10 +224,12 @@ setup(Guardian, Opts) ->
                                      end
                              end, #{}, Tiers),
         TierMFAs = maps:keys(TierOf) -- Entry,
-        [throw({in_use, mfa_text(MFA)}) || MFA <- Entry ++ TierMFAs, in_use(MFA)],
-        check_untraced(),
+        %% only the global session is shared with anybody else
+        Tr =:= global andalso
+            [throw({in_use, mfa_text(MFA)}) || MFA <- Entry ++ TierMFAs, in_use(MFA)],
+        Tr =:= global andalso check_untraced(),
         Guardian ! {setting, Entry ++ TierMFAs},
-        S = #{sink => maps:get(sink, Opts), guardian => Guardian, opts => Opts,
+        S = #{sink => maps:get(sink, Opts), guardian => Guardian, opts => Opts, tr => Tr,
               entry => Entry, tier_mfas => TierMFAs, tier_of => TierOf,
               id => IdFun, every => maps:get(every_ms, Opts) * 1000,
               slow => maps:get(slow_us, Opts), sample => maps:get(sample, Opts),
@@ -216,7 +241,7 @@ setup(Guardian, Opts) ->
               entry_on => true, window_start => now_us(), sample_start => now_mono(), last_reload_check => now_us(),
               stamps => stamps(Entry ++ TierMFAs)},
         patterns(S, true),
-        erlang:trace(all, true, [call, monotonic_timestamp, {tracer, self()}]),
+        tr_process(Tr, all, true, [call, monotonic_timestamp]),
         {ok, S}
     catch
         throw:{Reason, Detail} -> {error, Reason, Detail}
@@ -230,16 +255,16 @@ entry_spec() ->
                 {exception_trace}]}].
 tier_spec() -> [{'_', [{is_seq_trace}], [{message, {get_seq_token}}, {exception_trace}]}].
 
-patterns(#{entry := Entry, tier_mfas := TierMFAs}, On) ->
-    [erlang:trace_pattern(MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
-    [erlang:trace_pattern(MFA, spec(On, tier_spec()), [local]) || MFA <- TierMFAs],
+patterns(#{entry := Entry, tier_mfas := TierMFAs, tr := Tr}, On) ->
+    [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
+    [tr_pattern(Tr, MFA, spec(On, tier_spec()), [local]) || MFA <- TierMFAs],
     ok.
 
 spec(true, Spec) -> Spec;
 spec(false, _) -> false.
 
-entry_pattern(#{entry := Entry}, On) ->
-    [erlang:trace_pattern(MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
+entry_pattern(#{entry := Entry, tr := Tr}, On) ->
+    [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
     ok.
 
 %% The user's fun, as source: read, checked to be a fun expression of one
@@ -305,7 +330,7 @@ existing_atom(Text) ->
     end.
 
 in_use(MFA) ->
-    case catch erlang:trace_info(MFA, traced) of
+    case attempt(fun() -> erlang:trace_info(MFA, traced) end) of
         {traced, false} -> counted(MFA);
         {traced, _} -> true;
         _ -> false
@@ -314,14 +339,24 @@ in_use(MFA) ->
 %% A call_count pattern of someone else's (ours counts entry calls while
 %% paused).
 counted(MFA) ->
-    case catch erlang:trace_info(MFA, call_count) of
+    case attempt(fun() -> erlang:trace_info(MFA, call_count) end) of
         {call_count, false} -> false;
         {call_count, _} -> true;
         _ -> false
     end.
 
+%% seq_trace has no sessions: a sequential tracer of somebody else's (set
+%% with seq_trace:set_system_tracer/1; `false` when none, `undefined` read
+%% defensively) follows tokens our match specs would relabel, and its
+%% tokens would look like our requests.
+check_seq_tracer() ->
+    case seq_trace:get_system_tracer() of
+        T when T =:= false; T =:= undefined -> ok;
+        T -> throw({seq_tracer, iolist_to_binary(io_lib:format("~0tP", [T, 5]))})
+    end.
+
 %% A process traced by someone else (dbg, an application tracer) would
-%% lose its flags to ours.
+%% lose its flags to ours (the global session only).
 check_untraced() ->
     case erlang:trace_info(new, tracer) of
         {tracer, []} -> ok;
@@ -352,16 +387,16 @@ loop(S) ->
             patterns(S1, false),
             S2 = handle(lists:keysort(1, lists:reverse(maps:get(buf, S1))), S1#{buf := []}),
             send_window(S2),
-            cleanup(all_mfas(S2), self()),
+            cleanup(maps:get(tr, S2), all_mfas(S2), self()),
             {Cleared, Left} = clear_tokens(),
             maps:get(sink, S2) ! {fp_req_stopped, ?PROTO, Cleared, Left},
             exit(normal);
         {nodedown, _} ->
-            cleanup(all_mfas(S), self()),
+            cleanup(maps:get(tr, S), all_mfas(S), self()),
             _ = clear_tokens(),
             exit(normal);
         {'EXIT', Guardian, _} when Guardian =:= map_get(guardian, S) ->
-            cleanup(all_mfas(S), self()),
+            cleanup(maps:get(tr, S), all_mfas(S), self()),
             _ = clear_tokens(),
             unload_self(),
             exit(normal);
@@ -435,17 +470,17 @@ trip(#{counts := C, reqs := Reqs, backoff := B0, last_trip := Last} = S) ->
 
 %% While paused, the entry functions count their calls (call_count, a
 %% counter in the VM, no message): the calls that were not traced.
-count_calls(#{entry := Entry}, On) ->
-    [catch erlang:trace_pattern(MFA, On, [call_count]) || MFA <- Entry],
+count_calls(#{entry := Entry, tr := Tr}, On) ->
+    [attempt(fun() -> tr_pattern(Tr, MFA, On, [call_count]) end) || MFA <- Entry],
     ok.
 
 %% The pause so far into the counts: its time and the entry calls counted
 %% (the counters start again from zero).
 pause_account(#{paused_until := undefined} = S) -> S;
-pause_account(#{paused_since := Since, entry := Entry} = S) ->
+pause_account(#{paused_since := Since, entry := Entry, tr := Tr} = S) ->
     Now = now_mono(),
     Calls = lists:sum([N || MFA <- Entry,
-                            {call_count, N} <- [catch erlang:trace_info(MFA, call_count)],
+                            {call_count, N} <- [attempt(fun() -> tr_info(Tr, MFA, call_count) end)],
                             is_integer(N)]),
     count_calls(S, true),
     bump(untraced, Calls, bump(paused_us, Now - Since, S#{paused_since := Now})).
@@ -606,7 +641,7 @@ run_fun(Fun, Arg) ->
 text(A) when is_atom(A) -> cut(atom_to_binary(A, utf8));
 text(B) when is_binary(B) -> cut(B);
 text(L) when is_list(L) ->
-    case catch unicode:characters_to_binary(L) of
+    case attempt(fun() -> unicode:characters_to_binary(L) end) of
         B when is_binary(B) -> cut(B);
         _ -> cut(iolist_to_binary(io_lib:format("~0tP", [L, 5])))
     end;
@@ -669,35 +704,38 @@ reload_check(#{last_reload_check := Last, stamps := Stamps} = S) ->
             S#{last_reload_check := Now, reloaded := lists:usort(Lost ++ maps:get(reloaded, S))}
     end.
 
-lost(MFA, #{entry := Entry, entry_on := On}) ->
+lost(MFA, #{entry := Entry, entry_on := On, tr := Tr}) ->
     case lists:member(MFA, Entry) andalso not On of
         true -> false;
         false ->
-            case catch erlang:trace_info(MFA, traced) of
+            case attempt(fun() -> tr_info(Tr, MFA, traced) end) of
                 {traced, false} -> true;
                 {traced, _} -> false;
                 _ -> true
             end
     end.
 
-reapply(Mods, #{entry := Entry, tier_mfas := Tiers, entry_on := On}) ->
-    [erlang:trace_pattern(MFA, spec(On, entry_spec()), [local])
+reapply(Mods, #{entry := Entry, tier_mfas := Tiers, entry_on := On, tr := Tr}) ->
+    [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local])
      || {M, _, _} = MFA <- Entry, lists:member(M, Mods)],
-    [erlang:trace_pattern(MFA, tier_spec(), [local])
+    [tr_pattern(Tr, MFA, tier_spec(), [local])
      || {M, _, _} = MFA <- Tiers, lists:member(M, Mods)],
     ok.
 
 %% ---------------------------------------------------------------- cleanup
 
-cleanup(MFAs, Tracer) ->
-    [catch erlang:trace_pattern(MFA, false, [local]) || MFA <- MFAs],
-    [catch erlang:trace_pattern(MFA, false, [call_count]) || MFA <- MFAs],
+%% A session of our own goes with all it holds; in the global session
+%% exactly what we set goes.
+cleanup({session, _} = Tr, _, _) -> tr_close(Tr);
+cleanup(global, MFAs, Tracer) ->
+    [attempt(fun() -> erlang:trace_pattern(MFA, false, [local]) end) || MFA <- MFAs],
+    [attempt(fun() -> erlang:trace_pattern(MFA, false, [call_count]) end) || MFA <- MFAs],
     case erlang:trace_info(new, tracer) of
         {tracer, T} when T =:= Tracer; T =:= [] ->
-            catch erlang:trace(new, false, [call, monotonic_timestamp]);
+            attempt(fun() -> erlang:trace(new, false, [call, monotonic_timestamp]) end);
         _ -> ok
     end,
-    [catch erlang:trace(P, false, [call, monotonic_timestamp])
+    [attempt(fun() -> erlang:trace(P, false, [call, monotonic_timestamp]) end)
      || P <- erlang:processes(), ours_to_clear(P, Tracer)],
     ok.
 
@@ -741,7 +779,7 @@ our_flags() ->
 %% a pid as label), and processes that carry another one.
 carriers(Tag) ->
     lists:foldl(fun(P, {O, F} = Acc) ->
-                        case catch erlang:process_info(P, sequential_trace_token) of
+                        case attempt(fun() -> erlang:process_info(P, sequential_trace_token) end) of
                             {sequential_trace_token, []} -> Acc;
                             {sequential_trace_token, {T, L, _, _, _}} when T =:= Tag, is_pid(L) -> {[P | O], F};
                             {sequential_trace_token, _} -> {O, [P | F]};
@@ -758,8 +796,8 @@ chase(Tag, Deadline, Quiet, {Seen, Flagged, Mods} = St) ->
     Done = Quiet >= ?TOKEN_QUIET_ROUNDS orelse now_mono() > Deadline,
     case {Ours, Done} of
         {_, true} ->
-            [catch erlang:trace_pattern(MFA, false, [local]) || MFAs <- maps:values(Mods), MFA <- MFAs],
-            [catch erlang:trace(P, false, [call]) || P <- maps:keys(Flagged)],
+            [attempt(fun() -> erlang:trace_pattern(MFA, false, [local]) end) || MFAs <- maps:values(Mods), MFA <- MFAs],
+            [attempt(fun() -> erlang:trace(P, false, [call]) end) || P <- maps:keys(Flagged)],
             {Seen, length(Ours)};
         {[], false} ->
             receive after ?TOKEN_ROUND_MS -> ok end,
@@ -774,13 +812,13 @@ chase(Tag, Deadline, Quiet, {Seen, Flagged, Mods} = St) ->
     end.
 
 flag_carrier(P, Flagged) ->
-    case catch erlang:trace(P, true, [call, {tracer, self()}]) of
+    case attempt(fun() -> erlang:trace(P, true, [call, {tracer, self()}]) end) of
         1 -> Flagged#{P => true};
         _ -> Flagged   % gone, or traced by someone else
     end.
 
 stack_modules(P) ->
-    case catch erlang:process_info(P, current_stacktrace) of
+    case attempt(fun() -> erlang:process_info(P, current_stacktrace) end) of
         {current_stacktrace, Frames} -> [M || {M, _, _, _} <- Frames, clearable(M)];
         _ -> []
     end.
@@ -798,12 +836,12 @@ clear_pattern(M, Mods) ->
     MFAs = [{M, F, A} || {F, A} <- functions(M)],
     Set = case lists:any(fun in_use/1, MFAs) of
               false ->
-                  case catch erlang:trace_pattern({M, '_', '_'}, Spec, [local]) of
+                  case attempt(fun() -> erlang:trace_pattern({M, '_', '_'}, Spec, [local]) end) of
                       N when is_integer(N), N > 0 -> [{M, '_', '_'}];
                       _ -> []
                   end;
               true -> [MFA || MFA <- MFAs, not in_use(MFA),
-                              (catch erlang:trace_pattern(MFA, Spec, [local])) =:= 1]
+                              attempt(fun() -> erlang:trace_pattern(MFA, Spec, [local]) end) =:= 1]
           end,
     Mods#{M => Set}.
 

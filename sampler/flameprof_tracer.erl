@@ -9,6 +9,18 @@
 %% breakpoints, reads them (erlang:trace_info/2), sends the rows and removes
 %% everything it set.
 %%
+%% Where it sets them: from OTP 27 in a trace session of its own
+%% (trace:session_create/3), so the application's tracing (dbg, tprof,
+%% its own, in the node's global session or in sessions of theirs) and ours
+%% neither see nor touch each other, and destroying the session removes
+%% everything of ours at once. OTP 25 and 26 have no sessions: there
+%% everything goes into the node's one global session, so a function or a
+%% process somebody else traces is refused rather than shared (see
+%% tr_open/1). The session is destroyed however the tracer ends: by the
+%% session process at its end, by the guardian after it (which holds the
+%% handle too), and by OTP itself once no process holds the handle (both
+%% killed).
+%%
 %% Two processes. The guardian adopts the lock flameprof_tracer: one
 %% tracing session per node at a time, shared with other tracing modes of
 %% flameprof. The C-node registers it before any code is touched, as a bare
@@ -37,6 +49,9 @@
 -module(flameprof_tracer).
 -export([init/1, session/2]).
 -on_load(watchdog/0).
+
+%% tr_open/1 and the rest of where patterns and flags go; attempt/1
+-include("fp_trace_session.hrl").
 
 -define(PROTO, 1).
 -define(LOCK, flameprof_tracer).
@@ -89,7 +104,8 @@ init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
         true ->
             _ = erlang:cancel_timer(LockTimer),
             Session = spawn_link(?MODULE, session, [self(), Opts]),
-            guard(Sink, Lock, Session, #{type => maps:get(type, Opts), mfas => [], procs => none});
+            guard(Sink, Lock, Session, #{type => maps:get(type, Opts), mfas => [], procs => none,
+                                         tr => global});
         false ->
             Sink ! {fp_calls_error, ?PROTO, lock_lost, <<"the lock was gone before the tracer started">>},
             exit(Lock, kill),
@@ -109,27 +125,32 @@ guard(Sink, Lock, Session, Set) ->
             guard(Sink, Lock, Session, Set#{mfas := MFAs ++ maps:get(mfas, Set)});
         {setting, procs, Procs} ->
             guard(Sink, Lock, Session, Set#{procs := Procs});
+        {setting, tr, Tr} ->
+            guard(Sink, Lock, Session, Set#{tr := Tr});
         {'EXIT', Session, normal} ->
             %% The session removed everything itself. A process spawned
             %% while it cleared the flags can still have taken them (seen
             %% with 100 processes spawned on a saturated 2-core node): a
             %% second sweep, once the spawns in flight have landed.
-            sweep(maps:get(procs, Set), Session),
+            sweep(Set, Session),
             finish(Lock);
         {'EXIT', Session, Why} ->
             cleanup(Set, Session),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
             _ = erlang:send(Sink, {fp_calls_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
-            sweep(maps:get(procs, Set), Session),
+            sweep(Set, Session),
             finish(Lock);
         _ ->
             guard(Sink, Lock, Session, Set)
     end.
 
-sweep(none, _) -> ok;
-sweep(Procs, Session) ->
+%% In a session of our own the session's end took every flag with it
+%% (destroyed again here: a no-op after the session process did).
+sweep(#{tr := {session, _}} = Set, _) -> tr_close(maps:get(tr, Set));
+sweep(#{procs := none}, _) -> ok;
+sweep(#{procs := Procs, tr := Tr}, Session) ->
     timer:sleep(?SWEEP_DELAY_MS),
-    clear_flags(Procs, Session).
+    clear_flags(Tr, Procs, Session).
 
 finish(Lock) ->
     unlink(Lock),
@@ -145,10 +166,13 @@ session(Guardian, #{sink := Sink} = Opts) ->
     process_flag(priority, high),
     erlang:monitor_node(node(Sink), true),
     Type = maps:get(type, Opts),
-    case setup(Guardian, Type, Opts) of
+    Tr = tr_open(flameprof_calls),
+    %% the guardian holds the session too: it destroys it if we die
+    Guardian ! {setting, tr, Tr},
+    case setup(Guardian, Type, Opts, Tr) of
         {ok, MFAs, Procs, NProcs} ->
             Sink ! {fp_calls_started, ?PROTO, self(), length(MFAs), NProcs},
-            Set = #{type => Type, mfas => MFAs, procs => Procs},
+            Set = #{type => Type, mfas => MFAs, procs => Procs, tr => Tr},
             %% the limit grows with a node that is busy already: four
             %% times its run queues at the start
             Base = erlang:statistics(total_run_queue_lengths),
@@ -161,24 +185,26 @@ session(Guardian, #{sink := Sink} = Opts) ->
                       stamps = stamps(MFAs, Type), start = erlang:monotonic_time(microsecond),
                       runq_limit = Limit});
         {error, Reason, Detail} ->
+            tr_close(Tr),
             Sink ! {fp_calls_error, ?PROTO, Reason, Detail},
             exit(normal)
     end.
 
-setup(Guardian, Type, Opts) ->
+setup(Guardian, Type, Opts, Tr) ->
     try
         supported(Type),
         MFAs = expand(maps:get(patterns, Opts)),
         Limit = maps:get(limit, Opts),
         length(MFAs) > Limit andalso not maps:get(force, Opts) andalso
             throw({too_many, integer_to_binary(length(MFAs))}),
-        [throw({in_use, mfa_text(MFA)}) || MFA <- MFAs, in_use(MFA)],
-        Procs = procs(Type, Opts),
+        %% only the global session is shared with anybody else
+        Tr =:= global andalso [throw({in_use, mfa_text(MFA)}) || MFA <- MFAs, in_use(MFA)],
+        Procs = procs(Type, Opts, Tr),
         %% the guardian learns what is about to be set before it is set
         Guardian ! {setting, mfas, MFAs},
         Guardian ! {setting, procs, Procs},
-        [erlang:trace_pattern(MFA, true, [Type]) || MFA <- MFAs],
-        NProcs = set_flags(Procs, true),
+        [tr_pattern(Tr, MFA, true, [Type]) || MFA <- MFAs],
+        NProcs = set_flags(Tr, Procs, true),
         {ok, MFAs, Procs, NProcs}
     catch
         throw:{Reason, Detail} -> {error, Reason, Detail}
@@ -244,18 +270,22 @@ in_use(MFA) ->
 
 %% Which processes get the call flag: none for call_count (it counts in
 %% every process), else all, new, or the pids and names given.
-procs(call_count, _) -> none;
-procs(_, #{procs := all}) -> check_untraced(all), all;
-procs(_, #{procs := new}) -> check_untraced(new), new;
-procs(_, #{procs := {list, Pids, Names}}) ->
+procs(call_count, _, _) -> none;
+procs(_, #{procs := all}, Tr) -> check_untraced(Tr, all), all;
+procs(_, #{procs := new}, Tr) -> check_untraced(Tr, new), new;
+procs(_, #{procs := {list, Pids, Names}}, Tr) ->
     Found = [to_pid(P) || P <- Pids] ++ [whereis_bin(N) || N <- Names],
     Missing = [T || {T, P} <- lists:zip(Pids ++ Names, Found), not is_pid(P)],
     Missing =/= [] andalso throw({noproc, hd(Missing)}),
-    check_untraced({list, Found}),
+    check_untraced(Tr, {list, Found}),
     {list, lists:usort(Found)}.
 
 %% A process traced by someone else (dbg, a tracer of the application)
-%% is left alone: we would take over or clear their flags.
+%% in the global session is left alone: we would take over or clear their
+%% flags. In a session of our own their flags are theirs.
+check_untraced({session, _}, _) -> ok;
+check_untraced(global, What) -> check_untraced(What).
+
 check_untraced(all) -> check_untraced(new), check_untraced({list, erlang:processes()});
 check_untraced(new) ->
     case erlang:trace_info(new, tracer) of
@@ -274,14 +304,10 @@ traced_by_other(P) ->
         undefined -> false
     end.
 
-set_flags(none, _) -> 0;
-set_flags(all, On) -> erlang:trace(all, On, flags(On));
-set_flags(new, On) -> erlang:trace(new, On, flags(On));
-set_flags({list, Pids}, On) ->
-    lists:sum([try erlang:trace(P, On, flags(On)) catch error:badarg -> 0 end || P <- Pids]).
-
-flags(true) -> [call, silent, {tracer, self()}];
-flags(false) -> [call, silent].
+set_flags(_, none, _) -> 0;
+set_flags(Tr, {list, Pids}, On) ->
+    lists:sum([try tr_process(Tr, P, On, [call, silent]) catch error:badarg -> 0 end || P <- Pids]);
+set_flags(Tr, Procs, On) -> tr_process(Tr, Procs, On, [call, silent]).
 
 %% ---------------------------------------------------------------- running
 
@@ -292,6 +318,7 @@ loop(R) ->
         tick ->
             tick(R);
         {nodedown, _} ->
+            %% flameprof is gone (killed, its host down): nobody reads rows
             cleanup(R#run.set, self()),
             exit(normal);
         {'EXIT', Guardian, _} when Guardian =:= R#run.guardian ->
@@ -339,11 +366,11 @@ tick(#run{set = Set, stamps = Stamps} = R0) ->
 stamps(MFAs, Type) ->
     {Type, maps:from_list([{M, MFA} || {M, _, _} = MFA <- MFAs])}.
 
-reloaded(_Set, {Type, ByMod}) ->
-    [M || {M, MFA} <- maps:to_list(ByMod), lost(MFA, Type)].
+reloaded(#{tr := Tr}, {Type, ByMod}) ->
+    [M || {M, MFA} <- maps:to_list(ByMod), lost(Tr, MFA, Type)].
 
-lost(MFA, Type) ->
-    try erlang:trace_info(MFA, Type) of
+lost(Tr, MFA, Type) ->
+    try tr_info(Tr, MFA, Type) of
         {Type, false} -> true;
         _ -> false
     catch error:badarg -> true
@@ -351,14 +378,14 @@ lost(MFA, Type) ->
 
 %% The new code gets the breakpoints again: its calls from now on count,
 %% and the run says that module's counts may be incomplete.
-reapply(Guardian, #{type := Type, mfas := MFAs} = Set, Opts, Mods) ->
+reapply(Guardian, #{type := Type, mfas := MFAs, tr := Tr} = Set, Opts, Mods) ->
     Names = [atom_to_binary(M, utf8) || M <- Mods],
     Patterns = [P || {M, _, _} = P <- maps:get(patterns, Opts), M =:= '_' orelse lists:member(M, Names)],
     New = lists:usort([MFA || P <- Patterns, MFA <- expand_quietly(P),
                               lists:member(element(1, MFA), Mods)]),
     Fresh = New -- MFAs,
     Guardian ! {setting, mfas, Fresh},
-    [erlang:trace_pattern(MFA, true, [Type]) || MFA <- New],
+    [tr_pattern(Tr, MFA, true, [Type]) || MFA <- New],
     Set#{mfas := lists:usort(MFAs ++ Fresh)}.
 
 expand_quietly(P) ->
@@ -367,11 +394,11 @@ expand_quietly(P) ->
 %% ---------------------------------------------------------------- results
 
 %% The breakpoints are paused first, so every row is read at one moment.
-collect(#{type := Type, mfas := MFAs}, Opts, Reloaded, Start, Why) ->
-    [erlang:trace_pattern(MFA, pause, [Type]) || MFA <- MFAs],
+collect(#{type := Type, mfas := MFAs, tr := Tr}, Opts, Reloaded, Start, Why) ->
+    [tr_pattern(Tr, MFA, pause, [Type]) || MFA <- MFAs],
     Elapsed = erlang:monotonic_time(microsecond) - Start,
     PerProc = maps:get(per_process, Opts),
-    Rows = lists:append([rows(MFA, Type, PerProc) || MFA <- MFAs]),
+    Rows = lists:append([rows(Tr, MFA, Type, PerProc) || MFA <- MFAs]),
     {Kept, Left} = case length(Rows) > ?MAX_ROWS of
                        true -> {lists:sublist(Rows, ?MAX_ROWS), length(Rows) - ?MAX_ROWS};
                        false -> {Rows, 0}
@@ -379,8 +406,8 @@ collect(#{type := Type, mfas := MFAs}, Opts, Reloaded, Start, Why) ->
     {fp_calls_result, ?PROTO, Type, Kept, [atom_to_binary(M, utf8) || M <- lists:usort(Reloaded)],
      {Elapsed, Left, Why}}.
 
-rows({M, F, A} = MFA, Type, PerProc) ->
-    Per = case catch erlang:trace_info(MFA, Type) of
+rows(Tr, {M, F, A} = MFA, Type, PerProc) ->
+    Per = case attempt(fun() -> tr_info(Tr, MFA, Type) end) of
               {call_count, N} when is_integer(N) -> [{<<>>, N, 0}];
               {call_time, L} when is_list(L) ->
                   [{P, C, S * 1000000 + Us} || {P, C, S, Us} <- L];
@@ -426,24 +453,29 @@ ic_text(_) -> <<>>.
 
 %% ---------------------------------------------------------------- cleanup
 
-%% Exactly what was set: the patterns on our list and the flags of the
-%% processes we traced. Flags of a process whose tracer (we) died read as
-%% traced by nobody, so those are cleared too when they are ours to clear.
+%% In a session of our own: the session, with all it holds. In the global
+%% session exactly what was set: the patterns on our list and the flags of
+%% the processes we traced. Flags of a process whose tracer (we) died read
+%% as traced by nobody, so those are cleared too when they are ours to clear.
+cleanup(#{tr := {session, _} = Tr}, _) -> tr_close(Tr);
 cleanup(#{type := Type, mfas := MFAs, procs := Procs}, Tracer) ->
-    [catch erlang:trace_pattern(MFA, false, [Type]) || MFA <- MFAs],
-    clear_flags(Procs, Tracer),
+    [attempt(fun() -> erlang:trace_pattern(MFA, false, [Type]) end) || MFA <- MFAs],
+    clear_flags(global, Procs, Tracer),
     ok.
 
-clear_flags(none, _) -> ok;
-clear_flags(new, Tracer) -> clear_new(Tracer), clear_flags({list, erlang:processes()}, Tracer);
-clear_flags(all, Tracer) -> clear_new(Tracer), clear_flags({list, erlang:processes()}, Tracer);
+clear_flags(_, none, _) -> ok;
+clear_flags({session, _} = Tr, _, _) -> tr_close(Tr);
+clear_flags(global, new, Tracer) -> clear_new(Tracer), clear_flags({list, erlang:processes()}, Tracer);
+clear_flags(global, all, Tracer) -> clear_new(Tracer), clear_flags({list, erlang:processes()}, Tracer);
+clear_flags(global, {list, _} = L, Tracer) -> clear_flags(L, Tracer).
+
 clear_flags({list, Pids}, Tracer) ->
-    [catch erlang:trace(P, false, [call, silent]) || P <- Pids, ours_to_clear(P, Tracer)],
+    [attempt(fun() -> erlang:trace(P, false, [call, silent]) end) || P <- Pids, ours_to_clear(P, Tracer)],
     ok.
 
 clear_new(Tracer) ->
     case erlang:trace_info(new, tracer) of
-        {tracer, T} when T =:= Tracer; T =:= [] -> catch erlang:trace(new, false, [call, silent]);
+        {tracer, T} when T =:= Tracer; T =:= [] -> attempt(fun() -> erlang:trace(new, false, [call, silent]) end);
         _ -> ok
     end.
 

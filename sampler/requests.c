@@ -105,8 +105,12 @@ static int error_sentence(sampler_t *s, const struct req_msg *m)
 			    d, s->node);
 	if (strcmp(r, "in_use") == 0)
 		return serr(s, SAMPLER_ERR_BUSY,
-			    "%s is already traced on '%s' by someone else (dbg or an application tracer); flameprof leaves it alone, try again once that tracing is off",
+			    "%s is already traced on '%s' by someone else (dbg or an application tracer) and OTP before 27 has no trace sessions to keep theirs and ours apart; flameprof leaves it alone, try again once that tracing is off",
 			    d, s->node);
+	if (strcmp(r, "seq_tracer") == 0)
+		return serr(s, SAMPLER_ERR_BUSY,
+			    "'%s' already has a sequential tracer (%s, seq_trace:set_system_tracer/1) and flameprof requests labels messages with seq_trace tokens, which have no sessions and would mix with theirs; try again once that tracer is off",
+			    s->node, d);
 	if (strcmp(r, "too_many") == 0)
 		return serr(s, SAMPLER_ERR_USAGE,
 			    "the tier and --full patterns match %s functions on '%s', more than --limit; narrow them or raise --limit",

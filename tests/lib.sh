@@ -336,15 +336,27 @@ tracer_gone() {
 	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/; s/agent/tracer/')
 	[ "$(rpc "$1" "erlang whereis [flameprof_tracer]")" = undefined ] &&
 	[ "$(rpc "$1" "erlang module_loaded [$mod]")" = false ] &&
-	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ]
+	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ] &&
+	[ "$(fp_sessions "$1")" = 0 ]
 }
-# breakpoint NODE MFA TYPE: what erlang:trace_info(MFA, TYPE) says, e.g.
-# "{call_count, false}" when nothing is set.
-breakpoint() { rpc "$1" "erlang trace_info [$2, $3]"; }
+# FP_TRACE_INFO: an Erlang fun(What, Item) that reads trace_info as
+# flameprof's tracers set it: on OTP 27+ in flameprof's own trace session
+# (flameprof_calls or flameprof_requests) while there is one, else (and on
+# OTP 25 and 26, which have one global session) erlang:trace_info/2. A
+# session of ours left over is caught by tracer_gone and requests_gone.
+FP_TRACE_INFO='fun(W, I) -> code:ensure_loaded(trace), Ours = case erlang:function_exported(trace, session_info, 1) of true -> [S || {N, _} = S <- trace:session_info(all), lists:member(N, [flameprof_calls, flameprof_requests])]; false -> [] end, case Ours of [S | _] -> trace:info(S, W, I); [] -> erlang:trace_info(W, I) end end'
+# fp_sessions NODE: how many trace sessions of flameprof's the node has
+# (always 0 before OTP 27).
+fp_sessions() { rpc_eval "$1" "code:ensure_loaded(trace), case erlang:function_exported(trace, session_info, 1) of true -> length([N || {N, _} <- trace:session_info(all), lists:member(N, [flameprof_calls, flameprof_requests])]); false -> 0 end"; }
+# otp_release NODE: the node's OTP release, e.g. 27.
+otp_release() { rpc_eval "$1" "list_to_integer(erlang:system_info(otp_release))"; }
+# breakpoint NODE MFA TYPE: what trace_info(MFA, TYPE) says in flameprof's
+# tracing (FP_TRACE_INFO), e.g. "{call_count, false}" when nothing is set.
+breakpoint() { rpc_eval "$1" "($FP_TRACE_INFO)($2, $3)"; }
 # rpc_eval NODE 'EXPRS': evaluates Erlang expressions on the node (erl_call
 # -e), prints the value of the last one.
 rpc_eval() { printf '%s.\n' "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -e 2>&1 | sed -E 's/^\{ok, ?(.*)\}$/\1/'; }
 # traced_procs NODE: how many processes of the node carry any trace flag.
 # A process that exits between processes() and trace_info/2 reads as
 # 'undefined': only a non-empty flag list counts.
-traced_procs() { rpc_eval "$1" "length([P || P <- erlang:processes(), case erlang:trace_info(P, flags) of {flags, [_ | _]} -> true; _ -> false end])"; }
+traced_procs() { rpc_eval "$1" "TI = $FP_TRACE_INFO, length([P || P <- erlang:processes(), case TI(P, flags) of {flags, [_ | _]} -> true; _ -> false end])"; }

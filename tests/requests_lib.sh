@@ -24,17 +24,18 @@ requests_gone() {
 	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/; s/agent/requests/')
 	[ "$(rpc "$1" "erlang whereis [flameprof_tracer]")" = undefined ] &&
 	[ "$(rpc "$1" "erlang module_loaded [$mod]")" = false ] &&
-	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ]
+	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ] &&
+	[ "$(fp_sessions "$1")" = 0 ]
 }
 
 # kv_clean NODE: no pattern on the example's functions, no trace flag on
 # any process or on new ones, no tracer.
 kv_clean() {
-	[ "$(rpc_eval "$1" "lists:usort([erlang:trace_info({kv_service, F, 2}, traced) || F <- [request, parse, handle, db, format]])")" = \
+	[ "$(rpc_eval "$1" "TI = $FP_TRACE_INFO, lists:usort([TI({kv_service, F, 2}, traced) || F <- [request, parse, handle, db, format]])")" = \
 	  "[{traced, false}]" ] &&
 	[ "$(traced_procs "$1")" = 0 ] &&
-	[ "$(rpc "$1" "erlang trace_info [new, flags]")" = "{flags, []}" ] && requests_gone "$1"
+	[ "$(breakpoint "$1" new flags)" = "{flags, []}" ] && requests_gone "$1"
 }
 
 # kv_traced NODE: the entry pattern is set.
-kv_traced() { [ "$(rpc "$1" "erlang trace_info [{kv_service, request, 2}, traced]")" = "{traced, local}" ]; }
+kv_traced() { [ "$(breakpoint "$1" "{kv_service, request, 2}" traced)" = "{traced, local}" ]; }

@@ -12,7 +12,7 @@ set_on() { [ "$(breakpoint "$NODE" "$MFA" "$1")" != "{$1, false}" ]; }
 # ones, no tracer name, module or old code.
 clean() {
 	[ "$(breakpoint "$NODE" "$MFA" "$1")" = "{$1, false}" ] && [ "$(traced_procs "$NODE")" = 0 ] &&
-	[ "$(rpc "$NODE" "erlang trace_info [new, flags]")" = "{flags, []}" ] && tracer_gone "$NODE"
+	[ "$(breakpoint "$NODE" new flags)" = "{flags, []}" ] && tracer_gone "$NODE"
 }
 
 # ---------------------------------------------------------------- kill -9

@@ -37,7 +37,7 @@ check "time: the header is tprof's" grep -q '^FUNCTION  *CALLS  *TIME (us)  *PER
 jus=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; print(r["time_us"], r["calls"], "pid" in r)' "$T_DIR/t.json")
 is "$jus" "$us $N False" "time: the JSON row has the same time_us and calls, and no pid"
 is "$(breakpoint "$NODE" "{fp_calls_wl,spin_ms,1}" call_time)" "{call_time, false}" "time: no call_time breakpoint is left"
-flags_left() { rpc "$NODE" "erlang trace_info [new, flags]"; }
+flags_left() { breakpoint "$NODE" new flags; }
 is "$(flags_left)" "{flags, []}" "time: new processes get no trace flags any more"
 is "$(traced_procs "$NODE")" 0 "time: no process keeps a trace flag"
 check "time: no tracer left" wait_until 5 tracer_gone "$NODE"

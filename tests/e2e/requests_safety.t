@@ -63,8 +63,8 @@ check "reload: nothing is left on the node" wait_until 5 kv_clean "$NODE"
 # ---------------------------------------------------------------- circuit breaker
 fpr_bg --entry fp_req_wl:run/1 --tier tick=fp_req_wl:tick/1 --max-queue 1000 --every 200ms --duration 60s \
 	--stats "$T_DIR/breaker.jsonl" "$NODE"
-run_traced() { [ "$(rpc "$NODE" "erlang trace_info [{fp_req_wl, run, 1}, traced]")" = "{traced, local}" ]; }
-tick_clean() { [ "$(rpc "$NODE" "erlang trace_info [{fp_req_wl, tick, 1}, traced]")" = "{traced, false}" ] && requests_gone "$NODE"; }
+run_traced() { [ "$(breakpoint "$NODE" "{fp_req_wl, run, 1}" traced)" = "{traced, local}" ]; }
+tick_clean() { [ "$(breakpoint "$NODE" "{fp_req_wl, tick, 1}" traced)" = "{traced, false}" ] && requests_gone "$NODE"; }
 check "breaker: the entry pattern is set" wait_until 20 run_traced
 rpc "$NODE" "fp_req_wl run [300000]" >/dev/null
 sleep 3

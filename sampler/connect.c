@@ -205,10 +205,21 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 		explicit_bzero(s->ec.ei_connect_cookie, sizeof s->ec.ei_connect_cookie);
 		return port;
 	}
-	long long left = deadline - mono_ms();
-	if (left < 1)
-		left = 1;
-	int fd = ei_xconnect_host_port_tmo(&s->ec, &addr, port, (unsigned)left);
+	/* A refused handshake (EIO) is a wrong cookie, or our own name still
+	 * connected: the run before this one has closed its connection, but
+	 * a busy node may not have noticed yet. So it is tried again, twice,
+	 * half a second apart, within the deadline. */
+	int fd;
+	for (int tries = 0;; tries++) {
+		long long left = deadline - mono_ms();
+		if (left < 1)
+			left = 1;
+		fd = ei_xconnect_host_port_tmo(&s->ec, &addr, port, (unsigned)left);
+		if (fd >= 0 || erl_errno != EIO || tries == 2 || deadline - mono_ms() < 1000)
+			break;
+		struct timespec pause = { 0, 500 * 1000 * 1000 };
+		nanosleep(&pause, NULL);
+	}
 	explicit_bzero(s->ec.ei_connect_cookie, sizeof s->ec.ei_connect_cookie);
 	if (fd < 0) {
 		e = erl_errno;

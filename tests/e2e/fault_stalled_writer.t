@@ -9,7 +9,7 @@
 start_epmd && compile_workloads || exit 1
 ERL_FLAGS="+zdbbl 64" start_node flood "fp_flood:start(40)" || exit 1
 
-fp_bg --top 40 --hz 97 --every 1s --flush 1s -o "$T_DIR/out" "$NODE"
+fp_bg --top 40 --hz 97 --every 1s --flush 1s --connect-timeout 30s -o "$T_DIR/out" "$NODE"
 check "flameprof is writing" wait_until 20 sh -c "ls -A '$T_DIR/out' | grep -q '^\.flameprof_'"
 sleep 2
 rss0=$(rss_kb "$FP_PID")

@@ -18,6 +18,7 @@
 #include "run.h"
 #include "session.h"
 #include "status.h"
+#include "../common/names.h"
 #include "../formatter/formatter.h"
 #include "../index/index.h"
 #include "../rotate/rotate.h"
@@ -39,6 +40,7 @@ struct run {
 	struct fp_batch_out out; /* formatter -> rotate */
 	struct fp_status_state status;
 	struct at_start header; /* what the next file's header says of the moment it began */
+	const char *names;      /* "elixir" or "erlang" for the header (--names), NULL: nothing */
 };
 
 static int set_header(struct run *r, const struct at_start *now);
@@ -116,7 +118,8 @@ static int confirm_unloaded(struct run *r)
 	return 0;
 }
 
-static void settings_text(const struct fp_config *cfg, const struct at_start *at, char *out, size_t cap)
+static void settings_text(const struct fp_config *cfg, const struct at_start *at, const char *names,
+			  char *out, size_t cap)
 {
 	size_t n = (size_t)snprintf(out, cap, "top=%u every=%.3fs hz=%g depth=%u categories=",
 				    cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->depth);
@@ -124,6 +127,10 @@ static void settings_text(const struct fp_config *cfg, const struct at_start *at
 		n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? "," : "", fmt_category_names[cfg->cats[k]]);
 	if (cfg->ncats == 0 && n < cap)
 		n += (size_t)snprintf(out + n, cap - n, "none");
+	/* the spelling report draws (report/rep_names.h); an Erlang node's
+	 * header says nothing, so its files stay as they were */
+	if (names && n < cap)
+		n += (size_t)snprintf(out + n, cap - n, " names=%s", names);
 	if (n < cap && cfg->max_cost_ppm)
 		n += (size_t)snprintf(out + n, cap - n, " max-cost=%gpct (while the node is busy, a part of the selected processes each round; "
 				      "when this file began: %gpct)", cfg->max_cost_ppm / 1e4, at->share / 10.0);
@@ -143,10 +150,11 @@ static void settings_text(const struct fp_config *cfg, const struct at_start *at
 			 at->rate, at->requested);
 }
 
-static void header_text(const struct fp_config *cfg, const struct at_start *at, char *out, size_t cap)
+static void header_text(const struct fp_config *cfg, const struct at_start *at, const char *names,
+			char *out, size_t cap)
 {
 	char settings[1024];
-	settings_text(cfg, at, settings, sizeof settings);
+	settings_text(cfg, at, names, settings, sizeof settings);
 	if (fmt_header(cfg->node, settings, out, cap) >= cap)
 		out[0] = '\0';
 }
@@ -154,7 +162,7 @@ static void header_text(const struct fp_config *cfg, const struct at_start *at, 
 static int set_header(struct run *r, const struct at_start *now)
 {
 	char header[4096];
-	header_text(r->cfg, now, header, sizeof header);
+	header_text(r->cfg, now, r->names, header, sizeof header);
 	r->header = *now;
 	return r->rot ? rot_set_header(r->rot, header) : 0;
 }
@@ -164,7 +172,7 @@ static int open_output(struct run *r, const char *node)
 	const struct fp_config *cfg = r->cfg;
 	char header[4096];
 	r->header = (struct at_start){ .share = 1000 };
-	header_text(cfg, &r->header, header, sizeof header);
+	header_text(cfg, &r->header, r->names, header, sizeof header);
 	struct rot_options ro = {
 		.dir = cfg->outdir, .node = node, .codec = cfg->codec, .level = cfg->level,
 		.rotate_us = cfg->rotate_us, .rotate_bytes = cfg->rotate_bytes,
@@ -183,6 +191,22 @@ static int open_output(struct run *r, const char *node)
 		return exit_for_rotate(e);
 	}
 	r->out.rot = r->rot;
+	return 0;
+}
+
+/* --names: the spelling the header asks report for; auto asks the node.
+ * No file exists yet (rotate/ creates it at the first record), so the
+ * first file gets the new header. @return 0 or a negative sampler_err. */
+static int pick_names(struct run *r)
+{
+	int elixir = r->cfg->lang == FP_NAMES_ELIXIR, e = 0;
+	if (r->cfg->lang == FP_NAMES_AUTO && (e = sampler_runs_elixir(r->sampler, &elixir)) < 0)
+		return e;
+	r->names = elixir ? "elixir" : r->cfg->lang == FP_NAMES_ERLANG ? "erlang" : NULL;
+	if (elixir)
+		fp_note("the node runs Elixir: 'flameprof report' draws Elixir's names (--names erlang for Erlang's)");
+	if (r->names)
+		(void)set_header(r, &r->header); /* out of memory: the header stays as it was */
 	return 0;
 }
 
@@ -206,6 +230,8 @@ static int connect_node(struct run *r, const char *cookie)
 	fp_note("connecting to '%s'", cfg->node);
 	int e = sampler_connect(&r->sampler, &so);
 	fp_wipe_cookie();
+	if (e == 0)
+		e = pick_names(r);
 	if (e == 0) {
 		fp_note("connected; loading the agent");
 		e = sampler_start(r->sampler);

@@ -18,6 +18,7 @@
 #include "rep_files.h"
 #include "rep_index_read.h"
 #include "rep_input.h"
+#include "rep_names.h"
 #include "rep_order.h"
 #include "rep_pprof.h"
 #include "rep_text.h"
@@ -255,6 +256,18 @@ static int gather(const struct rep_config *cfg, struct rep_file **out, size_t *n
 	return rc;
 }
 
+/* Whether the frames are drawn in Elixir's spelling: as --names says, else
+ * as the capture chose (the files' headers: any file of an Elixir node). */
+static int elixir_names(const struct rep_config *cfg, const struct rep_file *files, size_t n)
+{
+	int elixir = 0;
+	if (cfg->names != FP_NAMES_AUTO)
+		return cfg->names == FP_NAMES_ELIXIR;
+	for (size_t i = 0; i < n; i++)
+		elixir |= files[i].names == FP_NAMES_ELIXIR;
+	return elixir;
+}
+
 /* Writes one format into an output opened aside (rotate/outfile.h).
  * @return 0 or the exit status (said). */
 static int write_one(struct rot_out *o, const char *what, const struct rep_view *v,
@@ -361,6 +374,7 @@ int report_run(const struct rep_config *cfg)
 	}
 	if ((t0 = rep_files_t0(files, nfiles)) != REP_NO_TIME)
 		rep_collect_set_t0(c, t0);
+	rep_frames_set_elixir(rep_collect_frames(c), elixir_names(cfg, files, nfiles));
 	if (cfg->format == REP_F_PPROF) {
 		if (!(pp = rep_pprof_create())) {
 			rep_msg("cannot start: out of memory");

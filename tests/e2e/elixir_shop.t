@@ -84,4 +84,15 @@ sed "s/^/#   /" "$T_DIR/fp.out"
 is "$(awk '$1 == "Elixir.Shop.Tax:rate/1" { print $2 }' "$T_DIR/fp.out")" "$K" "calls counts exactly $K calls of Shop.Tax.rate/1"
 check "no tracer is left" wait_until 5 tracer_gone "$NODE"
 check "the node is left clean after calls" node_clean_within 10 "$NODE"
+
+# a mix release's way: the cookie in RELEASE_COOKIE, no cookie file (an
+# empty HOME: no ~/.erlang.cookie to fall back on)
+mkdir -p "$T_DIR/home"
+HOME="$T_DIR/home" RELEASE_COOKIE="$T_COOKIE" timeout -s KILL 60 "$FLAMEPROF" calls \
+	--pattern Elixir.Shop.Tax:rate/1 --duration 300ms "$NODE" >"$T_DIR/rc.out" 2>"$T_DIR/rc.err"
+is "$?" 0 "RELEASE_COOKIE is the cookie when no --cookie-file is given"
+HOME="$T_DIR/home" RELEASE_COOKIE="wrong$T_COOKIE" timeout -s KILL 60 "$FLAMEPROF" calls \
+	--pattern Elixir.Shop.Tax:rate/1 --duration 300ms "$NODE" >"$T_DIR/rc.out" 2>"$T_DIR/rc.err"
+is "$?" 77 "a wrong RELEASE_COOKIE is refused by the node (exit 77)"
+check "the node is left clean at the end" node_clean_within 10 "$NODE"
 finish

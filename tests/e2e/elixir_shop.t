@@ -51,7 +51,8 @@ check "folded: every line is frames without spaces, then a count" \
 	sh -c "! grep -qv '^[^ ]* [0-9][0-9]*\$' '$T_DIR/f.folded'"
 grep -o 'anonymous_fn/[0-9]*_in_Shop[^;]*' "$T_DIR/f.folded" | sort -u | head -3 | sed 's/^/#   anonymous: /'
 
-"$FLAMEPROF" report -q -o "$T_DIR/f.svg" "$T_DIR/out"
+# running samples only: a frame narrower than a pixel is not drawn
+"$FLAMEPROF" report -q --status running -o "$T_DIR/f.svg" "$T_DIR/out"
 check "SVG: Shop.Pricing.handle_call/3" grep -q 'Shop.Pricing.handle_call/3' "$T_DIR/f.svg"
 "$FLAMEPROF" report -q -f speedscope -o "$T_DIR/f.json" "$T_DIR/out"
 check "speedscope: a frame named Shop.Pricing.handle_call/3" python3 -c '
@@ -68,7 +69,7 @@ fp --names erlang --top 5 --every 1s --duration 1500ms -o "$T_DIR/erl" "$NODE"
 is "$FP_RC" 0 "record --names erlang exits 0"
 check "its header records names=erlang" sh -c "zstd -dcq $T_DIR/erl/flameprof_*.perf.zst | grep -q '^# settings: .* names=erlang'"
 "$FLAMEPROF" report -q -f folded -o "$T_DIR/e2.folded" "$T_DIR/erl"
-check "report follows the capture's choice" grep -q 'Elixir.Shop.Pricing:handle_call/3' "$T_DIR/e2.folded"
+check "report follows the capture's choice" grep -q 'initial_call:Elixir.Shop.Pricing:init/1' "$T_DIR/e2.folded"
 check "the node is left clean again" node_clean_within 10 "$NODE"
 
 # calls: Shop.Checkout.run(K) calls Shop.Tax.rate/1 exactly K times
@@ -94,5 +95,23 @@ is "$?" 0 "RELEASE_COOKIE is the cookie when no --cookie-file is given"
 HOME="$T_DIR/home" RELEASE_COOKIE="wrong$T_COOKIE" timeout -s KILL 60 "$FLAMEPROF" calls \
 	--pattern Elixir.Shop.Tax:rate/1 --duration 300ms "$NODE" >"$T_DIR/rc.out" 2>"$T_DIR/rc.err"
 is "$?" 77 "a wrong RELEASE_COOKIE is refused by the node (exit 77)"
+
+# requests: the tier of Shop.Pricing.handle_call/3 per priced basket; an
+# identity fun in Elixir's syntax is refused with one sentence that asks
+# for Erlang's
+timeout -s KILL 60 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" \
+	--entry Elixir.Shop.Pricing:handle_call/3 --tier pricing=Elixir.Shop.Pricing:handle_call/3 \
+	--identity-fun 'fn {_m, _f, [kind | _]} -> kind end' --duration 1s "$NODE" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+is "$?" 64 "requests: an Elixir fn as --identity-fun exits 64"
+sed 's/^/#   stderr: /' "$T_DIR/fp.err"
+check "it says to write the fun in Erlang's syntax" one_sentence
+check "... naming Erlang's syntax" grep -q "Erlang's syntax" "$T_DIR/fp.err"
+timeout -s KILL 60 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" \
+	--entry Elixir.Shop.Pricing:handle_call/3 --tier pricing=Elixir.Enum:map/2 \
+	--duration 2s "$NODE" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+is "$?" 0 "requests on Shop.Pricing.handle_call/3 exits 0"
+sed 's/^/#   /' "$T_DIR/fp.out" | head -8
+check "requests: the pricing tier (Enum.map/2 inside Shop.Pricing.handle_call/3) has requests" grep -q '^handle_call  *pricing  *[1-9]' "$T_DIR/fp.out"
 check "the node is left clean at the end" node_clean_within 10 "$NODE"
+check "no tracer is left at the end" wait_until 5 tracer_gone "$NODE"
 finish

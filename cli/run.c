@@ -196,12 +196,14 @@ static int open_output(struct run *r, const char *node)
 
 /* --names: the spelling the header asks report for; auto asks the node.
  * No file exists yet (rotate/ creates it at the first record), so the
- * first file gets the new header. @return 0 or a negative sampler_err. */
+ * first file gets the new header. @return 0. */
 static int pick_names(struct run *r)
 {
-	int elixir = r->cfg->lang == FP_NAMES_ELIXIR, e = 0;
-	if (r->cfg->lang == FP_NAMES_AUTO && (e = sampler_runs_elixir(r->sampler, &elixir)) < 0)
-		return e;
+	int elixir = r->cfg->lang == FP_NAMES_ELIXIR;
+	/* a node that cannot say is taken for an Erlang one: the files are
+	 * the same either way, and `report --names elixir` still draws them */
+	if (r->cfg->lang == FP_NAMES_AUTO && sampler_runs_elixir(r->sampler, &elixir) < 0)
+		elixir = 0;
 	r->names = elixir ? "elixir" : r->cfg->lang == FP_NAMES_ERLANG ? "erlang" : NULL;
 	if (elixir)
 		fp_note("the node runs Elixir: 'flameprof report' draws Elixir's names (--names erlang for Erlang's)");

@@ -62,6 +62,13 @@ names = {f["name"] for f in d["shared"]["frames"]}
 assert "Shop.Pricing.handle_call/3" in names and ":gen_server.handle_msg/6" in names, sorted(names)[:20]
 ' "$T_DIR/f.json"
 
+if command -v go >/dev/null 2>&1 && HOME="$T_DIR" GOCACHE="$T_DIR/gocache" go tool pprof -h >/dev/null 2>&1; then
+	"$FLAMEPROF" report -q --status running -f pprof -o "$T_DIR/p.pb.gz" "$T_DIR/out"
+	check "pprof (go tool pprof): Shop.Pricing.handle_call/3" sh -c "HOME='$T_DIR' GOCACHE='$T_DIR/gocache' \
+		go tool pprof -traces '$T_DIR/p.pb.gz' 2>/dev/null | grep -q 'Shop.Pricing.handle_call/3'"
+else
+	skip "pprof read by go tool pprof" "go not found (make check installs golang-go)"
+fi
 "$FLAMEPROF" report -q -f folded --names erlang -o "$T_DIR/e.folded" "$T_DIR/out"
 check "--names erlang: Erlang's spelling again" grep -q 'gen_server:handle_msg/6;.*Elixir.Shop.Pricing:handle_call/3' "$T_DIR/e.folded"
 

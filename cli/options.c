@@ -57,7 +57,7 @@ static const struct fp_opt options[] = {
 	{ "tier", 't', "NAME=MOD:FUN/ARITY", K_TIER, F(tiers), 0, 0,
 	  "a category frame tier:NAME on each sample whose innermost matching frame is this function ('_' for FUN or ARITY; repeatable)" },
 	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
-	  "write names=elixir or names=erlang in the files' headers: the spelling 'flameprof report' draws frames in (Shop.Pricing.handle_call/3 or 'Elixir.Shop.Pricing':handle_call/3); auto (default): elixir when the node runs the elixir application" },
+	  "write names=elixir or names=erlang in the files' headers: the spelling 'flameprof report' draws frames in (Shop.Pricing.handle_call/3, or Elixir.Shop.Pricing:handle_call/3 as the files hold it); auto (default): elixir when the node runs the elixir application" },
 	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
 	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
 	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,

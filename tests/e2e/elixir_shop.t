@@ -121,4 +121,15 @@ sed 's/^/#   /' "$T_DIR/fp.out" | head -8
 check "requests: the pricing tier (Enum.map/2 inside Shop.Pricing.handle_call/3) has requests" grep -q '^handle_call  *pricing  *[1-9]' "$T_DIR/fp.out"
 check "the node is left clean at the end" node_clean_within 10 "$NODE"
 check "no tracer is left at the end" wait_until 5 tracer_gone "$NODE"
+
+# an Erlang node beside it: --names auto writes nothing, so its files are as
+# they always were, and the report draws Erlang's names
+start_node plain "ok" || exit 1
+fp --top 5 --every 1s --duration 1500ms -o "$T_DIR/plain" "$NODE"
+is "$FP_RC" 0 "record on an Erlang node exits 0"
+check "its header says nothing of names" sh -c "! zstd -dcq $T_DIR/plain/flameprof_*.perf.zst | grep -q 'names='"
+"$FLAMEPROF" report -q -f folded -o "$T_DIR/p.folded" "$T_DIR/plain"
+check "its report keeps Erlang's spelling (mod:fun/arity)" grep -Eq ';[a-z_]+:[a-z_0-9]+/[0-9]+( |;)' "$T_DIR/p.folded"
+check "... and no Elixir spelling" sh -c "! grep -q ';:' '$T_DIR/p.folded'"
+check "the Erlang node is left clean" node_clean_within 10 "$NODE"
 finish

@@ -6,9 +6,13 @@
 #   (Shop.Pricing.handle_call/3, :gen_server.handle_msg/6) in folded,
 #   SVG and speedscope, and --names erlang switches back;
 # - the files stay readable by every perf-script reader (tests/readers.py);
+# - pprof, read by go tool pprof, names the same frames;
 # - calls --pattern Elixir.Shop.Tax:rate/1 counts exactly the k calls of
-#   Shop.Checkout.run(k);
-# - the node is left clean after each.
+#   Shop.Checkout.run(k); RELEASE_COOKIE stands for a mix release's cookie;
+# - requests times a tier inside Shop.Pricing.handle_call/3, and refuses an
+#   --identity-fun in Elixir's syntax with one sentence asking for Erlang's;
+# - an Erlang node beside it keeps its header and Erlang's spelling;
+# - each node is left clean after each run.
 . "$(dirname "$0")/../lib.sh"
 if ! command -v elixir >/dev/null 2>&1; then
 	echo "1..0 # SKIP elixir is not installed (scripts/install-deps.sh check installs it)"

@@ -374,7 +374,8 @@ int report_run(const struct rep_config *cfg)
 	}
 	if ((t0 = rep_files_t0(files, nfiles)) != REP_NO_TIME)
 		rep_collect_set_t0(c, t0);
-	rep_frames_set_elixir(rep_collect_frames(c), elixir_names(cfg, files, nfiles));
+	int elixir = elixir_names(cfg, files, nfiles);
+	rep_frames_set_elixir(rep_collect_frames(c), elixir);
 	if (cfg->format == REP_F_PPROF) {
 		if (!(pp = rep_pprof_create())) {
 			rep_msg("cannot start: out of memory");
@@ -389,6 +390,9 @@ int report_run(const struct rep_config *cfg)
 	if (!cfg->quiet && st->events)
 		rep_msg("read %llu events from %zu file%s (%zu through the report index)",
 			(unsigned long long)st->events, nfiles, nfiles == 1 ? "" : "s", indexed);
+	if (!cfg->quiet && st->events && elixir)
+		rep_msg("frames in Elixir's names (%s; --names erlang for Erlang's)",
+			cfg->names == FP_NAMES_ELIXIR ? "--names elixir" : "the capture's choice");
 	if (st->events == 0) {
 		rep_msg("cannot find any event in %s'%s' (is it perf script text?)",
 			nfiles > 1 ? "the files from " : "",

@@ -50,11 +50,11 @@ struct fp_config {
 	const char *cookie;            /* --cookie (discouraged) */
 	int64_t connect_timeout_us;    /* --connect-timeout */
 	int64_t silence_timeout_us;    /* --silence-timeout */
+	int lang;                      /* --names: enum fp_names (common/names.h), 0 auto */
 	int verbosity;                 /* -q 0, default 1, -v 2 */
 	int progress;                  /* --progress 1, --no-progress 0, auto -1 */
 	const char *node_name;         /* --node-name: our alive part; NULL: flameprof_<user> */
 	int force;                     /* --force: past the load bound */
-	int lang;                      /* --names: enum fp_names (common/names.h), 0 auto */
 	unsigned max_cost_ppm;         /* --max-cost, in millionths of the schedulers; 0: none */
 	int compile_on_target;         /* hidden test switch */
 	int fake_tty;                  /* hidden test switch: act as if stderr were a terminal */

@@ -41,13 +41,14 @@ defmodule Shop.Pricing do
 
   # The hot function: a little arithmetic per unit, so each line costs work.
   defp line_total(qty, cents) do
-    Enum.reduce(1..(qty * 300), 0, fn k, acc -> rem(acc + cents * k, 1_000_003) end)
+    Enum.reduce(1..(qty * 3000), 0, fn k, acc -> rem(acc + cents * k, 1_000_003) end)
   end
 end
 
 defmodule Shop.Load do
-  # Prices baskets through the pricers, round robin, pausing 1 ms between
-  # baskets so the node stays responsive on a small machine.
+  # Prices baskets through the pricers, round robin, pausing 2 ms between
+  # baskets so the node stays responsive on a small machine (a basket
+  # takes about a millisecond: long enough to be seen working).
   def start_link, do: {:ok, spawn_link(fn -> Process.register(self(), :shop_load); loop(1) end)}
 
   def child_spec(_), do: %{id: __MODULE__, start: {__MODULE__, :start_link, []}}
@@ -55,7 +56,7 @@ defmodule Shop.Load do
   defp loop(n) do
     basket = for k <- 1..8, do: {rem(n + k, 5) + 1, 100 + k}
     GenServer.call(:"pricer_#{rem(n, 4) + 1}", {:price, basket})
-    Process.sleep(1)
+    Process.sleep(2)
     loop(n + 1)
   end
 end

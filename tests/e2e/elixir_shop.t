@@ -128,7 +128,7 @@ check "no tracer is left at the end" wait_until 5 tracer_gone "$NODE"
 
 # an Erlang node beside it: --names auto writes nothing, so its files are as
 # they always were, and the report draws Erlang's names
-start_node plain "ok" || exit 1
+compile_workloads && start_node plain "fp_busy:start(1)" || exit 1
 fp --top 5 --every 1s --duration 1500ms -o "$T_DIR/plain" "$NODE"
 is "$FP_RC" 0 "record on an Erlang node exits 0"
 check "its header says nothing of names" sh -c "! zstd -dcq $T_DIR/plain/flameprof_*.perf.zst | grep -q 'names='"

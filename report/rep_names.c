@@ -234,26 +234,54 @@ enum fp_names rep_names_header(const char *line, size_t len)
 	return FP_NAMES_AUTO;
 }
 
+/* The folded form of s (see rep_names_line_spelling), appended to o. */
+static void line_escape(struct w *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x80) { /* a run past ASCII: flameprof's escape checks its UTF-8 */
+			size_t j = i, r;
+			while (j < n && (unsigned char)s[j] >= 0x80)
+				j++;
+			r = fmt_escape(s + i, j - i, NULL, 0);
+			if (o->len + r < o->cap)
+				fmt_escape(s + i, j - i, o->p + o->len, o->cap - o->len);
+			o->len += r;
+			i = j;
+			continue;
+		}
+		if (c < 0x21 || c == 0x7f || c == '%' || c == ';') {
+			char e[3] = { '%', hex[c >> 4], hex[c & 15] };
+			put(o, e, 3);
+		} else {
+			put(o, s + i, 1);
+		}
+		i++;
+	}
+}
+
 size_t rep_names_line_spelling(const char *s, size_t n, char *out, size_t cap)
 {
 	static const char anon[] = "anonymous fn/";
-	size_t a = sizeof anon - 1, i;
+	struct w o = { out, 0, out ? cap : 0 };
+	size_t a = sizeof anon - 1, i, head = 0;
 	if (n > a && memcmp(s, anon, a) == 0) {
 		for (i = a; i < n && s[i] >= '0' && s[i] <= '9'; i++)
 			;
 		if (i > a && n - i > 4 && memcmp(s + i, " in ", 4) == 0) {
-			/* "anonymous_fn/N_in_" then the escaped rest */
-			size_t head = i + 4, r;
-			if (head < cap) {
-				memcpy(out, s, head);
-				out[9] = '_';
-				out[i] = '_';
-				out[i + 3] = '_';
-			}
-			r = fmt_escape(s + head, n - head, head < cap ? out + head : NULL,
-				       head < cap ? cap - head : 0);
-			return head + r;
+			/* "anonymous_fn/N_in_" then the rest */
+			head = i + 4;
+			put(&o, "anonymous_fn", 12);
+			put(&o, s + 12, i - 12);
+			put(&o, "_in_", 4);
 		}
 	}
-	return fmt_escape(s, n, out, cap);
+	line_escape(&o, s + head, n - head);
+	if (o.len < o.cap)
+		o.p[o.len] = '\0';
+	else if (o.cap)
+		o.p[0] = '\0'; /* too small: nothing usable, but a string */
+	return o.len;
 }

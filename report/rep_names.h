@@ -35,11 +35,16 @@ long rep_names_elixir(int category, const char *s, size_t n, char *out, size_t c
 enum fp_names rep_names_header(const char *line, size_t len);
 
 /*
- * The spelling of an Elixir name in line-based outputs (folded): the name's
- * flameprof escape (formatter/escape.c), except that the two spaces of a
- * leading "anonymous fn/N in " are written as '_' ("anonymous_fn/1_in_Enum.map/2"):
- * no other Elixir spelling starts with "anonymous_fn/", so the '_' go back
- * to spaces unambiguously. Same contract as fmt_escape (snprintf-like).
+ * The spelling of an Elixir name in line-based outputs (folded stacks, whose
+ * readers split a line on ';' and on its last space): '%', ';', spaces and
+ * control bytes as %XX, bytes past ASCII by flameprof's escape
+ * (formatter/escape.c: valid UTF-8 stays, except Unicode spaces), the rest
+ * as it is (Enum."-map/2-lists^map/1-0-"/2, :erlang.>=/2), so fmt_unescape
+ * gives the name back; and the two spaces of a leading "anonymous fn/N in "
+ * as '_' ("anonymous_fn/1_in_Enum.map/2"): no other Elixir spelling starts
+ * with "anonymous_fn/", so the '_' go back to spaces unambiguously.
+ * @return the length of the whole spelling, as snprintf; out (cap bytes,
+ * NULL when cap is 0) holds it and a '\0' when it fits, else "".
  */
 size_t rep_names_line_spelling(const char *s, size_t n, char *out, size_t cap);
 

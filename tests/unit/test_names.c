@@ -8,6 +8,7 @@
 #include "tap.h"
 #include "../../report/rep_names.h"
 #include "../../report/rep_frames.h"
+#include "../../formatter/formatter.h"
 
 static void code(const char *in, const char *want)
 {
@@ -77,7 +78,20 @@ static void test_line_spelling(void)
 	is_int(n, strlen(out), "its length");
 	const char *q = "Enum.\"a b\"/1";
 	rep_names_line_spelling(q, strlen(q), out, sizeof out);
-	is_str(out, "Enum.%22a%20b%22/1", "quotes and spaces escaped otherwise");
+	is_str(out, "Enum.\"a%20b\"/1", "spaces escaped, quotes kept");
+	const char *h = "Enum.\"a;b%c\té\xff\xe2\x80\x83\"/1";
+	n = rep_names_line_spelling(h, strlen(h), out, sizeof out);
+	is_str(out, "Enum.\"a%3Bb%25c%09é%FF%E2%80%83\"/1", "';', '%%', controls, bad UTF-8 and Unicode spaces escaped");
+	char back[256];
+	long bl = fmt_unescape(out, n, back, sizeof back);
+	ok(bl == (long)strlen(h) && memcmp(back, h, (size_t)bl) == 0, "fmt_unescape gives the name back");
+	const char *op = ":erlang.>=/2";
+	rep_names_line_spelling(op, strlen(op), out, sizeof out);
+	is_str(out, ":erlang.>=/2", "an operator as it is");
+	char small[8];
+	n = rep_names_line_spelling(a, strlen(a), small, sizeof small);
+	ok(n == strlen("anonymous_fn/1_in_Shop.Pricing.handle_call/3") && small[0] == '\0',
+	   "a small buffer: the full length, and an empty string");
 	is_int(rep_names_line_spelling(a, strlen(a), NULL, 0), strlen("anonymous_fn/1_in_Shop.Pricing.handle_call/3"),
 	       "the length without a buffer");
 }

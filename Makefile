@@ -7,6 +7,7 @@
 #   make bench-requests  what flameprof requests costs a 4-tier service
 #   make demo       profile the demo workload node and leave the output
 #   make demo-requests  time the kv_service example's requests per tier (flameprof requests)
+#   make demo-elixir  profile the Elixir example (examples/elixir_shop) in Elixir's names
 #   make fuzz       run the fuzzers for longer (clang)
 #   make install    PREFIX=/usr/local DESTDIR=
 VERSION   = 0.1.0
@@ -55,6 +56,7 @@ FUZZ_SRC_index  = report/rep_index_read.c report/rep_collect.c report/rep_frames
 	report/rep_input.c report/rep_speedscope.c report/rep_flame.c report/rep_heatmap.c \
 	report/rep_text.c report/rep_color.c report/rep_svg_assets.c common/text.c rotate/adopt.c
 FUZZ_LIBS_index = -lzstd -lz
+FUZZ_SRC_index += report/rep_names.c
 FUZZ_SRC_calls  = sampler/calls_decode.c sampler/term_check.c sampler/term_cursor.c calls/calls_out.c common/text.c common/ctl_escape.c
 FUZZ_SRC_requests = sampler/requests_decode.c sampler/term_check.c sampler/term_cursor.c requests/req_table.c requests/hist.c common/text.c common/ctl_escape.c
 FUZZ_LIBS_requests = -lm
@@ -62,7 +64,7 @@ FUZZ_SRC_rex    = sampler/rex_reply.c sampler/term_check.c
 FUZZ_SRC_epmd   = sampler/epmd_reply.c
 FUZZ     = decode format index calls requests rex epmd
 
-.PHONY: all check check-loaded check-unit check-e2e check-long check-fuzz bench bench-requests demo demo-requests fuzz install clean deps-demo deps-check
+.PHONY: all check check-loaded check-unit check-e2e check-long check-fuzz bench bench-requests demo demo-requests demo-elixir fuzz install clean deps-demo deps-check
 all: $(B)/flameprof
 
 # What each target needs beyond building, installed (or named) first:
@@ -172,6 +174,10 @@ demo: deps-demo $(B)/flameprof
 
 demo-requests: deps-demo $(B)/flameprof
 	examples/demo_requests.sh $(CURDIR)/$(B)/flameprof
+
+demo-elixir: $(B)/flameprof
+	@scripts/install-deps.sh demo-elixir
+	examples/demo_elixir.sh $(CURDIR)/$(B)/flameprof
 
 bench: $(B)/flameprof $(B)/pipeline
 	bench/run.sh $(CURDIR)/$(B)/flameprof

@@ -9,12 +9,13 @@
 #include <string.h>
 #include <sysexits.h>
 #include "msg.h"
+#include "../common/names.h"
 #include "optparse.h"
 #include "options.h"
 #include "run.h"
 
 /* Each row's id is its kind: how apply() reads the value into field. */
-enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_TIER, K_SET, K_PCT, K_STATUS };
+enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_TIER, K_SET, K_PCT, K_STATUS, K_NAMES };
 
 #define F(field) offsetof(struct fp_config, field)
 
@@ -57,6 +58,8 @@ static const struct fp_opt options[] = {
 	  "root-most frames, outermost first, from initial_call,name,memory,queue,seq_trace,tier (default initial_call,name,seq_trace; with --tier seq_trace,tier,initial_call,name; 'none')" },
 	{ "tier", 't', "NAME=MOD:FUN/ARITY", K_TIER, F(tiers), 0, 0,
 	  "a category frame tier:NAME on each sample whose innermost matching frame is this function ('_' for FUN or ARITY; repeatable)" },
+	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
+	  "write names=elixir or names=erlang in the files' headers: the spelling 'flameprof report' draws frames in (Shop.Pricing.handle_call/3, or Elixir.Shop.Pricing:handle_call/3 as the files hold it); auto (default): elixir when the node runs the elixir application" },
 	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
 	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
 	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,
@@ -131,6 +134,12 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		*(double *)field = v;
 		return FP_OPT_OK;
 	}
+	case K_NAMES:
+		if ((*(int *)field = fp_names_parse(val)) < 0) {
+			snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
+			return FP_OPT_USAGE;
+		}
+		return FP_OPT_OK;
 	case K_DUR:
 		return fp_opt_duration(val, spelled, "5s", (int64_t *)field, detail, cap);
 	case K_SIZE:

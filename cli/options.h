@@ -50,6 +50,7 @@ struct fp_config {
 	const char *cookie;            /* --cookie (discouraged) */
 	int64_t connect_timeout_us;    /* --connect-timeout */
 	int64_t silence_timeout_us;    /* --silence-timeout */
+	int lang;                      /* --names: enum fp_names (common/names.h), 0 auto */
 	int verbosity;                 /* -q 0, default 1, -v 2 */
 	int progress;                  /* --progress 1, --no-progress 0, auto -1 */
 	const char *node_name;         /* --node-name: our alive part; NULL: flameprof_<user> */

@@ -12,11 +12,12 @@
 #include <sysexits.h>
 
 #include "optparse.h"
+#include "../common/names.h"
 #include "../report/report.h"
 
 enum opt_id {
 	O_OUTPUT, O_FORMAT, O_HEATMAP, O_WEIGHT, O_FROM, O_TO, O_STATUS, O_PID, O_CATEGORY,
-	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE
+	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE, O_NAMES
 };
 
 static const struct fp_opt OPTS[] = {
@@ -39,6 +40,9 @@ static const struct fp_opt OPTS[] = {
 	{ "node", 0, "NODE", O_NODE,
 	  .help = "a directory with several nodes' files: draw this node's (default: the node whose "
 		  "capture is latest), or all" },
+	{ "names", 0, "LANG", O_NAMES,
+	  .help = "frames in elixir's spelling (Shop.Pricing.handle_call/3), erlang's, or auto "
+		  "(default: as the capture chose, written in the files' headers)" },
 	{ "category", 0, "TEXT", O_CATEGORY,
 	  .help = "keep events with a category frame containing TEXT (repeatable: all must match)" },
 	{ "title", 0, "TEXT", O_TITLE, .help = "title of the picture" },
@@ -189,6 +193,12 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_QUIET: cfg->quiet = 1; break;
 	case O_NO_INDEX: cfg->no_index = 1; break;
 	case O_NODE: cfg->node = val; break;
+	case O_NAMES:
+		if ((cfg->names = fp_names_parse(val)) < 0) {
+			snprintf(detail, cap, "unknown names '%s' (use elixir, erlang or auto)", val);
+			return FP_OPT_USAGE;
+		}
+		break;
 	case O_HELP: return FP_OPT_STOP;
 	case O_FORMAT:
 		if (!strcmp(val, "svg") || !strcmp(val, "flamegraph"))

@@ -18,6 +18,7 @@
 #include "run.h"
 #include "session.h"
 #include "status.h"
+#include "../common/names.h"
 #include "../formatter/formatter.h"
 #include "../index/index.h"
 #include "../rotate/rotate.h"
@@ -42,6 +43,7 @@ struct run {
 	struct fp_status_state status;
 	struct at_start header; /* what the next file's header says of the moment it began */
 	const char *node;       /* the node's own name (node()), once connected; cfg->node before */
+	const char *names;      /* "elixir" or "erlang" for the header (--names), NULL: nothing */
 };
 
 static int set_header(struct run *r, const struct at_start *now);
@@ -120,7 +122,8 @@ static int confirm_unloaded(struct run *r)
 	return 0;
 }
 
-static void settings_text(const struct fp_config *cfg, const struct at_start *at, char *out, size_t cap)
+static void settings_text(const struct fp_config *cfg, const struct at_start *at, const char *names,
+			  char *out, size_t cap)
 {
 	char statuses[128] = "";
 	size_t sl = 0;
@@ -135,6 +138,10 @@ static void settings_text(const struct fp_config *cfg, const struct at_start *at
 		n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? "," : "", fmt_category_names[cfg->cats[k]]);
 	if (cfg->ncats == 0 && n < cap)
 		n += (size_t)snprintf(out + n, cap - n, "none");
+	/* the spelling report draws (report/rep_names.h); an Erlang node's
+	 * header says nothing, so its files stay as they were */
+	if (names && n < cap)
+		n += (size_t)snprintf(out + n, cap - n, " names=%s", names);
 	if (n < cap && cfg->max_cost_ppm)
 		n += (size_t)snprintf(out + n, cap - n, " max-cost=%gpct (while the node is busy, a part of the selected processes each round; "
 				      "when this file began: %gpct)", cfg->max_cost_ppm / 1e4, at->share / 10.0);
@@ -155,10 +162,10 @@ static void settings_text(const struct fp_config *cfg, const struct at_start *at
 }
 
 static void header_text(const struct fp_config *cfg, const char *node, const struct at_start *at,
-			char *out, size_t cap)
+			const char *names, char *out, size_t cap)
 {
 	char settings[1024];
-	settings_text(cfg, at, settings, sizeof settings);
+	settings_text(cfg, at, names, settings, sizeof settings);
 	if (fmt_header(node, settings, out, cap) >= cap)
 		out[0] = '\0';
 }
@@ -166,7 +173,7 @@ static void header_text(const struct fp_config *cfg, const char *node, const str
 static int set_header(struct run *r, const struct at_start *now)
 {
 	char header[4096];
-	header_text(r->cfg, r->node, now, header, sizeof header);
+	header_text(r->cfg, r->node, now, r->names, header, sizeof header);
 	r->header = *now;
 	return r->rot ? rot_set_header(r->rot, header) : 0;
 }
@@ -201,7 +208,7 @@ static int open_output(struct run *r, const char *node)
 	const struct fp_config *cfg = r->cfg;
 	char header[4096];
 	r->header = (struct at_start){ .share = 1000 };
-	header_text(cfg, node, &r->header, header, sizeof header);
+	header_text(cfg, node, &r->header, r->names, header, sizeof header);
 	struct rot_options ro = {
 		.dir = cfg->outdir, .node = node, .codec = cfg->codec, .level = cfg->level,
 		.rotate_us = cfg->rotate_us, .rotate_bytes = cfg->rotate_bytes,
@@ -221,6 +228,24 @@ static int open_output(struct run *r, const char *node)
 	}
 	adopt_dead(ro.dir && *ro.dir ? ro.dir : ".");
 	r->out.rot = r->rot;
+	return 0;
+}
+
+/* --names: the spelling the header asks report for; auto asks the node.
+ * No file exists yet (rotate/ creates it at the first record), so the
+ * first file gets the new header. @return 0. */
+static int pick_names(struct run *r)
+{
+	int elixir = r->cfg->lang == FP_NAMES_ELIXIR;
+	/* a node that cannot say is taken for an Erlang one: the files are
+	 * the same either way, and `report --names elixir` still draws them */
+	if (r->cfg->lang == FP_NAMES_AUTO && sampler_runs_elixir(r->sampler, &elixir) < 0)
+		elixir = 0;
+	r->names = elixir ? "elixir" : r->cfg->lang == FP_NAMES_ERLANG ? "erlang" : NULL;
+	if (elixir)
+		fp_note("the node runs Elixir: 'flameprof report' draws Elixir's names (--names erlang for Erlang's)");
+	if (r->names)
+		(void)set_header(r, &r->header); /* out of memory: the header stays as it was */
 	return 0;
 }
 
@@ -244,6 +269,8 @@ static int connect_node(struct run *r, const char *cookie)
 	fp_note("connecting to '%s'", cfg->node);
 	int e = sampler_connect(&r->sampler, &so);
 	fp_wipe_cookie();
+	if (e == 0)
+		e = pick_names(r);
 	if (e == 0) {
 		fp_note("connected; loading the agent");
 		e = sampler_start(r->sampler);

@@ -2,6 +2,7 @@
  * session.c - see session.h.
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 #include <time.h>
@@ -57,7 +58,7 @@ void fp_wipe_cookie(void)
 
 int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out)
 {
-	char err[512];
+	char err[512], *env;
 	/* A core dump would hold the cookie: none from here on (also no
 	 * ptrace attach by another process of the same user). */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -73,6 +74,17 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 		memcpy(buf, cookie, n + 1);
 		/* argv's copy, blanked from here on */
 		explicit_bzero((char *)cookie, n);
+	} else if (!cookie_file && (env = getenv("RELEASE_COOKIE")) && *env) {
+		/* as a mix release's scripts take it (they default it to
+		 * releases/COOKIE): the release's own cookie, no file needed */
+		size_t n = strlen(env);
+		if (n >= cap) {
+			fp_error("the cookie in RELEASE_COOKIE is too long (at most %zu bytes)", cap - 1);
+			return EX_NOPERM;
+		}
+		memcpy(buf, env, n + 1);
+		explicit_bzero(env, n); /* our environment's copy, as argv's above */
+		unsetenv("RELEASE_COOKIE");
 	} else if (sampler_read_cookie(cookie_file, buf, cap, err, sizeof err) < 0) {
 		fp_error("%s", err);
 		return EX_NOPERM;

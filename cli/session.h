@@ -16,7 +16,8 @@ void fp_install_stop_signals(void);
 int fp_stop_signals(void);
 long long fp_now_ms(void);
 /* The cookie into buf: --cookie (with a warning that 'ps' shows it; argv's
- * copy is blanked), else read from cookie_file or ~/.erlang.cookie (a file
+ * copy is blanked), else read from cookie_file, else $RELEASE_COOKIE (as a
+ * mix release takes it; blanked and unset), else ~/.erlang.cookie (a file
  * others may read, or not a regular file, is refused as erl refuses it).
  * Core dumps are turned off first. *out points at buf. @return 0, or 77
  * (EX_NOPERM) once the reason is said. */

@@ -45,6 +45,7 @@ struct rep_config {
 	int quiet;                 /* no summary line */
 	int no_index;              /* --no-index: read the text even where an index is */
 	const char *node;          /* --node: in a directory, this node's files ("all": every node's) */
+	int names;                 /* --names: enum fp_names (common/names.h); 0 auto: as the files' headers say */
 };
 
 #endif

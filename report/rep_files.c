@@ -9,6 +9,7 @@
 #include "../formatter/formatter.h"
 #include "../rotate/naming.h"
 #include "rep_input.h"
+#include "rep_names.h"
 #include "../index/ix_parse.h"
 
 /* How far into a file its first event is looked for: the header is a few
@@ -82,6 +83,8 @@ void rep_file_first_event(struct rep_file *f)
 		return;
 	while (n++ < FIRST_EVENT_LINES && rep_input_line(in, &line, &len) > 0) {
 		struct ix_event_line ev;
+		if (len && line[0] == '#' && rep_names_header(line, len) != FP_NAMES_AUTO)
+			f->names = (int)rep_names_header(line, len);
 		if (ix_line_kind(line, len) == IX_L_EVENT && ix_parse_event(line, len, &ev) == 0) {
 			f->first_us = ev.time_us;
 			break;

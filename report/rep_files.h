@@ -22,6 +22,7 @@ struct rep_file {
 	int64_t name_us;     /* the time in its name, or REP_NO_TIME */
 	unsigned long seq;   /* k of "-k", 0 for the base name */
 	int64_t first_us;    /* its first event's time, or REP_NO_TIME */
+	int names;           /* enum fp_names its header asks for (FP_NAMES_AUTO: none) */
 };
 
 /* Fills node, name_us and seq from the file name of f->path. */
@@ -29,7 +30,7 @@ void rep_file_name(struct rep_file *f);
 
 /* Reads f->path up to its first event and sets f->first_us (REP_NO_TIME
  * when there is none, or the file cannot be read: the reading proper then
- * says why). */
+ * says why) and f->names (from the header's settings line). */
 void rep_file_first_event(struct rep_file *f);
 
 /* Sorts files into reading order: by first event, else by name time; ties

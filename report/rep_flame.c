@@ -84,7 +84,7 @@ static void frame_title(struct fl *s, const struct rep_node *nd, const struct re
 static void draw_one(struct fl *s, uint32_t node, const struct rep_node *nd, double x, double w)
 {
 	const struct rep_view *v = s->v;
-	struct rep_frame_info fi = { "all", 3, "all", 3, "", 0, REP_K_ROOT, 0 };
+	struct rep_frame_info fi = { "all", 3, "all", 3, "", 0, REP_K_ROOT, 0, "all", 3 };
 	double y;
 	char col[8];
 	size_t fit, chars;

@@ -2,7 +2,8 @@
  * rep_folded.c - collapsed stacks, as stackcollapse-perf.pl writes them.
  *
  * Frames are written as the input had them (flameprof's escape keeps ';'
- * and spaces out of symbols), root first: [negative;]status;categories;code.
+ * and spaces out of symbols), or in Elixir's spelling, escaped the same
+ * way (report/rep_names.h), root first: [negative;]status;categories;code.
  * Negative weights sit under "negative" with their magnitude, as in the
  * flame graph, so every count is a plain non-negative integer.
  */
@@ -19,8 +20,8 @@ static void line(FILE *f, const struct rep_view *v, const struct rep_node *nd, c
 		rep_frames_get(v->frames, path[d], &fi);
 		if (d)
 			fputc(';', f);
-		for (size_t b = 0; b < fi.raw_len; b++) {
-			char c = fi.raw[b];
+		for (size_t b = 0; b < fi.line_len; b++) {
+			char c = fi.line[b];
 			/* Not ours (plain perf text): keep the line format intact. */
 			fputc(c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c, f);
 		}

@@ -12,9 +12,10 @@
 #include "../common/hash.h"
 #include "../common/slots.h"
 #include "../formatter/formatter.h"
+#include "rep_names.h"
 
 struct entry {
-	uint32_t raw_off, raw_len, name_off, name_len, dso_off, dso_len;
+	uint32_t raw_off, raw_len, name_off, name_len, dso_off, dso_len, line_off, line_len;
 	uint32_t hash, mark;
 	uint8_t kind;
 };
@@ -26,6 +27,7 @@ struct rep_frames_s {
 	size_t nslots;
 	char *pool;
 	size_t plen, pcap;
+	int elixir; /* names in Elixir's spelling */
 };
 
 rep_frames *rep_frames_create(void)
@@ -65,6 +67,44 @@ static long pool_add(rep_frames *t, const char *s, size_t len)
 	t->pool[off + len] = '\0';
 	t->plen += len + 1;
 	return (long)off;
+}
+
+void rep_frames_set_elixir(rep_frames *t, int elixir)
+{
+	t->elixir = elixir;
+}
+
+/* Gives frame e (its name unescaped in the pool) Elixir's spelling when it
+ * has one: a new name and line form at the pool's end.
+ * @return 0, or -1 when out of memory. */
+static int elixir_name(rep_frames *t, struct entry *e)
+{
+	size_t n = e->name_len, cap = 2 * n + 64, lcap;
+	char *tr = malloc(cap), *ln = NULL;
+	long tl, noff, loff;
+	int rc = -1;
+	if (!tr)
+		return -1;
+	tl = rep_names_elixir(e->kind == REP_K_CATEGORY, t->pool + e->name_off, n, tr, cap);
+	if (tl < 0) {
+		free(tr);
+		return 0; /* not an Erlang frame: as it is */
+	}
+	lcap = rep_names_line_spelling(tr, (size_t)tl, NULL, 0) + 1;
+	if ((ln = malloc(lcap)) != NULL) {
+		rep_names_line_spelling(tr, (size_t)tl, ln, lcap);
+		if ((noff = pool_add(t, tr, (size_t)tl)) >= 0 &&
+		    (loff = pool_add(t, ln, lcap - 1)) >= 0) {
+			e->name_off = (uint32_t)noff;
+			e->name_len = (uint32_t)tl;
+			e->line_off = (uint32_t)loff;
+			e->line_len = (uint32_t)(lcap - 1);
+			rc = 0;
+		}
+	}
+	free(tr);
+	free(ln);
+	return rc;
 }
 
 uint32_t rep_frames_intern(rep_frames *t, enum rep_kind kind, const char *raw, size_t len,
@@ -112,8 +152,12 @@ uint32_t rep_frames_intern(rep_frames *t, enum rep_kind kind, const char *raw, s
 	e->name_off = (uint32_t)noff;
 	e->dso_off = (uint32_t)doff;
 	e->dso_len = (uint32_t)dso_len;
+	e->line_off = (uint32_t)roff;
+	e->line_len = (uint32_t)len;
 	e->hash = h;
 	e->kind = (uint8_t)kind;
+	if (t->elixir && (kind == REP_K_CODE || kind == REP_K_CATEGORY) && elixir_name(t, e) != 0)
+		return REP_NO_FRAME;
 	fp_slots_put(t->slots, t->nslots, h, t->n);
 	t->n++;
 	if (is_new)
@@ -133,6 +177,8 @@ void rep_frames_get(const rep_frames *t, uint32_t id, struct rep_frame_info *out
 	out->name_len = e->name_len;
 	out->raw = t->pool + e->raw_off;
 	out->raw_len = e->raw_len;
+	out->line = t->pool + e->line_off;
+	out->line_len = e->line_len;
 	out->dso = t->pool + e->dso_off;
 	out->dso_len = e->dso_len;
 	out->kind = (enum rep_kind)e->kind;

@@ -27,10 +27,16 @@ struct rep_frame_info {
 	size_t dso_len;
 	enum rep_kind kind;
 	uint32_t mark;      /* caller's bits (filters), 0 at creation */
+	const char *line;   /* as line-based outputs write it: raw, or the escaped
+			     * Elixir spelling (rep_names_line_spelling) */
+	size_t line_len;
 };
 
 rep_frames *rep_frames_create(void);
 void rep_frames_free(rep_frames *t);
+/* Frames interned from now on get Elixir's spelling as their name
+ * (report/rep_names.h) when elixir is 1; call before the first intern. */
+void rep_frames_set_elixir(rep_frames *t, int elixir);
 
 /* @return the frame's id (new or old), or REP_NO_FRAME when out of memory.
  * *is_new (if not NULL) tells whether it was just added. */

@@ -18,6 +18,7 @@
 #include "rep_files.h"
 #include "rep_index_read.h"
 #include "rep_input.h"
+#include "rep_names.h"
 #include "rep_order.h"
 #include "rep_pprof.h"
 #include "rep_text.h"
@@ -259,6 +260,18 @@ static int gather(const struct rep_config *cfg, struct rep_file **out, size_t *n
 	return rc;
 }
 
+/* Whether the frames are drawn in Elixir's spelling: as --names says, else
+ * as the capture chose (the files' headers: any file of an Elixir node). */
+static int elixir_names(const struct rep_config *cfg, const struct rep_file *files, size_t n)
+{
+	int elixir = 0;
+	if (cfg->names != FP_NAMES_AUTO)
+		return cfg->names == FP_NAMES_ELIXIR;
+	for (size_t i = 0; i < n; i++)
+		elixir |= files[i].names == FP_NAMES_ELIXIR;
+	return elixir;
+}
+
 /* Writes one format into an output opened aside (rotate/outfile.h).
  * @return 0 or the exit status (said). */
 static int write_one(struct rot_out *o, const char *what, const struct rep_view *v,
@@ -365,6 +378,8 @@ int report_run(const struct rep_config *cfg)
 	}
 	if ((t0 = rep_files_t0(files, nfiles)) != REP_NO_TIME)
 		rep_collect_set_t0(c, t0);
+	int elixir = elixir_names(cfg, files, nfiles);
+	rep_frames_set_elixir(rep_collect_frames(c), elixir);
 	if (cfg->format == REP_F_PPROF) {
 		if (!(pp = rep_pprof_create())) {
 			rep_msg("cannot start: out of memory");
@@ -379,6 +394,9 @@ int report_run(const struct rep_config *cfg)
 	if (!cfg->quiet && st->events)
 		rep_msg("read %llu events from %zu file%s (%zu through the report index)",
 			(unsigned long long)st->events, nfiles, nfiles == 1 ? "" : "s", indexed);
+	if (!cfg->quiet && st->events && elixir)
+		rep_msg("frames in Elixir's names (%s; --names erlang for Erlang's)",
+			cfg->names == FP_NAMES_ELIXIR ? "--names elixir" : "the capture's choice");
 	if (st->events == 0) {
 		rep_msg("cannot find any event in %s'%s' (is it perf script text?)",
 			nfiles > 1 ? "the files from " : "",

@@ -129,5 +129,8 @@ unsigned sampler_missing(const sampler_t *s, const char **names);
 const char *sampler_node_name(const sampler_t *s);
 /* The target's OTP release, e.g. "25", once connected. */
 const char *sampler_otp_release(const sampler_t *s);
+/* Once connected: *yes tells whether the node runs the `elixir`
+ * application (sampler/lang.c). @return 0 or a negative enum sampler_err. */
+int sampler_runs_elixir(sampler_t *s, int *yes);
 
 #endif

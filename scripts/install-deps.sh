@@ -6,7 +6,8 @@
 #   demo   build, and what examples/demo.sh runs (nothing more today)
 #   check  build, and every tool the tests run: clang with its libFuzzer
 #          runtime, valgrind, chromium, python3 with jsonschema, perl's
-#          prove, zstd, gzip, prlimit, chattr, hostname, go
+#          prove, zstd, gzip, prlimit, chattr, hostname, go, elixir
+#   demo-elixir  build, and elixir (examples/demo_elixir.sh)
 #
 # The Makefile runs it before building (build), and from `make demo` and
 # `make check`. Each tool is listed with the Debian package that has it: on
@@ -30,13 +31,14 @@ DEMO="$BUILD"
 CHECK="$BUILD cmd:clang:clang fuzzer:libclang_rt.fuzzer:libclang-rt-dev cmd:valgrind:valgrind
 cmd:chromium:chromium cmd:python3:python3 py:jsonschema:python3-jsonschema cmd:prove:perl
 cmd:zstd:zstd cmd:gzip:gzip cmd:prlimit:util-linux cmd:chattr:e2fsprogs cmd:hostname:hostname
-cmd:timeout:coreutils cmd:go:golang-go"
+cmd:timeout:coreutils cmd:go:golang-go cmd:elixir:elixir"
 
 case $target in
 build) NEED=$BUILD ;;
 demo) NEED=$DEMO ;;
+demo-elixir) NEED="$BUILD cmd:elixir:elixir" ;;
 check) NEED=$CHECK ;;
-*) echo "install-deps: unknown target '$target'; use build, demo or check" >&2; exit 64 ;;
+*) echo "install-deps: unknown target '$target'; use build, demo, demo-elixir or check" >&2; exit 64 ;;
 esac
 
 # The fuzzer runtime ships with the clang of the same major version:

@@ -118,6 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 	if (put_file(data, size) != 0 || !(c = rep_collect_create(&cfg, &e, detail, sizeof detail)))
 		return 0;
+	rep_frames_set_elixir(rep_collect_frames(c), (pick & 32) != 0); /* Elixir's names */
 	rc = rep_index_read(c, path, &n, detail, sizeof detail);
 	switch (rc) {
 	case 1:

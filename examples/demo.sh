@@ -8,27 +8,14 @@ FP=${1:?usage: demo.sh path/to/flameprof}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${DEMO_OUT:-$PWD/demo-out}
 SECS=${DEMO_SECONDS:-20}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/flameprof-demo.XXXXXX")
-export ERL_EPMD_PORT=${ERL_EPMD_PORT:-$(( 40000 + $$ % 10000 ))}
-NODE="demo_shop_$$@127.0.0.1"
-
-cleanup() {
-	[ -n "${NODE_PID:-}" ] && kill "$NODE_PID" 2>/dev/null
-	epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1 || true
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-od -An -N12 -tx1 /dev/urandom | tr -d ' \n' > "$WORK/cookie"
-chmod 400 "$WORK/cookie"
+. "$ROOT/examples/demo_lib.sh"
+demo_begin demo_shop
 erlc -o "$WORK" "$ROOT/examples/demo_shop.erl"
-epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
 erl -name "$NODE" -setcookie "$(cat "$WORK/cookie")" -noshell -noinput \
 	-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$WORK" \
 	-eval "demo_shop:start(), file:write_file(\"$WORK/ready\", \"\")" >"$WORK/node.log" 2>&1 &
 NODE_PID=$!
-for _ in $(seq 100); do [ -f "$WORK/ready" ] && break; sleep 0.1; done
-[ -f "$WORK/ready" ] || { cat "$WORK/node.log" >&2; echo "demo: the demo node did not start" >&2; exit 1; }
+demo_wait demo
 
 echo "demo: profiling $NODE for $SECS s (top 100 at 97 Hz) into $OUT"
 rm -rf "$OUT"

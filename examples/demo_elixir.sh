@@ -9,25 +9,12 @@ FP=${1:?usage: demo_elixir.sh path/to/flameprof}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${DEMO_OUT:-$PWD/demo-elixir-out}
 SECS=${DEMO_SECONDS:-10}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/flameprof-demo-elixir.XXXXXX")
-export ERL_EPMD_PORT=${ERL_EPMD_PORT:-$(( 40000 + $$ % 10000 ))}
-NODE="shop_$$@127.0.0.1"
-
-cleanup() {
-	[ -n "${NODE_PID:-}" ] && kill "$NODE_PID" 2>/dev/null
-	epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1 || true
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-od -An -N12 -tx1 /dev/urandom | tr -d ' \n' > "$WORK/cookie"
-chmod 400 "$WORK/cookie"
-epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
+. "$ROOT/examples/demo_lib.sh"
+demo_begin shop
 elixir --name "$NODE" --cookie "$(cat "$WORK/cookie")" --erl "-kernel inet_dist_use_interface {127,0,0,1}" \
 	"$ROOT/examples/elixir_shop/shop.exs" "$WORK/ready" >"$WORK/node.log" 2>&1 &
 NODE_PID=$!
-for _ in $(seq 300); do [ -f "$WORK/ready" ] && break; sleep 0.1; done
-[ -f "$WORK/ready" ] || { cat "$WORK/node.log" >&2; echo "demo: the Elixir node did not start" >&2; exit 1; }
+demo_wait Elixir
 
 echo "demo: profiling $NODE for $SECS s into $OUT (names: Elixir's, found by --names auto)"
 rm -rf "$OUT"
@@ -37,9 +24,9 @@ rm -rf "$OUT"
 echo "demo: the hottest running stacks of Shop.Pricing:"
 sort -t' ' -k2 -nr "$OUT/stacks.folded" | grep '^running.*Shop.Pricing.handle_call' | head -3 | sed 's/^/  /'
 echo "demo: counting Shop.Tax.rate/1 while Shop.Checkout.run(1000) runs"
-"$FP" calls --cookie-file "$WORK/cookie" --pattern Elixir.Shop.Tax:rate/1 --duration 3s "$NODE" &
+"$FP" calls --cookie-file "$WORK/cookie" --pattern Elixir.Shop.Tax:rate/1 --duration 8s "$NODE" &
 CALLS=$!
-sleep 1.5
+sleep 3 # the breakpoint is set within a second or two
 erl_call=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin/erl_call
 echo "'Elixir.Shop.Checkout':run(1000)." | "$erl_call" -name "$NODE" -c "$(cat "$WORK/cookie")" -e >/dev/null
 wait "$CALLS"

@@ -9,27 +9,14 @@ FP=${1:?usage: demo_requests.sh path/to/flameprof}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${DEMO_OUT:-$PWD/demo-requests-out}
 SECS=${DEMO_SECONDS:-15}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/flameprof-demo.XXXXXX")
-export ERL_EPMD_PORT=${ERL_EPMD_PORT:-$(( 40000 + $$ % 10000 ))}
-NODE="demo_kv_$$@127.0.0.1"
-
-cleanup() {
-	[ -n "${NODE_PID:-}" ] && kill "$NODE_PID" 2>/dev/null
-	epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1 || true
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-od -An -N12 -tx1 /dev/urandom | tr -d ' \n' > "$WORK/cookie"
-chmod 400 "$WORK/cookie"
+. "$ROOT/examples/demo_lib.sh"
+demo_begin demo_kv
 erlc -o "$WORK" "$ROOT/examples/kv_service.erl"
-epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
 erl -name "$NODE" -setcookie "$(cat "$WORK/cookie")" -noshell -noinput \
 	-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$WORK" \
 	-eval "kv_service:start(2), file:write_file(\"$WORK/ready\", \"\")" >"$WORK/node.log" 2>&1 &
 NODE_PID=$!
-for _ in $(seq 100); do [ -f "$WORK/ready" ] && break; sleep 0.1; done
-[ -f "$WORK/ready" ] || { cat "$WORK/node.log" >&2; echo "demo: the kv node did not start" >&2; exit 1; }
+demo_wait kv
 
 rm -rf "$OUT" && mkdir -p "$OUT"
 echo "demo: timing kv_service requests on $NODE for $SECS s"

@@ -57,6 +57,8 @@ void fp_json_put(FILE *f, const char *s, size_t len)
 			snprintf(esc, sizeof esc, "\\u%04x", c), rep = esc;
 		else if (c >= 0x80 && (n = fp_utf8_seq(p + i, len - i)) == 0)
 			n = 1, rep = "\\ufffd";
+		else if (n == 2 && c == 0xc2 && p[i + 1] < 0xa0) /* a C1 control, U+0080..U+009F */
+			snprintf(esc, sizeof esc, "\\u%04x", p[i + 1]), rep = esc;
 		if (rep) { /* copy the run before it whole, then the escape */
 			fwrite(s + start, 1, i - start, f);
 			fputs(rep, f);

@@ -147,11 +147,11 @@ static void test_text(void)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	fp_json_put(f, "a\"\\\n\x01\xff\xc3\xa9\xed\xa0\x80", 11);
+	fp_json_put(f, "a\"\\\n\x01\xff\xc3\xa9\xed\xa0\x80\xc2\x9b\xc2\xa0", 15);
 	fp_json_string(f, "x");
 	fclose(f);
-	is_str(buf, "a\\\"\\\\\\u000a\\u0001\\ufffd\xc3\xa9\\ufffd\\ufffd\\ufffd\"x\"",
-	       "JSON: quotes, backslashes, controls, invalid bytes (a surrogate too) escaped, UTF-8 kept");
+	is_str(buf, "a\\\"\\\\\\u000a\\u0001\\ufffd\xc3\xa9\\ufffd\\ufffd\\ufffd\\u009b\xc2\xa0\"x\"",
+	       "JSON: quotes, backslashes, controls (C1 too), invalid bytes (a surrogate too) escaped, UTF-8 kept");
 	free(buf);
 }
 

@@ -6,7 +6,8 @@
 #   demo   build, and what examples/demo.sh runs (nothing more today)
 #   check  build, and every tool the tests run: clang with its libFuzzer
 #          runtime, valgrind, chromium, python3 with jsonschema, perl's
-#          prove, zstd, gzip, prlimit, chattr, hostname, go, elixir
+#          prove, zstd, gzip, prlimit, chattr, hostname, go, elixir,
+#          GNU time
 #   demo-elixir  build, and elixir (examples/demo_elixir.sh)
 #
 # The Makefile runs it before building (build), and from `make demo` and
@@ -20,7 +21,8 @@ check=0
 [ "${1:-}" = --check ] && { check=1; shift; }
 target=${1:-build}
 
-# "test:what:package": test is cmd (a command on PATH), hdr (a C header in
+# "test:what:package": test is cmd (a command on PATH), file (a program at
+# that path: /usr/bin/time, which a shell's own `time` hides from cmd), hdr (a C header in
 # /usr/include), pc (a pkg-config
 # module), ei (erl_interface's ei.h), py (a python3 module) or fuzzer (the
 # libFuzzer runtime of the clang on PATH).
@@ -31,7 +33,7 @@ DEMO="$BUILD"
 CHECK="$BUILD cmd:clang:clang fuzzer:libclang_rt.fuzzer:libclang-rt-dev cmd:valgrind:valgrind
 cmd:chromium:chromium cmd:python3:python3 py:jsonschema:python3-jsonschema cmd:prove:perl
 cmd:zstd:zstd cmd:gzip:gzip cmd:prlimit:util-linux cmd:chattr:e2fsprogs cmd:hostname:hostname
-cmd:timeout:coreutils cmd:go:golang-go cmd:elixir:elixir"
+cmd:timeout:coreutils cmd:go:golang-go cmd:elixir:elixir file:/usr/bin/time:time"
 
 case $target in
 build) NEED=$BUILD ;;
@@ -52,6 +54,7 @@ fuzzer_package() {
 present() {
 	case $1 in
 	cmd) command -v "$2" >/dev/null 2>&1 ;;
+	file) [ -x "$2" ] ;;
 	pc) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$2" ;;
 	hdr) [ -f "/usr/include/$2" ] ;;
 	py) python3 -c "import $2" >/dev/null 2>&1 ;;

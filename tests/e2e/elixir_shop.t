@@ -47,8 +47,9 @@ check "the node is left clean after record" node_clean_within 10 "$NODE"
 
 "$FLAMEPROF" report -q -f folded -o "$T_DIR/f.folded" "$T_DIR/out"
 is "$?" 0 "report --format folded exits 0"
-check "folded: Shop.Pricing.handle_call/3 under :gen_server.handle_msg/6" \
-	grep -q ':gen_server.handle_msg/6;.*Shop.Pricing.handle_call/3' "$T_DIR/f.folded"
+# gen_server:handle_msg's arity is OTP's own business (6 on 25, 3 on 29)
+check "folded: Shop.Pricing.handle_call/3 under :gen_server.handle_msg/N" \
+	grep -Eq ':gen_server.handle_msg/[0-9]+;.*Shop.Pricing.handle_call/3' "$T_DIR/f.folded"
 check "folded: the initial call in Elixir's spelling" grep -q 'initial_call:Shop.Pricing.init/1' "$T_DIR/f.folded"
 check "folded: no Erlang spelling of Elixir modules left" sh -c "! grep -q 'Elixir\\.Shop' '$T_DIR/f.folded'"
 check "folded: every line is frames without spaces, then a count" \
@@ -63,7 +64,8 @@ check "speedscope: a frame named Shop.Pricing.handle_call/3" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 names = {f["name"] for f in d["shared"]["frames"]}
-assert "Shop.Pricing.handle_call/3" in names and ":gen_server.handle_msg/6" in names, sorted(names)[:20]
+assert "Shop.Pricing.handle_call/3" in names, sorted(names)[:20]
+assert any(n.startswith(":gen_server.handle_msg/") for n in names), sorted(names)[:20]
 ' "$T_DIR/f.json"
 
 if command -v go >/dev/null 2>&1 && HOME="$T_DIR" GOCACHE="$T_DIR/gocache" go tool pprof -h >/dev/null 2>&1; then
@@ -74,7 +76,7 @@ else
 	skip "pprof read by go tool pprof" "go not found (make check installs golang-go)"
 fi
 "$FLAMEPROF" report -q -f folded --names erlang -o "$T_DIR/e.folded" "$T_DIR/out"
-check "--names erlang: Erlang's spelling again" grep -q 'gen_server:handle_msg/6;.*Elixir.Shop.Pricing:handle_call/3' "$T_DIR/e.folded"
+check "--names erlang: Erlang's spelling again" grep -Eq 'gen_server:handle_msg/[0-9]+;.*Elixir.Shop.Pricing:handle_call/3' "$T_DIR/e.folded"
 
 fp --names erlang --top 5 --every 1s --duration 1500ms -o "$T_DIR/erl" "$NODE"
 is "$FP_RC" 0 "record --names erlang exits 0"

@@ -56,6 +56,7 @@ if [ -x /usr/bin/time ]; then
 else
 	skip "30 days between two events: memory" "/usr/bin/time is not installed"
 fi
+[ -f "$T/span.heatmap" ] || "$FLAMEPROF" report -q -f heatmap -o "$T/span.heatmap" "$T/span.perf"
 ok "the 30-day heatmap draws both events" sh -c "test \$(grep -c '<rect x=\"[0-9]*\" y=\"[0-9]*\" width=\"[0-9]*\" height=\"8\" fill' '$T/span.heatmap') -eq 2"
 # 40 days: the heatmap stops at 31, and says what it left out
 python3 - > "$T/long.perf" <<'PY'

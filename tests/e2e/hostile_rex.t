@@ -16,7 +16,9 @@ hostile() {
 	rpc "$NODE" "fp_hostile_rex mode [$1]" >/dev/null
 	log="$T_DIR/vg_$1.log"
 	if [ -n "$VG" ]; then FP_WRAP="valgrind $FP_VG_OPTS --log-file=$log"; else FP_WRAP=; : > "$log"; fi
-	FP_DEADLINE=120 fp --connect-timeout 20s --duration 1s --top 2 -o "$T_DIR/out_$1" "$NODE"
+	# under valgrind on a busy machine, reading 10,000 stray messages alone can
+	# take seconds: the deadline is for a node that does not answer at all
+	FP_DEADLINE=150 fp --connect-timeout 60s --duration 1s --top 2 -o "$T_DIR/out_$1" "$NODE"
 }
 mem_clean() {
 	[ -z "$VG" ] && return 0

@@ -8,7 +8,6 @@
  * compile:forms. Only export funs travel: nothing here needs a fun of ours.
  */
 #include <stdlib.h>
-#include <ctype.h>
 #include <string.h>
 #include <time.h>
 #include "internal.h"
@@ -204,20 +203,6 @@ int load_embedded(sampler_t *s, const struct embedded_module *m)
 	return compile_on_node(s, m);
 }
 
-/* NAME@HOST of letters, digits and "_.-" only: what the node calls itself
- * goes into file names and headers, so nothing else is taken from it. */
-static int plain_node_name(const char *name)
-{
-	int ats = 0;
-	for (const char *p = name; *p; p++) {
-		if (*p == '@')
-			ats++;
-		else if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
-			return 0;
-	}
-	return ats == 1 && name[0] != '@' && name[strlen(name) - 1] != '@';
-}
-
 int node_release(sampler_t *s)
 {
 	struct args a;
@@ -243,7 +228,11 @@ int node_release(sampler_t *s)
 		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
 	args_begin(&a, 0);
 	r = rex_call_args(s, "erlang", "node", &a, &reply, &rr, s->opts.connect_timeout_ms);
-	if (r == 0 && (rex_reply_atom(&rr, s->own_name, sizeof s->own_name) < 0 || !plain_node_name(s->own_name)))
+	/* It goes into file names and headers: taken only when it is a node
+	 * name as flameprof accepts one on its command line. */
+	char why[160];
+	if (r == 0 && (rex_reply_atom(&rr, s->own_name, sizeof s->own_name) < 0 ||
+		       sampler_check_node(s->own_name, why, sizeof why) < 0))
 		s->own_name[0] = '\0'; /* not a name a node can have: keep the one given */
 	ei_x_free(&reply);
 	return r;

@@ -13,7 +13,7 @@
 %% single scheduler (+S 1: it handles the signal itself when it is next
 %% scheduled, and the round trip's two context switches are paid too).
 -module(fp_cost).
--export([run/1, main/1, start_paced/3, paced/3]).
+-export([run/1, main/1, start_paced/3, start_paced/4, paced/3, paced/4]).
 
 -define(CHEAP_ITEMS, [reductions, status, message_queue_len, sequential_trace_token]).
 -define(ITEMS, [current_function, current_stacktrace, status, reductions,
@@ -89,16 +89,26 @@ echo() ->
 %% two samples (so every sample is a full one), and the node is far from
 %% saturated, so what the profiler adds shows as node CPU time rather than
 %% as lost throughput.
-start_paced(N, Depth, BurnUs) ->
-    [spawn(?MODULE, paced, [Depth, BurnUs, I]) || I <- lists:seq(1, N)],
+start_paced(N, Depth, BurnUs) -> start_paced(N, Depth, BurnUs, 10).
+
+%% The same, each process working every PeriodMs: with 1000, a process
+%% runs once a second, so at 97 Hz nearly every sample finds it as it was
+%% at the last one (a cheap sample, no signal).
+start_paced(N, Depth, BurnUs, PeriodMs) ->
+    [spawn(?MODULE, paced, [Depth, BurnUs, PeriodMs, I]) || I <- lists:seq(1, N)],
     ok.
 
-paced(Depth, BurnUs, _I) -> descend(Depth, {pace, BurnUs}).
+paced(Depth, BurnUs, I) -> paced(Depth, BurnUs, 10, I).
 
-pace(BurnUs) ->
+paced(Depth, BurnUs, PeriodMs, I) ->
+    %% spread over the period, so the node's work does not come in bursts
+    receive after I * 7919 rem PeriodMs -> ok end,
+    descend(Depth, {pace, BurnUs, PeriodMs}).
+
+pace(BurnUs, PeriodMs) ->
     End = erlang:monotonic_time(microsecond) + BurnUs,
     burn(End),
-    receive after 10 -> pace(BurnUs) end.
+    receive after PeriodMs -> pace(BurnUs, PeriodMs) end.
 
 burn(End) ->
     case erlang:monotonic_time(microsecond) < End of
@@ -110,7 +120,7 @@ burn(End) ->
 %% Depth frames of a few functions.
 descend(0, wait) -> receive never -> ok end;
 descend(0, spin) -> spin(0);
-descend(0, {pace, BurnUs}) -> pace(BurnUs);
+descend(0, {pace, BurnUs, PeriodMs}) -> pace(BurnUs, PeriodMs);
 descend(N, How) ->
     case N rem 3 of
         0 -> a(N, How);

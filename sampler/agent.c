@@ -7,6 +7,10 @@
 #include <time.h>
 #include "internal.h"
 
+/* How long the agent has, once it said it ended, to delete its module and
+ * start the purge itself (it takes milliseconds) before we do. */
+#define UNLOAD_GRACE_MS 300
+
 /* ---------------------------------------------------------------- starting */
 
 static int spawn_agent(sampler_t *s)
@@ -184,8 +188,8 @@ int sampler_unload(sampler_t *s)
 
 int unload_wait(sampler_t *s, const char *name)
 {
-	long long deadline = mono_ms() + s->opts.connect_timeout_ms;
-	int loaded, old, r, deleted = 0;
+	long long start = mono_ms(), deadline = start + s->opts.connect_timeout_ms;
+	int loaded, old, r, ours = 0;
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	for (;;) {
 		if ((r = rex_call_atom_is(s, "erlang", "module_loaded", name, "true", &loaded)) < 0 ||
@@ -195,14 +199,19 @@ int unload_wait(sampler_t *s, const char *name)
 			return 0;
 		if (mono_ms() >= deadline)
 			break;
-		/* Deleted: give the node's purge a second, not the whole timeout. */
-		if (!loaded && deadline > mono_ms() + 1000)
-			deadline = mono_ms() + 1000;
-		/* The agent deletes its module itself; if it could not, we do. */
-		if (loaded && !deleted && mono_ms() + s->opts.connect_timeout_ms / 2 >= deadline) {
-			if ((r = rex_call_atom_is(s, "code", "delete", name, "true", &deleted)) < 0)
+		/* The agent deletes its module and starts its purge within
+		 * milliseconds of ending. If that has not happened after a
+		 * moment, nothing of it is left to do it (its processes were
+		 * killed together): we do, so that the node is ready for the
+		 * next run when we exit (a purge nobody started left the old
+		 * code there until the next run gave up on it). Then the purge
+		 * gets a second, not the whole timeout. */
+		if (!ours && mono_ms() >= start + UNLOAD_GRACE_MS) {
+			if ((r = unload_embedded(s, name)) < 0)
 				return r;
-			deleted = 1;
+			ours = 1;
+			if (deadline > mono_ms() + 1000)
+				deadline = mono_ms() + 1000;
 		}
 		nanosleep(&pause, NULL);
 	}

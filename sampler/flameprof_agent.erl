@@ -82,6 +82,10 @@
 %% cost is spent by the sampled process handling the signal.
 -define(FULL_SAMPLE_US, 25).
 -define(CHEAP_SAMPLE_US, 15).
+-define(COORD_CHEAP_US, 2).
+%% What reading a waiting process's stack charges it, in reductions (see
+%% remember/6).
+-define(READ_CHARGE, 1).
 %% What the selection scan costs per process of the node, the same way: a
 %% figure measured (bench/fp_scan.erl: 525-641 ms of CPU on 1,000,000
 %% processes on OTP 25 and 29), not the scan's own clock, whose wall time
@@ -103,6 +107,9 @@
             workers = #{},        % worker pid => {target pid, proc idx, info wanted}
             by_target = #{},      % target pid => worker pid
             busy = #{},           % worker pid => round it has not answered yet
+            %% target pid => {Lo, Hi, StackId, Metrics, Status} of its last
+            %% sample, while the coordinator reads it itself (see cheap/4)
+            last = #{},
             scanner,              % the process that picks the busiest
             scanning = false,     % a scan has been asked for and not answered
             next_round, next_select, round = 0, reset_round = 0,
@@ -462,7 +469,7 @@ drop_worker(W, S) ->
         {{T, _, _}, Ws} ->
             unlink(W),
             S#s{workers = Ws, by_target = maps:remove(T, S#s.by_target),
-                busy = maps:remove(W, S#s.busy)};
+                busy = maps:remove(W, S#s.busy), last = maps:remove(T, S#s.last)};
         error -> S
     end.
 
@@ -498,8 +505,8 @@ round(S0, Now) ->
                                  false -> [{W, Info} | Acc]
                              end
                      end, [], S00#s.workers),
-    {Part, S} = budget_part(Idle, S00),
-    Ask = [begin W ! {sample, R, Info}, W end || {W, Info} <- Part],
+    {Part, S01} = budget_part(Idle, S00),
+    {Ask, Cheap, S} = cheap_part(Part, R, S01, [], []),
     NextSlot = Slot + Period,
     Deadline = NextSlot + jitter(Period),
     Pending = maps:from_list([{W, R} || W <- Ask]),
@@ -507,10 +514,11 @@ round(S0, Now) ->
     %% state, else a late sample arriving during collect/5 (which appends
     %% the state's pending to the batch) sent them twice, counted as
     %% delivered twice.
-    {S1, Samples, Left} = collect(S#s{busy = maps:merge(Busy, Pending), pending = []},
-                                  R, Deadline, S#s.pending, length(Ask)),
+    {S1, Samples, Left} = collect(S#s{busy = maps:merge(S#s.busy, Pending), pending = []},
+                                  R, Deadline, Cheap ++ S#s.pending, length(Ask)),
     End = now_us(),
-    Info = {Now, End - Now, max(0, Lateness), length(Ask), length(Ask) - Left,
+    Asked = length(Ask) + length(Cheap),
+    Info = {Now, End - Now, max(0, Lateness), Asked, Asked - Left,
             S1#s.late, S1#s.missed, S1#s.dropped, Selected,
             round(S1#s.share * 1000)},
     S2 = send_batch(S1#s{pending = []}, Info, Samples),
@@ -519,6 +527,51 @@ round(S0, Now) ->
 
 %% A uniform offset within a period (rand's state lives in this process).
 jitter(Period) -> rand:uniform(Period) - 1.
+
+%% A process that has not run since its last sample needs no worker: its
+%% stack and heap are as they were, and reductions, status, queue length
+%% and seq_trace token are read without a signal (0.2-0.5 us) unless it is
+%% running right now. A worker's round trip (a message each way and a
+%% wake-up of a scheduler, which then spins looking for work) cost 30 us of
+%% node CPU on an idle 2-core node (doc/benchmarks.md, "Cost of one
+%% sample"). So the coordinator reads those itself: the targets whose last
+%% sample found them waiting, or unchanged; the others (running, runnable:
+%% likely to have run again, and reading a running process waits for it)
+%% go to their worker as before, in parallel. A target found changed goes
+%% to its worker too, for the full sample.
+cheap_part([], _R, S, Ask, Cheap) -> {Ask, Cheap, S};
+cheap_part([{W, Info} | Rest], R, S, Ask, Cheap) ->
+    case cheap(W, Info, S) of
+        {Sample, S1} -> cheap_part(Rest, R, S1, Ask, [Sample | Cheap]);
+        Full ->
+            W ! {sample, R, Info, Full},
+            cheap_part(Rest, R, S, [W | Ask], Cheap)
+    end.
+
+%% A sample taken here, or what to ask the worker: full (read it all: it
+%% ran) or check (the worker reads the cheap items first).
+cheap(_W, true, _S) -> check;
+cheap(W, false, #s{workers = Ws, last = Last} = S) ->
+    {T, Idx, _} = maps:get(W, Ws),
+    case maps:find(T, Last) of
+        {ok, {Lo, Hi, StackId, M, _}} ->
+            case erlang:process_info(T, ?CHEAP_ITEMS) of
+                [{reductions, Reds}, {status, St1}, {message_queue_len, Q},
+                 {sequential_trace_token, Tok}] when Reds >= Lo, Reds =< Hi ->
+                    {LabelId, S1} = label_id(label(S#s.tab, Tok), S),
+                    M1 = setelement(2, setelement(1, M, Reds), Q),
+                    Code = status(St1),
+                    Keep = case Code of
+                               0 -> Last;   % running: its worker reads it next time
+                               _ -> Last#{T := {Reds, Reds, StackId, M1, Code}}
+                           end,
+                    {{now_us(), Idx, Code, StackId, LabelId, M1},
+                     S1#s{last = Keep, samples = S1#s.samples + 1,
+                          win_cost = S1#s.win_cost + ?COORD_CHEAP_US}};
+                _ -> full    % it ran, or is gone (the worker says so)
+            end;
+        error -> check
+    end.
 
 %% ---------------------------------------------------------------- cost budget
 
@@ -623,17 +676,35 @@ collect(S, R, Deadline, Acc, Left) ->
 add(none, Acc) -> Acc;
 add(Sample, Acc) -> [Sample | Acc].
 
-take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Cost, S0) ->
-    S = S0#s{win_cost = S0#s.win_cost + Cost},
+take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
+    S = S0#s{win_cost = S0#s.win_cost + cost_us(Kind)},
     case maps:find(W, S#s.workers) of
         {ok, {Target, Idx, _}} when R > S#s.reset_round ->
             S1 = proc_def(Info, Target, Idx, W, S),
             {StackId, S2} = stack_id(StackRef, S1),
             {LabelId, S3} = label_id(LabelRef, S2),
-            {S3#s{samples = S3#s.samples + 1},
+            {S3#s{samples = S3#s.samples + 1, last = remember(Target, St, StackId, Metrics, Kind, S3#s.last)},
              {T, Idx, St, StackId, LabelId, Metrics}};
         _ -> {S, none}
     end.
+
+%% A target found waiting (or unchanged) is read by the coordinator next
+%% round (cheap/3). Reading a waiting process's stack costs it one
+%% reduction (OTP 25: current_function, current_stacktrace, memory and
+%% total_heap_size charge one together, and the count read is the one
+%% before), so after a full sample one more reduction still means "has not
+%% run"; after a cheap one, nothing may have changed.
+remember(T, 2, StackId, M, Kind, Last) ->
+    Reds = element(1, M),
+    Hi = case Kind of
+             full -> Reds + ?READ_CHARGE;
+             cheap -> Reds
+         end,
+    Last#{T => {Reds, Hi, StackId, M, 2}};
+remember(T, _St, _StackId, _M, _Kind, Last) -> maps:remove(T, Last).
+
+cost_us(full) -> ?FULL_SAMPLE_US;
+cost_us(cheap) -> ?CHEAP_SAMPLE_US.
 
 proc_def(none, _, _, _, S) -> S;
 proc_def({Initial, Name, Dict}, Target, Idx, W, S) ->
@@ -697,6 +768,7 @@ reset(S) ->
     %% late samples still pending name ids the C side is about to forget
     Dicts = maps:with(maps:keys(Procs), S#s.dicts),
     S#s{next_id = 1, defs = [reset], reset_round = S#s.round - 1, pending = [], dicts = Dicts,
+        last = #{},
         procs = Procs, workers = Ws, next_proc = lists:max([0 | maps:values(Procs)]) + 1}.
 
 %% ---------------------------------------------------------------- sending
@@ -774,8 +846,8 @@ worker(Agent, P, Tab, Dict) -> worker(Agent, P, Tab, Dict, none).
 
 worker(Agent, P, Tab, Dict, Last) ->
     receive
-        {sample, R, Info} ->
-            case sample(P, Last) of
+        {sample, R, Info, How} ->
+            case sample(How, P, Last) of
                 gone ->
                     Agent ! {gone, self(), R};
                 {T, St, StackKey, Frames, Tok, M, Cost} ->
@@ -793,14 +865,16 @@ worker(Agent, P, Tab, Dict, Last) ->
 %% for 100 processes on a saturated node); anything more is a signal the
 %% process must handle when it next runs (3.5 ms for the same 100, and most
 %% of what sampling costs a node). So the rest is asked only after it ran.
-sample(P, {Reds, StackKey, Frames, M} = Last) ->
+%% How: full when the coordinator has just seen it ran (cheap/3).
+sample(check, P, {Reds0, StackKey, Frames, M} = Last) ->
     case erlang:process_info(P, ?CHEAP_ITEMS) of
         undefined -> gone;
-        [{reductions, Reds}, {status, St}, {message_queue_len, Q}, {sequential_trace_token, Tok}] ->
-            {now_us(), St, StackKey, Frames, Tok, setelement(2, M, Q), ?CHEAP_SAMPLE_US};
+        [{reductions, Reds}, {status, St}, {message_queue_len, Q}, {sequential_trace_token, Tok}]
+          when Reds >= Reds0, Reds =< Reds0 + ?READ_CHARGE ->
+            {now_us(), St, StackKey, Frames, Tok, setelement(1, setelement(2, M, Q), Reds), cheap};
         _ -> full_sample(P, Last)
     end;
-sample(P, none) -> full_sample(P, none).
+sample(_, P, Last) -> full_sample(P, Last).
 
 full_sample(P, Last) ->
     case erlang:process_info(P, ?ITEMS) of
@@ -822,7 +896,7 @@ full_sample(P, Last) ->
                       {_, {Hash, _}, Frames, _} -> {Hash, Stack}; % as last time: no hashing
                       _ -> {stack_hash(Frames), Stack}
                   end,
-            {now_us(), St, Key, Frames, Tok, M, ?FULL_SAMPLE_US}
+            {now_us(), St, Key, Frames, Tok, M, full}
     end.
 
 %% Stacks are interned under a 64-bit hash, not the stack itself: a stack

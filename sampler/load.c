@@ -245,6 +245,13 @@ int clear_stale(sampler_t *s, const char *module, const char *what)
 		return r;
 	if (loaded && (r = unload_embedded(s, module)) < 0)
 		return r;
+	/* Old code left by an earlier run whose purge never started (all of
+	 * its processes killed at once, and its flameprof gone): we start
+	 * one. Another purge under way meanwhile is harmless: the code purger
+	 * runs them one after the other. */
+	if (!loaded && (r = rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) == 0 &&
+	    old && (r = unload_embedded(s, module)) < 0)
+		return r;
 	/* a purge of a few seconds (a busy node) is waited for */
 	long long until = mono_ms() + s->opts.connect_timeout_ms;
 	struct timespec pause = { 0, 200 * 1000 * 1000 };

@@ -95,32 +95,43 @@ start_paced(N, Depth, BurnUs) -> start_paced(N, Depth, BurnUs, 10).
 %% runs once a second, so at 97 Hz nearly every sample finds it as it was
 %% at the last one (a cheap sample, no signal).
 start_paced(N, Depth, BurnUs, PeriodMs) ->
-    [spawn(?MODULE, paced, [Depth, BurnUs, PeriodMs, I]) || I <- lists:seq(1, N)],
+    Loops = max(1, round(BurnUs * loops_per_us())),
+    [spawn(?MODULE, paced, [Depth, Loops, PeriodMs, I]) || I <- lists:seq(1, N)],
     ok.
 
-paced(Depth, BurnUs, I) -> paced(Depth, BurnUs, 10, I).
+paced(Depth, BurnUs, I) -> paced(Depth, max(1, round(BurnUs * loops_per_us())), 10, I).
 
-paced(Depth, BurnUs, PeriodMs, I) ->
+paced(Depth, Loops, PeriodMs, I) ->
     %% spread over the period, so the node's work does not come in bursts
     receive after I * 7919 rem PeriodMs -> ok end,
-    descend(Depth, {pace, BurnUs, PeriodMs}).
+    descend(Depth, {pace, Loops, PeriodMs}).
 
-pace(BurnUs, PeriodMs) ->
-    End = erlang:monotonic_time(microsecond) + BurnUs,
-    burn(End),
-    receive after PeriodMs -> pace(BurnUs, PeriodMs) end.
+%% The work is a fixed number of loops, not a fixed wall time: on a shared
+%% machine a process preempted by the OS would otherwise burn less CPU
+%% while profiled (the node gets less of the machine), and the difference
+%% read as the profiler's cost came out negative.
+pace(Loops, PeriodMs) ->
+    count(Loops),
+    receive after PeriodMs -> pace(Loops, PeriodMs) end.
 
-burn(End) ->
-    case erlang:monotonic_time(microsecond) < End of
-        true -> burn(End);
-        false -> ok
-    end.
+count(0) -> ok;
+count(K) -> count(K - 1).
+
+%% Loops of count/1 per microsecond on this machine, the best of 5 tries.
+loops_per_us() ->
+    K = 1000000,
+    Best = lists:min([begin
+                          T0 = erlang:monotonic_time(nanosecond),
+                          count(K),
+                          erlang:monotonic_time(nanosecond) - T0
+                      end || _ <- lists:seq(1, 5)]),
+    K * 1000 / max(1, Best).
 
 %% A stack like a real service's: modules with file and line locations,
 %% Depth frames of a few functions.
 descend(0, wait) -> receive never -> ok end;
 descend(0, spin) -> spin(0);
-descend(0, {pace, BurnUs, PeriodMs}) -> pace(BurnUs, PeriodMs);
+descend(0, {pace, Loops, PeriodMs}) -> pace(Loops, PeriodMs);
 descend(N, How) ->
     case N rem 3 of
         0 -> a(N, How);

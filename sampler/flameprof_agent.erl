@@ -70,19 +70,21 @@
 -define(PRIO, high).
 -endif.
 -define(SAMPLE_COST, 5).                 % reductions a sample may cost its target
-%% What a sample costs the node, in microseconds of scheduler time, for
-%% the cost budget: a full sample (the target's stack built on the target,
-%% hashed, and the answer carried through the coordinator to the C-node)
-%% and a cheap one (the target has not run since its last sample: no
-%% signal, but the same trip through a worker). The largest figures
-%% measured (doc/benchmarks.md, "Cost of one sample"): 22 us a full sample
-%% on the paced workload after the hash cut, 25 us on a saturated 16-core
-%% node before it; a worker's round trip is most of a cheap one. The budget
-%% counts with them rather than timing itself, since much of a sample's
-%% cost is spent by the sampled process handling the signal.
--define(FULL_SAMPLE_US, 25).
--define(CHEAP_SAMPLE_US, 15).
--define(COORD_CHEAP_US, 2).
+%% What a sample costs the node, in microseconds of CPU, for the cost
+%% budget (which acts only while the node's schedulers are busy): a full
+%% sample (a signal to the target, which builds its stack, a worker's round
+%% trip, the hash, the batch's encoding), a cheap one through a worker (the
+%% round trip, no signal) and a cheap one the coordinator reads itself
+%% (cheap/4: one process_info read directly, no message). The node's own
+%% CPU time per sample, measured from outside (doc/benchmarks.md, "Cost of
+%% one sample"): 8.4-10 us a full sample on a quiet 2-core machine with
+%% idle schedulers (which also spin after each wake-up, as a busy node's do
+%% not); the coordinator's cheap read 0.2-0.5 us in a loop. The budget
+%% counts with these rather than timing itself, since much of a full
+%% sample's cost is spent by the sampled process handling the signal.
+-define(FULL_SAMPLE_US, 10).
+-define(CHEAP_SAMPLE_US, 5).
+-define(COORD_CHEAP_US, 1).
 %% What reading a waiting process's stack charges it, in reductions (see
 %% remember/6).
 -define(READ_CHARGE, 1).
@@ -539,38 +541,55 @@ jitter(Period) -> rand:uniform(Period) - 1.
 %% likely to have run again, and reading a running process waits for it)
 %% go to their worker as before, in parallel. A target found changed goes
 %% to its worker too, for the full sample.
-cheap_part([], _R, S, Ask, Cheap) -> {Ask, Cheap, S};
-cheap_part([{W, Info} | Rest], R, S, Ask, Cheap) ->
-    case cheap(W, Info, S) of
-        {Sample, S1} -> cheap_part(Rest, R, S1, Ask, [Sample | Cheap]);
-        Full ->
-            W ! {sample, R, Info, Full},
-            cheap_part(Rest, R, S, [W | Ask], Cheap)
+cheap_part(Part, R, S, Ask, Cheap) ->
+    cheap_part(Part, R, S, Ask, Cheap, S#s.last, 0).
+
+%% Last (the state's last map) and N (samples taken here) are carried
+%% along and put in the state once a round: the state is a record of some
+%% 50 fields, copied at each update.
+cheap_part([], _R, S, Ask, Cheap, Last, N) ->
+    {Ask, Cheap, S#s{last = Last, samples = S#s.samples + N,
+                     win_cost = S#s.win_cost + N * ?COORD_CHEAP_US}};
+cheap_part([{W, Info} | Rest], R, S, Ask, Cheap, Last, N) ->
+    case cheap(W, Info, S, Last) of
+        {Sample, S1, Last1} -> cheap_part(Rest, R, S1, Ask, [Sample | Cheap], Last1, N + 1);
+        How ->
+            W ! {sample, R, Info, How},
+            cheap_part(Rest, R, S, [W | Ask], Cheap, Last, N)
     end.
 
 %% A sample taken here, or what to ask the worker: full (read it all: it
 %% ran) or check (the worker reads the cheap items first).
-cheap(_W, true, _S) -> check;
-cheap(W, false, #s{workers = Ws, last = Last} = S) ->
-    {T, Idx, _} = maps:get(W, Ws),
-    case maps:find(T, Last) of
-        {ok, {Lo, Hi, StackId, M, _}} ->
+cheap(_W, true, _S, _Last) -> check;
+cheap(W, false, S, Last) ->
+    {T, Idx, _} = maps:get(W, S#s.workers),
+    case Last of
+        #{T := {Lo, Hi, StackId, M, Code0} = Prev} ->
             case erlang:process_info(T, ?CHEAP_ITEMS) of
-                [{reductions, Reds}, {status, St1}, {message_queue_len, Q},
+                [{reductions, Reds}, {status, St}, {message_queue_len, Q},
                  {sequential_trace_token, Tok}] when Reds >= Lo, Reds =< Hi ->
-                    {LabelId, S1} = label_id(label(S#s.tab, Tok), S),
-                    M1 = setelement(2, setelement(1, M, Reds), Q),
-                    Code = status(St1),
-                    Keep = case Code of
-                               0 -> Last;   % running: its worker reads it next time
-                               _ -> Last#{T := {Reds, Reds, StackId, M1, Code}}
-                           end,
-                    {{now_us(), Idx, Code, StackId, LabelId, M1},
-                     S1#s{last = Keep, samples = S1#s.samples + 1,
-                          win_cost = S1#s.win_cost + ?COORD_CHEAP_US}};
+                    {LabelId, S1} = case Tok of
+                                        [] -> {0, S};
+                                        _ -> label_id(label(S#s.tab, Tok), S)
+                                    end,
+                    Code = status(St),
+                    %% an idle process: nothing changed, nothing copied
+                    {M1, Now} = case M of
+                                    {Reds, Q, _, _, _, _, _, _, _, _, _, _, _, _, _, _} ->
+                                        {M, Prev};
+                                    _ ->
+                                        M2 = setelement(2, setelement(1, M, Reds), Q),
+                                        {M2, {Reds, Reds, StackId, M2, Code}}
+                                end,
+                    Last1 = if
+                                Code =:= 0 -> maps:remove(T, Last); % running: its worker next time
+                                Now =:= Prev, Lo =:= Hi, Code =:= Code0 -> Last;
+                                true -> Last#{T := setelement(5, setelement(1, setelement(2, Now, Reds), Reds), Code)}
+                            end,
+                    {{now_us(), Idx, Code, StackId, LabelId, M1}, S1, Last1};
                 _ -> full    % it ran, or is gone (the worker says so)
             end;
-        error -> check
+        _ -> check
     end.
 
 %% ---------------------------------------------------------------- cost budget

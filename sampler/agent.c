@@ -10,6 +10,12 @@
 /* How long the agent has, once it said it ended, to delete its module and
  * start the purge itself (it takes milliseconds) before we do. */
 #define UNLOAD_GRACE_MS 300
+/* How long a purge is waited for once the module is deleted: it checks
+ * every process of the node, milliseconds on an ordinary node; on one of
+ * 100,000 processes it took 1.5 s to more than 15 s (doc/benchmarks.md,
+ * "Agent death"), and waiting that long at every stop buys nothing: the
+ * purge goes on by itself, and the next run waits for it. */
+#define PURGE_WAIT_MS 1000
 
 /* ---------------------------------------------------------------- starting */
 
@@ -204,15 +210,15 @@ int unload_wait(sampler_t *s, const char *name)
 		 * moment, nothing of it is left to do it (its processes were
 		 * killed together): we do, so that the node is ready for the
 		 * next run when we exit (a purge nobody started left the old
-		 * code there until the next run gave up on it). Then the purge
-		 * gets a second, not the whole timeout. */
+		 * code there until the next run gave up on it). */
 		if (!ours && mono_ms() >= start + UNLOAD_GRACE_MS) {
 			if ((r = unload_embedded(s, name)) < 0)
 				return r;
 			ours = 1;
-			if (deadline > mono_ms() + 1000)
-				deadline = mono_ms() + 1000;
 		}
+		/* Deleted: the purge gets PURGE_WAIT_MS, not the whole timeout. */
+		if (!loaded && deadline > mono_ms() + PURGE_WAIT_MS)
+			deadline = mono_ms() + PURGE_WAIT_MS;
 		nanosleep(&pause, NULL);
 	}
 	if (!loaded)

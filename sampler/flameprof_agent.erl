@@ -716,7 +716,10 @@ take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
 %% reduction (OTP 25: current_function, current_stacktrace, memory and
 %% total_heap_size charge one together, and the count read is the one
 %% before), so after a full sample one more reduction still means "has not
-%% run"; after a cheap one, nothing may have changed.
+%% run" (a process that ran did at least 5: waking from a receive timeout
+%% costs 5, a message 7-9, on OTP 25; tests/e2e/cheap_samples.t); after a
+%% cheap one, nothing may have changed. Where a release charges more, the
+%% next sample is simply a full one.
 remember(T, 0, _StackId, _M, _Kind, Last) -> maps:remove(T, Last);
 remember(T, Code, StackId, M, Kind, Last) ->
     Reds = element(1, M),

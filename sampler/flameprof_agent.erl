@@ -534,10 +534,11 @@ jitter(Period) -> rand:uniform(Period) - 1.
 %% A process that has not run since its last sample needs no worker: its
 %% stack and heap are as they were, and reductions, status, queue length
 %% and seq_trace token are read without a signal (0.2-0.5 us) unless it is
-%% running right now. A worker's round trip (a message each way and a
-%% wake-up of a scheduler, which then spins looking for work) cost 30 us of
-%% node CPU on an idle 2-core node (doc/benchmarks.md, "Cost of one
-%% sample"). So the coordinator reads the cheap items itself, one target
+%% running right now. Through a worker (a message each way and a wake-up
+%% of a scheduler, which then spins looking for work) such a sample cost
+%% 26-41 us of node CPU on an idle 2-core node, read here 5-14 us, most of
+%% it the round's own wake-up (doc/benchmarks.md, "Cheap samples, the
+%% budget's figures"). So the coordinator reads the cheap items itself, one target
 %% after the other, of every target its last sample did not find running:
 %% waiting ones, and runnable ones, which on a saturated node wait in the
 %% run queue for many rounds (reading them is direct as long as they are
@@ -892,7 +893,7 @@ worker(Agent, P, Tab, Dict, Last) ->
 %% for 100 processes on a saturated node); anything more is a signal the
 %% process must handle when it next runs (3.5 ms for the same 100, and most
 %% of what sampling costs a node). So the rest is asked only after it ran.
-%% How: full when the coordinator has just seen it ran (cheap/3).
+%% How: full when the coordinator has just seen it ran (cheap/4).
 sample(check, P, {Reds0, StackKey, Frames, M} = Last) ->
     case erlang:process_info(P, ?CHEAP_ITEMS) of
         undefined -> gone;

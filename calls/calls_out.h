@@ -9,7 +9,7 @@
 #define FP_CALLS_OUT_H
 
 #include <stdio.h>
-#include "../sampler/calls.h"
+#include "calls.h"
 
 /* Orders the rows for printing: per process, the process with the largest
  * total first; in each, by the measure (calls for count) from the largest,

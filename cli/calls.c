@@ -2,7 +2,7 @@
  * calls.c - `flameprof calls`: exact call counts, call time and call memory
  * per function, from outside the node.
  *
- * Connect, start the tracer (sampler/calls.h), wait for --duration or a
+ * Connect, start the tracer (calls/calls.h), wait for --duration or a
  * signal while watching the connection, stop, print. Signal handlers only
  * set a flag; the results collected so far are printed either way. If
  * flameprof dies instead, the tracer sees the node go and cleans up.
@@ -21,20 +21,20 @@
 #include "session.h"
 #include "../calls/calls_out.h"
 #include "../rotate/outfile.h"
-#include "../sampler/calls.h"
-#include "../sampler/sampler.h"
+#include "../calls/calls.h"
+#include "../node/node.h"
 
 /* Waits for --duration or a signal; the connection is read all along, so
  * a node that goes away is noticed. @return 0, 1 when the tracer ended the
  * run by itself (results in *early), or a sampler error. */
-static int trace_for(sampler_t *s, const struct calls_config *cfg, struct calls_result *early)
+static int trace_for(tracer_t *s, const struct calls_config *cfg, struct calls_result *early)
 {
 	long long end = fp_now_ms() + cfg->duration_us / 1000;
 	while (!fp_stop_signals()) {
 		long long left = end - fp_now_ms();
 		if (left <= 0)
 			return 0;
-		int r = sampler_calls_wait(s, left > 200 ? 200 : (int)left, early);
+		int r = calls_wait(s, left > 200 ? 200 : (int)left, early);
 		if (r != 0)
 			return r;
 	}
@@ -86,35 +86,35 @@ static int run(const struct calls_config *cfg, const char *cookie, struct rot_ou
 		.limit = cfg->limit, .force = cfg->force, .per_process = cfg->per_process,
 		.max_run_queue = cfg->max_run_queue,
 	};
-	struct sampler_options so = {
+	struct node_options no = {
 		.node = cfg->node, .cookie = cookie, .alive = cfg->node_name, .role = "calls",
 		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
-		.silence_timeout_ms = 15000,
 	};
 	struct calls_result res;
 	unsigned nf = 0, np = 0;
-	sampler_t *s = NULL;
+	node_t *n = NULL;
+	tracer_t *s = NULL;
 	int rc;
 
 	fp_note("connecting to '%s'", cfg->node);
-	int e = sampler_connect(&s, &so);
+	int e = node_connect(&n, &no);
 	fp_wipe_cookie();
 	if (e == 0)
-		e = sampler_calls_start(s, &co, &nf, &np);
+		e = calls_start(&s, n, &co, &nf, &np);
 	if (e < 0) {
-		fp_error("%s", sampler_error(s));
+		fp_error("%s", node_error(n));
 		rc = fp_exit_for_sampler(e);
 		goto out;
 	}
 	if (cfg->type == CALLS_COUNT)
 		fp_note("counting calls of %u functions on '%s' (OTP %s) for %.3g s", nf, cfg->node,
-			sampler_otp_release(s), cfg->duration_us / 1e6);
+			node_otp_release(n), cfg->duration_us / 1e6);
 	else
 		fp_note("measuring %s of %u functions in %u processes%s on '%s' (OTP %s) for %.3g s",
 			calls_type_name(cfg->type), nf, np, co.procs == CALLS_PROCS_LIST ? "" : " and those spawned",
-			cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);
+			cfg->node, node_otp_release(n), cfg->duration_us / 1e6);
 	if ((e = trace_for(s, cfg, &res)) == 0)
-		e = sampler_calls_stop(s, &res);
+		e = calls_stop(s, &res);
 	if (e == 1) {
 		fp_warn("'%s' fell behind (run queues %llu, limit %llu): the tracer ended the run after %.1f s, with what it counted; raise --max-run-queue or trace fewer functions or processes",
 			cfg->node, (unsigned long long)res.run_queue, (unsigned long long)res.run_queue_limit,
@@ -122,22 +122,23 @@ static int run(const struct calls_config *cfg, const char *cookie, struct rot_ou
 		e = 0;
 	}
 	if (e < 0) {
-		fp_error("%s", sampler_error(s));
+		fp_error("%s", node_error(n));
 		rc = fp_exit_for_sampler(e);
 		goto out;
 	}
 	rc = print_results(cfg, &res, json);
 	calls_result_free(&res);
-	e = sampler_calls_unload(s);
+	e = calls_unload(s);
 	if (e < 0)
-		fp_warn("%s", sampler_error(s));
-	else if (e == SAMPLER_PURGING)
+		fp_warn("%s", node_error(n));
+	else if (e == NODE_PURGING)
 		fp_note("tracer module deleted; '%s' is still purging its old code and finishes by itself", cfg->node);
 	else
 		fp_note("breakpoints and trace flags removed, tracer unloaded");
 out:
 	rot_out_abort(json); /* a failed run: an existing --json file stays as it was */
-	sampler_free(s);
+	tracer_free(s);
+	node_free(n);
 	return rc;
 }
 
@@ -155,8 +156,8 @@ int calls_main(int argc, char **argv)
 		goto done;
 	}
 	fp_verbosity = cfg.verbosity;
-	if (sampler_check_node(cfg.node, err, sizeof err) < 0 ||
-	    (cfg.node_name && sampler_check_node_name(cfg.node_name, err, sizeof err) < 0)) {
+	if (node_check_target(cfg.node, err, sizeof err) < 0 ||
+	    (cfg.node_name && node_check_alive(cfg.node_name, err, sizeof err) < 0)) {
 		fp_usage("%s", err);
 		rc = EX_USAGE;
 		goto done;

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../sampler/calls.h"
+#include "../calls/calls.h"
 
 #define CALLS_MAX_PATTERNS 64
 #define CALLS_MAX_TARGETS 64

@@ -2,7 +2,7 @@
  * requests.c - `flameprof requests`: where each kind of request spends its
  * time, tier by tier, from outside the node.
  *
- * Connect, start the tracer (sampler/requests.h), merge each window into
+ * Connect, start the tracer (requests/requests.h), merge each window into
  * the table (requests/req_table.h), write --stats and --slow lines as they
  * come, redraw the table on a terminal; at --duration or a signal stop,
  * take the last window and print the summary. Signal handlers only set a
@@ -23,8 +23,8 @@
 #include "requests_options.h"
 #include "../requests/req_table.h"
 #include "../rotate/outfile.h"
-#include "../sampler/requests.h"
-#include "../sampler/sampler.h"
+#include "../node/node.h"
+#include "../requests/requests.h"
 
 struct outputs {
 	FILE *stats, *slow;
@@ -80,7 +80,7 @@ static int take_window(struct req_table *t, struct req_window *w, struct outputs
 
 /* Windows until --duration or a signal, then stop and the last window.
  * @return 0 or a sampler error. */
-static int trace_for(sampler_t *s, const struct requests_config *cfg, struct req_table *t, struct outputs *o)
+static int trace_for(tracer_t *s, const struct requests_config *cfg, struct req_table *t, struct outputs *o)
 {
 	long long end = fp_now_ms() + cfg->duration_us / 1000, deadline = 0;
 	int stopping = 0;
@@ -88,7 +88,7 @@ static int trace_for(sampler_t *s, const struct requests_config *cfg, struct req
 		if (!stopping && (fp_stop_signals() || fp_now_ms() >= end)) {
 			if (fp_stop_signals())
 				fp_note("stopping on a signal; printing what was measured so far");
-			int r = sampler_requests_stop(s);
+			int r = req_stop(s);
 			if (r < 0)
 				return r;
 			stopping = 1;
@@ -99,7 +99,7 @@ static int trace_for(sampler_t *s, const struct requests_config *cfg, struct req
 		if (stopping && fp_now_ms() > deadline)
 			return -1;
 		struct req_window w;
-		int r = sampler_requests_next(s, 200, &w, &o->tokens);
+		int r = req_next(s, 200, &w, &o->tokens);
 		if (r < 0 || r == 2)
 			return r < 0 ? r : 0;
 		if (r == 1) {
@@ -123,25 +123,25 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		.sample_permille = cfg->sample_permille, .max_late_ms = (unsigned)(cfg->max_late_us / 1000),
 		.max_queue = cfg->max_queue,
 	};
-	struct sampler_options so = {
+	struct node_options no = {
 		.node = cfg->node, .alive = cfg->node_name, .role = "requests", .cookie = cookie,
 		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
-		.silence_timeout_ms = 15000,
 	};
 	struct req_table t;
 	unsigned ne = 0, nt = 0;
-	sampler_t *s = NULL;
+	node_t *n = NULL;
+	tracer_t *s = NULL;
 	int rc = 0;
 
 	memset(&t, 0, sizeof t);
 	t.sample_permille = cfg->sample_permille;
 	fp_note("connecting to '%s'", cfg->node);
-	int e = sampler_connect(&s, &so);
+	int e = node_connect(&n, &no);
 	fp_wipe_cookie();
 	if (e == 0)
-		e = sampler_requests_start(s, &ro, &ne, &nt);
+		e = req_start(&s, n, &ro, &ne, &nt);
 	if (e < 0) {
-		fp_error("%s", sampler_error(s));
+		fp_error("%s", node_error(n));
 		rc = fp_exit_for_sampler(e);
 		goto out;
 	}
@@ -149,7 +149,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		fp_warn("--full: every call of the %u function(s) traced is timed inside requests, two trace messages per call, a few microseconds each on the node; keep the run short, or lower --sample-requests",
 			nt);
 	fp_note("tracing requests from %u entry function(s) with %u tier function(s) on '%s' (OTP %s) for %.3g s",
-		ne, nt, cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);
+		ne, nt, cfg->node, node_otp_release(n), cfg->duration_us / 1e6);
 	o->start_ms = fp_now_ms();
 	e = trace_for(s, cfg, &t, o);
 	t.run_us = (uint64_t)(fp_now_ms() - o->start_ms) * 1000;
@@ -157,7 +157,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		fp_error("the tracer on '%s' did not confirm its stop in time; it removes its patterns by itself", cfg->node);
 		rc = EX_TEMPFAIL;
 	} else if (e < 0) {
-		fp_error("%s", sampler_error(s));
+		fp_error("%s", node_error(n));
 		rc = fp_exit_for_sampler(e);
 	}
 	/* the summary: whatever was measured, even after an error */
@@ -183,18 +183,19 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		fp_warn("no request finished during the run: was the entry function called?");
 	if (o->bad && rc == 0)
 		rc = EX_IOERR;
-	if (e == 0 || e == SAMPLER_ERR_LOST) {
-		e = sampler_requests_unload(s);
+	if (e == 0 || e == NODE_ERR_LOST) {
+		e = req_unload(s);
 		if (e < 0)
-			fp_warn("%s", sampler_error(s));
-		else if (e == SAMPLER_PURGING)
+			fp_warn("%s", node_error(n));
+		else if (e == NODE_PURGING)
 			fp_note("tracer module deleted; '%s' is still purging its old code and finishes by itself", cfg->node);
 		else
 			fp_note("trace patterns and flags removed, tracer unloaded");
 	}
 out:
 	req_table_free(&t);
-	sampler_free(s);
+	tracer_free(s);
+	node_free(n);
 	return rc;
 }
 
@@ -226,7 +227,7 @@ int requests_main(int argc, char **argv)
 		goto done;
 	}
 	fp_verbosity = cfg.verbosity;
-	if (sampler_check_node(cfg.node, err, sizeof err) < 0) {
+	if (node_check_target(cfg.node, err, sizeof err) < 0) {
 		fp_usage("%s", err);
 		rc = EX_USAGE;
 		goto done;

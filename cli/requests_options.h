@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../sampler/requests.h"
+#include "../requests/requests.h"
 
 struct requests_config {
 	const char *node;

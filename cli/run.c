@@ -23,6 +23,7 @@
 #include "../index/index.h"
 #include "../rotate/rotate.h"
 #include "../rotate/adopt.h"
+#include "../node/node.h"
 #include "../sampler/sampler.h"
 
 /* How sampling went when a file began, for its header: the cost budget's
@@ -36,6 +37,7 @@ struct at_start {
 
 struct run {
 	const struct fp_config *cfg;
+	node_t *nd;
 	sampler_t *sampler;
 	rot_t *rot;
 	ix_writer *index;
@@ -113,10 +115,10 @@ static int confirm_unloaded(struct run *r)
 {
 	int u = sampler_unload(r->sampler);
 	if (u < 0) {
-		fp_warn("%s", sampler_error(r->sampler));
+		fp_warn("%s", node_error(r->nd));
 		return -1;
 	}
-	if (u == SAMPLER_PURGING)
+	if (u == NODE_PURGING)
 		fp_note("agent module deleted; '%s' is still purging its old code and finishes by itself", r->cfg->node);
 	fp_note("agent stopped, backtrace_depth restored to %d, module unloaded", sampler_old_depth(r->sampler));
 	return 0;
@@ -239,7 +241,7 @@ static int pick_names(struct run *r)
 	int elixir = r->cfg->lang == FP_NAMES_ELIXIR;
 	/* a node that cannot say is taken for an Erlang one: the files are
 	 * the same either way, and `report --names elixir` still draws them */
-	if (r->cfg->lang == FP_NAMES_AUTO && sampler_runs_elixir(r->sampler, &elixir) < 0)
+	if (r->cfg->lang == FP_NAMES_AUTO && node_runs_elixir(r->nd, &elixir) < 0)
 		elixir = 0;
 	r->names = elixir ? "elixir" : r->cfg->lang == FP_NAMES_ERLANG ? "erlang" : NULL;
 	if (elixir)
@@ -252,14 +254,16 @@ static int pick_names(struct run *r)
 static int connect_node(struct run *r, const char *cookie)
 {
 	const struct fp_config *cfg = r->cfg;
-	struct sampler_options so = {
+	struct node_options no = {
 		.node = cfg->node, .cookie = cookie, .alive = cfg->node_name,
 		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
+		.compile_on_target = cfg->compile_on_target,
+	};
+	struct sampler_options so = {
 		.silence_timeout_ms = (int)(cfg->silence_timeout_us / 1000),
 		.top = cfg->top, .hz = cfg->hz, .every_ms = (unsigned)(cfg->every_us / 1000),
 		.depth = cfg->depth, .pids = cfg->pids, .npids = cfg->npids,
 		.names = cfg->names, .nnames = cfg->nnames,
-		.compile_on_target = cfg->compile_on_target,
 		.max_cost_ppm = cfg->max_cost_ppm,
 	};
 	/* at low rates the silence timeout must cover three agent rounds
@@ -267,28 +271,28 @@ static int connect_node(struct run *r, const char *cookie)
 	if (so.silence_timeout_ms < 3000 / cfg->hz)
 		so.silence_timeout_ms = (int)(3000 / cfg->hz);
 	fp_note("connecting to '%s'", cfg->node);
-	int e = sampler_connect(&r->sampler, &so);
+	int e = node_connect(&r->nd, &no);
 	fp_wipe_cookie();
 	if (e == 0)
 		e = pick_names(r);
 	if (e == 0) {
 		fp_note("connected; loading the agent");
-		e = sampler_start(r->sampler);
+		e = sampler_start(&r->sampler, r->nd, &so);
 	}
 	if (e < 0) {
-		fp_error("%s", sampler_error(r->sampler));
+		fp_error("%s", node_error(r->nd));
 		return fp_exit_for_sampler(e);
 	}
 	/* Files are named after the node's own name, so that one node reached
 	 * as rabbit@vm and as rabbit@127.0.0.1 writes one series of files. */
-	r->node = sampler_node_name(r->sampler);
+	r->node = node_own_name(r->nd);
 	if (strcmp(r->node, cfg->node) != 0) {
 		fp_note("'%s' calls itself '%s'; the files are named after that", cfg->node, r->node);
 		(void)rot_set_node(r->rot, r->node); /* no file is open yet */
 		(void)set_header(r, &r->header);
 	}
 	fp_note("sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", cfg->node,
-		sampler_otp_release(r->sampler), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
+		node_otp_release(r->nd), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
 	return 0;
 }
 
@@ -345,10 +349,10 @@ static int capture(struct run *r)
 			wait = 200;
 		int rc = sampler_next(r->sampler, wait < 1 ? 1 : (int)wait, &b);
 		if (rc < 0) {
-			fp_error("%s", sampler_error(r->sampler));
-			if (rc == SAMPLER_ERR_AGENT_DOWN)
+			fp_error("%s", node_error(r->nd));
+			if (rc == NODE_ERR_AGENT_DOWN)
 				confirm_unloaded(r);
-			else if (rc != SAMPLER_ERR_LOST)
+			else if (rc != NODE_ERR_LOST)
 				stop_agent(r, 0);
 			close_output(r, NULL);
 			return fp_exit_for_sampler(rc);
@@ -384,8 +388,8 @@ int fp_run(const struct fp_config *cfg)
 	int rc;
 
 	char err[512];
-	if (sampler_check_node(cfg->node, err, sizeof err) < 0 ||
-	    (cfg->node_name && sampler_check_node_name(cfg->node_name, err, sizeof err) < 0)) {
+	if (node_check_target(cfg->node, err, sizeof err) < 0 ||
+	    (cfg->node_name && node_check_alive(cfg->node_name, err, sizeof err) < 0)) {
 		fp_usage("%s", err);
 		return EX_USAGE;
 	}
@@ -415,6 +419,7 @@ out:
 	explicit_bzero(cookie, sizeof cookie);
 	fp_status_clear();
 	sampler_free(r.sampler);
+	node_free(r.nd);
 	rot_free(r.rot);
 	ix_writer_free(r.index);
 	fmt_free(fmt);

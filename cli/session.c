@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include "msg.h"
 #include "session.h"
-#include "../sampler/sampler.h"
+#include "../node/node.h"
 
 static volatile sig_atomic_t stop_signals;
 
@@ -36,13 +36,6 @@ void fp_install_stop_signals(void)
 int fp_stop_signals(void)
 {
 	return stop_signals;
-}
-
-long long fp_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The one copy of the cookie this side keeps, until fp_wipe_cookie(). */
@@ -85,7 +78,7 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 		memcpy(buf, env, n + 1);
 		explicit_bzero(env, n); /* our environment's copy, as argv's above */
 		unsetenv("RELEASE_COOKIE");
-	} else if (sampler_read_cookie(cookie_file, buf, cap, err, sizeof err) < 0) {
+	} else if (node_read_cookie(cookie_file, buf, cap, err, sizeof err) < 0) {
 		fp_error("%s", err);
 		return EX_NOPERM;
 	}
@@ -98,13 +91,13 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 int fp_exit_for_sampler(int err)
 {
 	switch (err) {
-	case SAMPLER_ERR_USAGE: return EX_USAGE;
-	case SAMPLER_ERR_COOKIE: return EX_NOPERM;
-	case SAMPLER_ERR_LOST: return EX_TEMPFAIL;
-	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
-	case SAMPLER_ERR_NOMEM: return EX_OSERR;
-	case SAMPLER_ERR_AGENT_DOWN: return EX_SOFTWARE;
-	case SAMPLER_ERR_LOCAL: return EX_CANTCREAT;
+	case NODE_ERR_USAGE: return EX_USAGE;
+	case NODE_ERR_COOKIE: return EX_NOPERM;
+	case NODE_ERR_LOST: return EX_TEMPFAIL;
+	case NODE_ERR_PROTO: return EX_PROTOCOL;
+	case NODE_ERR_NOMEM: return EX_OSERR;
+	case NODE_ERR_AGENT_DOWN: return EX_SOFTWARE;
+	case NODE_ERR_LOCAL: return EX_CANTCREAT;
 	default: return EX_UNAVAILABLE;
 	}
 }

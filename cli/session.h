@@ -7,6 +7,7 @@
 #define FP_CLI_SESSION_H
 
 #include <stddef.h>
+#include "../common/clock.h"
 
 /* SIGINT, SIGTERM and SIGHUP only count (fp_stop_signals()); SIGPIPE and
  * SIGXFSZ are ignored, so a closed pipe or a full file is an error we
@@ -14,7 +15,6 @@
 void fp_install_stop_signals(void);
 /* How many stop signals have arrived (a second one means "now"). */
 int fp_stop_signals(void);
-long long fp_now_ms(void);
 /* The cookie into buf: --cookie (with a warning that 'ps' shows it; argv's
  * copy is blanked), else read from cookie_file, else $RELEASE_COOKIE (as a
  * mix release takes it; blanked and unset), else ~/.erlang.cookie (a file
@@ -24,7 +24,7 @@ long long fp_now_ms(void);
 int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out);
 /* Wipes buf of fp_read_cookie(): called right after the handshake. */
 void fp_wipe_cookie(void);
-/* The documented exit status of a negative enum sampler_err. */
+/* The documented exit status of a negative enum node_err. */
 int fp_exit_for_sampler(int err);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 #include "hist.h"
-#include "../sampler/requests.h"
+#include "requests.h"
 
 struct req_cell {
 	char *identity, *tier;

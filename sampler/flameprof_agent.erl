@@ -45,7 +45,7 @@
 %%       {proc, Index, Pid, InitialCall, Name}
 %%       reset                                               (forget all ids)
 %%     Samples = [{TimeUs, ProcIndex, Status, StackId, LabelId (0: none),
-%%                 {16 metrics in the order of sampler/sample.h}}]
+%%                 {16 metrics in the order of common/sample.h}}]
 %% From the sink: stop.
 -module(flameprof_agent).
 -export([init/1, worker/4, scanner/2, guardian/4, scan/6]).

@@ -1,5 +1,5 @@
 /*
- * test_calls.c - sampler/calls_decode.c and calls/calls_out.c without a
+ * test_calls.c - calls/calls_decode.c and calls/calls_out.c without a
  * node.
  *
  * The tracer's result message is built with ei exactly as
@@ -17,7 +17,7 @@
 
 #include "tap.h"
 #include "../../calls/calls_out.h"
-#include "../../sampler/calls.h"
+#include "../../calls/calls.h"
 
 #define E(call) do { if ((call) < 0) { fprintf(stderr, "encode failed: %s\n", #call); abort(); } } while (0)
 

@@ -7,7 +7,7 @@
 
 #define PORT2_RESP 119
 
-int epmd_port_reply(const unsigned char *buf, size_t n)
+int node_epmd_port_reply(const unsigned char *buf, size_t n)
 {
 	if (n < 2 || buf[0] != PORT2_RESP)
 		return -1;
@@ -24,7 +24,7 @@ static int name_byte(unsigned char c)
 	return c == '_' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-void epmd_names_reply(const unsigned char *buf, size_t n, char *out, size_t cap)
+void node_epmd_names_reply(const unsigned char *buf, size_t n, char *out, size_t cap)
 {
 	static const char prefix[] = "name ", suffix[] = " at port ";
 	size_t used = 0;

@@ -1,24 +1,26 @@
 /*
  * requests.h - where each kind of request spends its time, tier by tier,
  * across processes (`flameprof requests`), through the node's tracer
- * (sampler/flameprof_requests.erl).
+ * (requests/flameprof_requests.erl).
  *
- * On a connected sampler_t: sampler_requests_start() loads the tracer,
+ * On a connected node_t (node/node.h): req_start() loads the tracer,
  * which takes the node's one tracing session (the lock `flameprof calls`
- * takes too) and sets the entry and tier patterns; sampler_requests_next()
+ * takes too) and sets the entry and tier patterns; req_next()
  * returns each window's histograms and slow requests;
- * sampler_requests_stop() ends the session (the last window comes first)
+ * req_stop() ends the session (the last window comes first)
  * and the tracer removes everything it set. If we die or the connection
  * drops, the tracer cleans up by itself. Nothing here prints; errors are a
- * negative enum sampler_err with one sentence in sampler_error().
+ * negative enum node_err with one sentence in node_error().
  */
 #ifndef FP_REQUESTS_H
 #define FP_REQUESTS_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "calls.h"
-#include "sampler.h"
+#include "../common/mfa_pattern.h"
+#include "../tracer/tracer.h"
+
+typedef struct node_s node_t; /* node/node.h */
 
 enum req_identity { REQ_ID_NONE, REQ_ID_ARG, REQ_ID_FUN };
 
@@ -81,28 +83,29 @@ struct req_window {
 	uint64_t untraced;             /* entry calls while paused, not traced */
 };
 
-/* SAMPLER_ERR_BUSY: another tracing session of flameprof holds the node.
- * SAMPLER_ERR_USAGE: a pattern matches nothing, a function is traced by
+/* NODE_ERR_BUSY: another tracing session of flameprof holds the node.
+ * NODE_ERR_USAGE: a pattern matches nothing, a function is traced by
  * someone else, the identity fun does not compile. @return 0 and the
- * number of entry and tier functions traced. */
-int sampler_requests_start(sampler_t *s, const struct requests_options *o, unsigned *nentry,
+ * number of entry and tier functions traced. *out is set even on failure:
+ * free it with tracer_free(). */
+int req_start(tracer_t **out, node_t *n, const struct requests_options *o, unsigned *nentry,
 			   unsigned *ntier);
 
 /* Waits up to timeout_ms. @return 1 a window is in *w (free it with
  * req_window_free()), 0 nothing yet, 2 the session has stopped (after
- * sampler_requests_stop(); *tokens says how its seq_trace tokens were
- * cleared), or a negative enum sampler_err. */
+ * req_stop(); *tokens says how its seq_trace tokens were
+ * cleared), or a negative enum node_err. */
 struct req_tokens {
 	uint64_t cleared;              /* processes that carried one at the end */
 	uint64_t left;                 /* still carrying one when the tracer gave up */
 };
-int sampler_requests_next(sampler_t *s, int timeout_ms, struct req_window *w, struct req_tokens *tokens);
+int req_next(tracer_t *s, int timeout_ms, struct req_window *w, struct req_tokens *tokens);
 
-/* Asks the session to stop; keep calling sampler_requests_next() until 2. */
-int sampler_requests_stop(sampler_t *s);
+/* Asks the session to stop; keep calling req_next() until 2. */
+int req_stop(tracer_t *s);
 
 /* After stop: the tracer's module is deleted and purged on the node. */
-int sampler_requests_unload(sampler_t *s);
+int req_unload(tracer_t *s);
 
 void req_window_free(struct req_window *w);
 

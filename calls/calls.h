@@ -2,14 +2,14 @@
  * calls.h - exact call counts, call time and call memory per function
  * (`flameprof calls`), through the node's tracer (flameprof_tracer.erl).
  *
- * On a connected sampler_t: sampler_calls_start() loads the tracer, which
+ * On a connected node_t (node/node.h): calls_start() loads the tracer, which
  * takes the node's one tracing session and sets the breakpoints;
- * sampler_calls_wait() watches the connection while they count;
- * sampler_calls_stop() collects the rows and the tracer removes everything
- * it set; sampler_calls_unload() makes sure its module is gone. If we die
+ * calls_wait() watches the connection while they count;
+ * calls_stop() collects the rows and the tracer removes everything
+ * it set; calls_unload() makes sure its module is gone. If we die
  * or the connection drops, the tracer cleans up by itself. Nothing here
- * prints; errors are a negative enum sampler_err with one sentence in
- * sampler_error(). The rows are plain data (no ei types).
+ * prints; errors are a negative enum node_err with one sentence in
+ * node_error(). The rows are plain data (no ei types).
  */
 #ifndef FP_CALLS_H
 #define FP_CALLS_H
@@ -17,7 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../common/mfa_pattern.h"
-#include "sampler.h"
+#include "../tracer/tracer.h"
+
+typedef struct node_s node_t; /* node/node.h */
 
 enum calls_type { CALLS_COUNT, CALLS_TIME, CALLS_MEMORY };
 /* Which processes time and memory are measured in (count: all, always). */
@@ -64,26 +66,27 @@ struct calls_result {
 };
 
 /* Another tracer of flameprof (or `calls` of another flameprof) holds the
- * node: SAMPLER_ERR_BUSY. A node older than OTP 26 asked for memory:
- * SAMPLER_ERR_AGENT with the release named. A pattern that matches nothing,
+ * node: NODE_ERR_BUSY. A node older than OTP 26 asked for memory:
+ * NODE_ERR_AGENT with the release named. A pattern that matches nothing,
  * too many functions, a process not found or functions already traced by
- * someone else: SAMPLER_ERR_USAGE with the reason.
- * @return 0 and the number of functions and processes traced. */
-int sampler_calls_start(sampler_t *s, const struct calls_options *o,
+ * someone else: NODE_ERR_USAGE with the reason.
+ * @return 0 and the number of functions and processes traced. *out is set
+ * even on failure: free it with tracer_free(). */
+int calls_start(tracer_t **out, node_t *n, const struct calls_options *o,
 			unsigned *nfunctions, unsigned *nprocs);
 
 /* Waits up to timeout_ms while the breakpoints count. @return 0; 1 when
  * the tracer ended the run by itself (the node overloaded) and *early
- * holds its results (free with calls_result_free()); or SAMPLER_ERR_LOST
+ * holds its results (free with calls_result_free()); or NODE_ERR_LOST
  * when the node went away or the session died. */
-int sampler_calls_wait(sampler_t *s, int timeout_ms, struct calls_result *early);
+int calls_wait(tracer_t *s, int timeout_ms, struct calls_result *early);
 
 /* Stops the session and fills *out (free it with calls_result_free()). */
-int sampler_calls_stop(sampler_t *s, struct calls_result *out);
+int calls_stop(tracer_t *s, struct calls_result *out);
 
 /* After stop: the tracer's module is deleted and purged on the node.
- * @return as sampler_unload(). */
-int sampler_calls_unload(sampler_t *s);
+ * @return as node_unload_wait(). */
+int calls_unload(tracer_t *s);
 
 void calls_result_free(struct calls_result *r);
 

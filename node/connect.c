@@ -20,14 +20,7 @@
 #include <arpa/inet.h>
 #include "internal.h"
 
-long long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int serr(sampler_t *s, int code, const char *fmt, ...)
+int node_errf(node_t *s, int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -36,28 +29,27 @@ int serr(sampler_t *s, int code, const char *fmt, ...)
 	return code;
 }
 
-const char *sampler_error(const sampler_t *s)
+const char *node_error(const node_t *s)
 {
 	return s ? s->err : "out of memory";
 }
 
-int sampler_old_depth(const sampler_t *s)
+const char *node_target(const node_t *s)
 {
-	return s->old_depth;
+	return s->node;
 }
 
-unsigned sampler_missing(const sampler_t *s, const char **names)
+int node_timeout_ms(const node_t *s)
 {
-	*names = s->missing;
-	return s->nmissing;
+	return s->opts.connect_timeout_ms;
 }
 
-const char *sampler_node_name(const sampler_t *s)
+const char *node_own_name(const node_t *s)
 {
 	return s->own_name[0] ? s->own_name : s->node;
 }
 
-const char *sampler_otp_release(const sampler_t *s)
+const char *node_otp_release(const node_t *s)
 {
 	return s->otp;
 }
@@ -85,18 +77,18 @@ static int valid_host(const char *p)
 	return 1;
 }
 
-int sampler_check_node(const char *node, char *err, size_t errlen)
+int node_check_target(const char *node, char *err, size_t errlen)
 {
 	const char *at = strchr(node, '@');
 	if (at && valid_alive(node, (size_t)(at - node)) && valid_host(at + 1) && strlen(node) < 512)
 		return 0;
 	snprintf(err, errlen, "'%.80s%s' is not a node name; give it as name@host, e.g. app@db1 or app@db1.example.com",
 		 node, strlen(node) > 80 ? "..." : "");
-	return SAMPLER_ERR_USAGE;
+	return NODE_ERR_USAGE;
 }
 
 /* Our host part: short or long, following the target's form. */
-static void our_host(const sampler_t *s, char *out, size_t cap)
+static void our_host(const node_t *s, char *out, size_t cap)
 {
 	char h[256] = "localhost";
 	int long_names = strchr(s->host, '.') != NULL;
@@ -130,13 +122,13 @@ static void default_alive(const char *role, char *out, size_t cap)
 		snprintf(out, cap, "flameprof_%s", user);
 }
 
-int sampler_check_node_name(const char *alive, char *err, size_t errlen)
+int node_check_alive(const char *alive, char *err, size_t errlen)
 {
 	if (valid_alive(alive, strlen(alive)) && strlen(alive) < 64)
 		return 0;
 	snprintf(err, errlen, "'%.80s' cannot be our node name; use letters, digits, '_' and '-' (at most 63), without '@host'",
 		 alive);
-	return SAMPLER_ERR_USAGE;
+	return NODE_ERR_USAGE;
 }
 
 static unsigned run_random(void)
@@ -146,26 +138,24 @@ static unsigned run_random(void)
 	return (unsigned)(ts.tv_nsec ^ (ts.tv_sec << 10) ^ ((unsigned)getpid() << 16));
 }
 
-int sampler_connect(sampler_t **out, const struct sampler_options *opts)
+int node_connect(node_t **out, const struct node_options *opts)
 {
 	static int ei_ready;
 	char alive[64], host[256], self[320], target_alive[256];
 	struct in_addr addr;
-	sampler_t *s = calloc(1, sizeof *s);
+	node_t *s = calloc(1, sizeof *s);
 
 	*out = s;
 	if (!s)
-		return SAMPLER_ERR_NOMEM;
+		return NODE_ERR_NOMEM;
 	s->fd = -1;
 	s->local_lock_fd = -1;
-	s->old_depth = -1;
 	s->opts = *opts;
-	dec_init(&s->tables);
 	if (ei_x_new(&s->rx) < 0 || ei_x_new(&s->lock_timer) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
 
-	if (sampler_check_node(opts->node, s->err, sizeof s->err) < 0)
-		return SAMPLER_ERR_USAGE;
+	if (node_check_target(opts->node, s->err, sizeof s->err) < 0)
+		return NODE_ERR_USAGE;
 	const char *at = strchr(opts->node, '@');
 	snprintf(s->node, sizeof s->node, "%s", opts->node);
 	snprintf(s->host, sizeof s->host, "%s", at + 1);
@@ -173,18 +163,18 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 
 	if (!ei_ready) {
 		if (ei_init() != 0)
-			return serr(s, SAMPLER_ERR_CONNECT, "cannot start erl_interface (ei_init failed)");
+			return node_errf(s, NODE_ERR_CONNECT, "cannot start erl_interface (ei_init failed)");
 		ei_ready = 1;
 	}
 	unsigned rnd = run_random();
 	if (opts->alive) {
-		if (sampler_check_node_name(opts->alive, s->err, sizeof s->err) < 0)
-			return SAMPLER_ERR_USAGE;
+		if (node_check_alive(opts->alive, s->err, sizeof s->err) < 0)
+			return NODE_ERR_USAGE;
 		snprintf(alive, sizeof alive, "%s", opts->alive);
 	} else {
 		default_alive(opts->role, alive, sizeof alive);
 	}
-	int e = lock_local(s, alive);
+	int e = node_lock_local(s, alive);
 	if (e < 0)
 		return e;
 	our_host(s, host, sizeof host);
@@ -193,14 +183,14 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 	/* creation tells this run from an earlier one with the same name */
 	if (ei_connect_xinit(&s->ec, host, alive, self, &addr, opts->cookie, (rnd % 0x7ffffff0) + 4) < 0) {
 		explicit_bzero(s->ec.ei_connect_cookie, sizeof s->ec.ei_connect_cookie);
-		return serr(s, SAMPLER_ERR_CONNECT, "cannot set up our node name '%s' (ei_connect_xinit failed)", self);
+		return node_errf(s, NODE_ERR_CONNECT, "cannot set up our node name '%s' (ei_connect_xinit failed)", self);
 	}
 
 	/* ei keeps the cookie in s->ec for the handshake only: it is wiped
 	 * right after it, whatever the outcome (a run connects once). */
 	s->opts.cookie = NULL;
-	long long deadline = mono_ms() + opts->connect_timeout_ms;
-	int port = epmd_port(s, target_alive, &addr, deadline);
+	long long deadline = fp_now_ms() + opts->connect_timeout_ms;
+	int port = node_epmd_port(s, target_alive, &addr, deadline);
 	if (port < 0) {
 		explicit_bzero(s->ec.ei_connect_cookie, sizeof s->ec.ei_connect_cookie);
 		return port;
@@ -211,11 +201,11 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 	 * half a second apart, within the deadline. */
 	int fd;
 	for (int tries = 0;; tries++) {
-		long long left = deadline - mono_ms();
+		long long left = deadline - fp_now_ms();
 		if (left < 1)
 			left = 1;
 		fd = ei_xconnect_host_port_tmo(&s->ec, &addr, port, (unsigned)left);
-		if (fd >= 0 || erl_errno != EIO || tries == 2 || deadline - mono_ms() < 1000)
+		if (fd >= 0 || erl_errno != EIO || tries == 2 || deadline - fp_now_ms() < 1000)
 			break;
 		struct timespec pause = { 0, 500 * 1000 * 1000 };
 		nanosleep(&pause, NULL);
@@ -224,37 +214,38 @@ int sampler_connect(sampler_t **out, const struct sampler_options *opts)
 	if (fd < 0) {
 		e = erl_errno;
 		if (fd == ERL_TIMEOUT || e == ETIMEDOUT)
-			return serr(s, SAMPLER_ERR_CONNECT,
+			return node_errf(s, NODE_ERR_CONNECT,
 				    "cannot reach '%s': no handshake within %d ms on port %d; the node may be overloaded, try --connect-timeout 30s",
 				    s->node, opts->connect_timeout_ms, port);
 		if (e == EIO)
 			/* a name already connected is refused the same way; on this
-			 * host lock_local() has ruled that out */
-			return serr(s, SAMPLER_ERR_COOKIE,
+			 * host node_lock_local() has ruled that out */
+			return node_errf(s, NODE_ERR_COOKIE,
 				    "'%s' rejected our cookie; give the node's cookie with --cookie-file FILE (or, if another host connects as '%s', choose another --node-name)",
 				    s->node, alive);
-		return serr(s, SAMPLER_ERR_CONNECT, "cannot reach '%s' on port %d: %s; is the node running?",
+		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s' on port %d: %s; is the node running?",
 			    s->node, port, strerror(e ? e : ECONNREFUSED));
 	}
 	s->fd = fd;
-	s->last_rx_ms = mono_ms();
-	return SAMPLER_OK;
+	s->last_rx_ms = fp_now_ms();
+	return NODE_OK;
 }
 
-void sampler_free(sampler_t *s)
+void node_free(node_t *s)
 {
 	if (!s)
 		return;
 	if (s->fd >= 0)
 		ei_close_connection(s->fd);
-	struct held_msg *h;
-	while ((h = held_pop(s))) {
-		ei_x_free(&h->x);
-		free(h);
-	}
-	lock_local_free(s);
+	struct node_held *h = s->taken;
+	do {
+		if (h) {
+			ei_x_free(&h->x);
+			free(h);
+		}
+	} while ((h = node_held_pop(s)));
+	node_lock_local_free(s);
 	ei_x_free(&s->rx);
 	ei_x_free(&s->lock_timer);
-	dec_free(&s->tables);
 	free(s);
 }

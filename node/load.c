@@ -1,8 +1,8 @@
 /*
- * load.c - putting the agent's module on the node.
+ * load.c - putting our modules on the node and taking them off again.
  *
- * The agent (flameprof_agent.erl) is compiled at build time and embedded
- * with its source. It is loaded with code:load_binary/3 under a versioned
+ * The agent (sampler/flameprof_agent.erl) and the tracers (calls/,
+ * requests/) are compiled at build time and embedded with their source. It is loaded with code:load_binary/3 under a versioned
  * module name; if the node cannot load our .beam (another OTP release), the
  * embedded source is compiled on the node: erl_scan, erl_parse per form,
  * compile:forms. Only export funs travel: nothing here needs a fun of ours.
@@ -12,72 +12,54 @@
 #include <time.h>
 #include "internal.h"
 
-extern const unsigned char fp_agent_beam[], fp_agent_source[];
-extern const size_t fp_agent_beam_len, fp_agent_source_len;
-extern const unsigned char fp_tracer_beam[], fp_tracer_source[];
-extern const size_t fp_tracer_beam_len, fp_tracer_source_len;
-extern const unsigned char fp_requests_beam[], fp_requests_source[];
-extern const size_t fp_requests_beam_len, fp_requests_source_len;
-
-const struct embedded_module fp_agent_module = {
-	FP_AGENT_MODULE, "flameprof_agent", fp_agent_beam, &fp_agent_beam_len, fp_agent_source, &fp_agent_source_len,
-};
-const struct embedded_module fp_tracer_module = {
-	FP_TRACER_MODULE, "flameprof_tracer", fp_tracer_beam, &fp_tracer_beam_len, fp_tracer_source, &fp_tracer_source_len,
-};
-const struct embedded_module fp_requests_module = {
-	FP_REQUESTS_MODULE, "flameprof_requests", fp_requests_beam, &fp_requests_beam_len, fp_requests_source,
-	&fp_requests_source_len,
-};
-
 /* Compiling on the node loads the compiler first: 22 s measured on a node
  * with one busy process, 1.5 s once loaded. */
 #define LOAD_TIMEOUT_MS 60000
 #define MAX_FORMS 512
 
-static int load_binary(sampler_t *s, const char *name, const char *file, const char *beam, long len,
+static int load_binary(node_t *s, const char *name, const char *file, const char *beam, long len,
 		       char *why, size_t cap, int *loaded)
 {
-	struct args a;
-	struct rex_reply rr;
+	struct node_args a;
+	struct node_rex_reply rr;
 	ei_x_buff reply;
 	int r;
 	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 3);
-	arg_atom(&a, name);
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	node_args_begin(&a, 3);
+	node_arg_atom(&a, name);
 	a.ok = a.ok && ei_x_encode_string(&a.x, file) == 0 &&
 	       ei_x_encode_binary(&a.x, beam, (int)len) == 0;
-	r = rex_call_args(s, "code", "load_binary", &a, &reply, &rr, LOAD_TIMEOUT_MS);
+	r = node_rex_call_args(s, "code", "load_binary", &a, &reply, &rr, LOAD_TIMEOUT_MS);
 	if (r == 0)
-		*loaded = rex_reply_loaded(&rr, why, cap);
+		*loaded = node_rex_reply_loaded(&rr, why, cap);
 	ei_x_free(&reply);
 	return r;
 }
 
 /* Compiles the embedded source on the node and loads the result. */
-static int compile_on_node(sampler_t *s, const struct embedded_module *m)
+static int compile_on_node(node_t *s, const struct node_module *m)
 {
-	struct args a;
-	struct rex_reply rr;
+	struct node_args a;
+	struct node_rex_reply rr;
 	ei_x_buff scan, one;
 	int at, n, r, arity, loaded = 0;
 	size_t size;
 	char tag[MAXATOMLEN_UTF8], why[MAXATOMLEN_UTF8];
 
 	if (ei_x_new(&scan) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
 	if (ei_x_new(&one) < 0) {
 		ei_x_free(&scan);
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
 	}
-	args_begin(&a, 1);
+	node_args_begin(&a, 1);
 	a.ok = a.ok && ei_x_encode_string_len(&a.x, (const char *)m->source, (int)*m->source_len) == 0;
-	r = rex_call_args(s, "erl_scan", "string", &a, &scan, &rr, LOAD_TIMEOUT_MS);
+	r = node_rex_call_args(s, "erl_scan", "string", &a, &scan, &rr, LOAD_TIMEOUT_MS);
 	if (r < 0)
 		goto out;
 	at = rr.at;
-	r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (erl_scan failed)", s->node);
+	r = node_errf(s, NODE_ERR_AGENT, "cannot compile the agent on '%s' (erl_scan failed)", s->node);
 	if (ei_decode_tuple_header(scan.buff, &at, &arity) < 0 || arity != 3 ||
 	    ei_decode_atom(scan.buff, &at, tag) < 0 || strcmp(tag, "ok") != 0 ||
 	    ei_decode_list_header(scan.buff, &at, &n) < 0)
@@ -98,16 +80,16 @@ static int compile_on_node(sampler_t *s, const struct embedded_module *m)
 			continue;
 		if (nforms == MAX_FORMS || ei_x_new(&parsed[nforms]) < 0)
 			goto free_parsed;
-		args_begin(&a, 1);
+		node_args_begin(&a, 1);
 		a.ok = a.ok && ei_x_encode_list_header(&a.x, ntok) == 0;
-		arg_raw(&a, scan.buff + form_start, at - form_start);
+		node_arg_raw(&a, scan.buff + form_start, at - form_start);
 		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-		r = rex_call_args(s, "erl_parse", "parse_form", &a, &parsed[nforms], &rr, LOAD_TIMEOUT_MS);
+		r = node_rex_call_args(s, "erl_parse", "parse_form", &a, &parsed[nforms], &rr, LOAD_TIMEOUT_MS);
 		nforms++;
 		if (r < 0)
 			goto free_parsed;
 		int pat = rr.at;
-		r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (erl_parse failed)", s->node);
+		r = node_errf(s, NODE_ERR_AGENT, "cannot compile the agent on '%s' (erl_parse failed)", s->node);
 		if (ei_decode_tuple_header(parsed[nforms - 1].buff, &pat, &ta) < 0 || ta != 2 ||
 		    ei_decode_atom(parsed[nforms - 1].buff, &pat, tag) < 0 || strcmp(tag, "ok") != 0)
 			goto free_parsed;
@@ -121,34 +103,34 @@ static int compile_on_node(sampler_t *s, const struct embedded_module *m)
 		ntok = 0;
 	}
 
-	args_begin(&a, 2);
+	node_args_begin(&a, 2);
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, nforms) == 0;
 	for (int k = 0; k < nforms; k++)
-		arg_raw(&a, parsed[k].buff, parsed[k].index);
+		node_arg_raw(&a, parsed[k].buff, parsed[k].index);
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0 && ei_x_encode_list_header(&a.x, 2) == 0;
-	arg_atom(&a, "binary");
-	arg_atom(&a, "return_errors");
+	node_arg_atom(&a, "binary");
+	node_arg_atom(&a, "return_errors");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	r = rex_call_args(s, "compile", "forms", &a, &one, &rr, LOAD_TIMEOUT_MS);
+	r = node_rex_call_args(s, "compile", "forms", &a, &one, &rr, LOAD_TIMEOUT_MS);
 	if (r < 0)
 		goto free_parsed;
-	r = serr(s, SAMPLER_ERR_AGENT, "cannot compile the agent on '%s' (compile:forms failed; is the compiler application there?)", s->node);
+	r = node_errf(s, NODE_ERR_AGENT, "cannot compile the agent on '%s' (compile:forms failed; is the compiler application there?)", s->node);
 	if (ei_decode_tuple_header(one.buff, &rr.at, &arity) < 0 || arity < 3 ||
 	    ei_decode_atom(one.buff, &rr.at, tag) < 0 || strcmp(tag, "ok") != 0 ||
-	    ei_skip_term(one.buff, &rr.at) < 0 || rex_reply_binary_size(&rr, SAMPLER_MAX_MSG, &size) < 0)
+	    ei_skip_term(one.buff, &rr.at) < 0 || node_rex_reply_binary_size(&rr, NODE_MAX_MSG, &size) < 0)
 		goto free_parsed;
 	at = rr.at;
 	char *beam = malloc(size + 1);
 	long blen;
 	if (!beam) {
-		r = serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+		r = node_errf(s, NODE_ERR_NOMEM, "out of memory");
 		goto free_parsed;
 	}
 	if (ei_decode_binary(one.buff, &at, beam, &blen) == 0)
 		r = load_binary(s, m->name, m->file, beam, blen, why, sizeof why, &loaded);
 	free(beam);
 	if (r == 0 && !loaded)
-		r = serr(s, SAMPLER_ERR_AGENT, "cannot load the agent compiled on '%s' (%s)", s->node, why);
+		r = node_errf(s, NODE_ERR_AGENT, "cannot load the agent compiled on '%s' (%s)", s->node, why);
 free_parsed:
 	for (int k = 0; k < nforms; k++)
 		ei_x_free(&parsed[k]);
@@ -158,35 +140,25 @@ out:
 	return r;
 }
 
-int unload_module(sampler_t *s)
+int node_unload_embedded(node_t *s, const char *name)
 {
-	return unload_embedded(s, FP_AGENT_MODULE);
-}
-
-int unload_embedded(sampler_t *s, const char *name)
-{
-	struct args a;
+	struct node_args a;
 	int yes, r;
-	if ((r = rex_call_atom_is(s, "code", "delete", name, "true", &yes)) < 0)
+	if ((r = node_rex_call_atom_is(s, "code", "delete", name, "true", &yes)) < 0)
 		return r;
 	/* As the agent does: purge through the code purger, in a process of
 	 * its own, so the code server is not held while every process of the
 	 * node is checked (minutes on a node with 100,000 processes). */
-	args_begin(&a, 3);
-	arg_atom(&a, "erts_code_purger");
-	arg_atom(&a, "purge");
+	node_args_begin(&a, 3);
+	node_arg_atom(&a, "erts_code_purger");
+	node_arg_atom(&a, "purge");
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0;
-	arg_atom(&a, name);
+	node_arg_atom(&a, name);
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	return rex_call_do(s, "erlang", "spawn", &a);
+	return node_rex_call_do(s, "erlang", "spawn", &a);
 }
 
-int load_agent(sampler_t *s)
-{
-	return load_embedded(s, &fp_agent_module);
-}
-
-int load_embedded(sampler_t *s, const struct embedded_module *m)
+int node_load_embedded(node_t *s, const struct node_module *m)
 {
 	char why[MAXATOMLEN_UTF8];
 	int loaded = 0, r;
@@ -197,26 +169,26 @@ int load_embedded(sampler_t *s, const struct embedded_module *m)
 		if (loaded)
 			return 0;
 		if (strcmp(why, "not_purged") == 0)
-			return serr(s, SAMPLER_ERR_BUSY, "'%s' is still purging the old code of '%s' from an earlier run; try again in a minute",
+			return node_errf(s, NODE_ERR_BUSY, "'%s' is still purging the old code of '%s' from an earlier run; try again in a minute",
 				    s->node, m->name);
 	}
 	return compile_on_node(s, m);
 }
 
-int node_release(sampler_t *s)
+int node_release(node_t *s)
 {
-	struct args a;
+	struct node_args a;
 	ei_x_buff reply;
-	struct rex_reply rr;
+	struct node_rex_reply rr;
 	int r;
 	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 1);
-	arg_atom(&a, "otp_release");
-	r = rex_call_args(s, "erlang", "system_info", &a, &reply, &rr, s->opts.connect_timeout_ms);
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	node_args_begin(&a, 1);
+	node_arg_atom(&a, "otp_release");
+	r = node_rex_call_args(s, "erlang", "system_info", &a, &reply, &rr, s->opts.connect_timeout_ms);
 	/* "25", or "R16B03" on old releases: anything else is no release */
-	if (r == 0 && rex_reply_word(&rr, s->otp, sizeof s->otp) < 0)
-		r = serr(s, SAMPLER_ERR_PROTO,
+	if (r == 0 && node_rex_reply_word(&rr, s->otp, sizeof s->otp) < 0)
+		r = node_errf(s, NODE_ERR_PROTO,
 			 "'%s' answered erlang:system_info(otp_release) with something that is not a release; the node is not behaving as an Erlang node should",
 			 s->node);
 	ei_x_free(&reply);
@@ -225,37 +197,70 @@ int node_release(sampler_t *s)
 	/* The node's own name, as node() says it: 'rabbit@vm' whether it was
 	 * reached as rabbit@vm or rabbit@127.0.0.1 (files are named by it). */
 	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 0);
-	r = rex_call_args(s, "erlang", "node", &a, &reply, &rr, s->opts.connect_timeout_ms);
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	node_args_begin(&a, 0);
+	r = node_rex_call_args(s, "erlang", "node", &a, &reply, &rr, s->opts.connect_timeout_ms);
 	/* It goes into file names and headers: taken only when it is a node
 	 * name as flameprof accepts one on its command line. */
 	char why[160];
-	if (r == 0 && (rex_reply_atom(&rr, s->own_name, sizeof s->own_name) < 0 ||
-		       sampler_check_node(s->own_name, why, sizeof why) < 0))
+	if (r == 0 && (node_rex_reply_atom(&rr, s->own_name, sizeof s->own_name) < 0 ||
+		       node_check_target(s->own_name, why, sizeof why) < 0))
 		s->own_name[0] = '\0'; /* not a name a node can have: keep the one given */
 	ei_x_free(&reply);
 	return r;
 }
 
-int clear_stale(sampler_t *s, const char *module, const char *what)
+int node_clear_stale(node_t *s, const char *module, const char *what)
 {
 	int loaded, old, r;
-	if ((r = rex_call_atom_is(s, "erlang", "module_loaded", module, "true", &loaded)) < 0)
+	if ((r = node_rex_call_atom_is(s, "erlang", "module_loaded", module, "true", &loaded)) < 0)
 		return r;
-	if (loaded && (r = unload_embedded(s, module)) < 0)
+	if (loaded && (r = node_unload_embedded(s, module)) < 0)
 		return r;
 	/* a purge of a few seconds (a busy node) is waited for */
-	long long until = mono_ms() + s->opts.connect_timeout_ms;
+	long long until = fp_now_ms() + s->opts.connect_timeout_ms;
 	struct timespec pause = { 0, 200 * 1000 * 1000 };
-	while ((r = rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) == 0 &&
-	       old && mono_ms() < until)
+	while ((r = node_rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) == 0 &&
+	       old && fp_now_ms() < until)
 		nanosleep(&pause, NULL);
 	if (r < 0)
 		return r;
 	if (old)
-		return serr(s, SAMPLER_ERR_BUSY,
+		return node_errf(s, NODE_ERR_BUSY,
 			    "'%s' is still purging the %s of an earlier run (purging checks every process); try again in a minute",
 			    s->node, what);
 	return 0;
+}
+
+int node_unload_wait(node_t *s, const char *name)
+{
+	long long deadline = fp_now_ms() + s->opts.connect_timeout_ms;
+	int loaded, old, r, deleted = 0;
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	for (;;) {
+		if ((r = node_rex_call_atom_is(s, "erlang", "module_loaded", name, "true", &loaded)) < 0 ||
+		    (r = node_rex_call_atom_is(s, "erlang", "check_old_code", name, "true", &old)) < 0)
+			return r;
+		if (!loaded && !old)
+			return 0;
+		if (fp_now_ms() >= deadline)
+			break;
+		/* Deleted: give the node's purge a second, not the whole timeout. */
+		if (!loaded && deadline > fp_now_ms() + 1000)
+			deadline = fp_now_ms() + 1000;
+		/* The agent deletes its module itself; if it could not, we do. */
+		if (loaded && !deleted && fp_now_ms() + s->opts.connect_timeout_ms / 2 >= deadline) {
+			if ((r = node_rex_call_atom_is(s, "code", "delete", name, "true", &deleted)) < 0)
+				return r;
+			deleted = 1;
+		}
+		nanosleep(&pause, NULL);
+	}
+	if (!loaded)
+		/* Purging walks every process of the node (slow with 100,000 of
+		 * them); the purge the agent started goes on by itself. */
+		return NODE_PURGING;
+	return node_errf(s, NODE_ERR_AGENT,
+		    "module '%s' is still loaded on '%s'; remove it with code:purge(%s), code:delete(%s)",
+		    name, s->node, name, name);
 }

@@ -1,7 +1,7 @@
 /*
  * requests_decode.c - the messages of the requests tracer
  * (flameprof_requests.erl) into struct req_msg. A message is first walked
- * by term_check() with its length, then decoded with ei; every size is
+ * by node_term_check() with its length, then decoded with ei; every size is
  * checked before it is used.
  */
 #include <stdio.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <ei.h>
 #include "requests.h"
-#include "term_check.h"
-#include "term_cursor.h"
+#include "../node/term_check.h"
+#include "../node/term_cursor.h"
 
 #define PROTO 1
 #define MAX_ITEMS 1000000
@@ -19,7 +19,7 @@
 static int get_list(struct term_cursor *c, int *n, void **items, size_t sz)
 {
 	if (ei_decode_list_header(c->buf, &c->i, n) < 0 || *n < 0 || *n > MAX_ITEMS)
-		return tc_fail(c, "expected a list at byte %d", c->i);
+		return node_tc_fail(c, "expected a list at byte %d", c->i);
 	*items = NULL;
 	if (*n > 0 && !(*items = calloc((size_t)*n, sz)))
 		return -2;
@@ -30,7 +30,7 @@ static int end_list(struct term_cursor *c, int n)
 {
 	int t;
 	if (n > 0 && (ei_decode_list_header(c->buf, &c->i, &t) < 0 || t != 0))
-		return tc_fail(c, "list not ended at byte %d", c->i);
+		return node_tc_fail(c, "list not ended at byte %d", c->i);
 	return 0;
 }
 
@@ -39,20 +39,20 @@ static int get_row(struct term_cursor *c, struct req_row *row)
 {
 	int r, n;
 	void *items;
-	if (tc_tuple(c, 6) < 0)
+	if (node_tc_tuple(c, 6) < 0)
 		return -1;
-	if ((r = tc_client_text(c, &row->identity)) < 0 || (r = tc_client_text(c, &row->tier)) < 0 ||
-	    (r = tc_u64(c, &row->count)) < 0 || (r = tc_u64(c, &row->sum_us)) < 0 ||
-	    (r = tc_u64(c, &row->max_us)) < 0 || (r = get_list(c, &n, &items, sizeof *row->buckets)) < 0)
+	if ((r = node_tc_client_text(c, &row->identity)) < 0 || (r = node_tc_client_text(c, &row->tier)) < 0 ||
+	    (r = node_tc_u64(c, &row->count)) < 0 || (r = node_tc_u64(c, &row->sum_us)) < 0 ||
+	    (r = node_tc_u64(c, &row->max_us)) < 0 || (r = get_list(c, &n, &items, sizeof *row->buckets)) < 0)
 		return r;
 	row->buckets = items;
 	for (int k = 0; k < n; k++) {
 		uint64_t b = 0;
 		row->nbuckets++;
-		if (tc_tuple(c, 2) < 0 || tc_u64(c, &b) < 0 || tc_u64(c, &row->buckets[k].n) < 0)
+		if (node_tc_tuple(c, 2) < 0 || node_tc_u64(c, &b) < 0 || node_tc_u64(c, &row->buckets[k].n) < 0)
 			return -1;
 		if (b > 1000000)
-			return tc_fail(c, "bucket %llu out of range", (unsigned long long)b);
+			return node_tc_fail(c, "bucket %llu out of range", (unsigned long long)b);
 		row->buckets[k].index = (unsigned)b;
 	}
 	return end_list(c, n);
@@ -63,17 +63,17 @@ static int get_slow(struct term_cursor *c, struct req_slow *s)
 {
 	int r, n;
 	void *items;
-	if (tc_tuple(c, 4) < 0)
+	if (node_tc_tuple(c, 4) < 0)
 		return -1;
-	if ((r = tc_client_text(c, &s->identity)) < 0 || (r = tc_u64(c, &s->total_us)) < 0 ||
+	if ((r = node_tc_client_text(c, &s->identity)) < 0 || (r = node_tc_u64(c, &s->total_us)) < 0 ||
 	    (r = get_list(c, &n, &items, sizeof *s->tiers)) < 0)
 		return r;
 	s->tiers = items;
 	for (int k = 0; k < n; k++) {
 		s->ntiers++;
-		if (tc_tuple(c, 2) < 0)
+		if (node_tc_tuple(c, 2) < 0)
 			return -1;
-		if ((r = tc_client_text(c, &s->tiers[k].tier)) < 0 || (r = tc_u64(c, &s->tiers[k].us)) < 0)
+		if ((r = node_tc_client_text(c, &s->tiers[k].tier)) < 0 || (r = node_tc_u64(c, &s->tiers[k].us)) < 0)
 			return r;
 	}
 	if (end_list(c, n) < 0 || (r = get_list(c, &n, &items, sizeof *s->pids)) < 0)
@@ -81,7 +81,7 @@ static int get_slow(struct term_cursor *c, struct req_slow *s)
 	s->pids = items;
 	for (int k = 0; k < n; k++) {
 		s->npids++;
-		if ((r = tc_text(c, &s->pids[k])) < 0)
+		if ((r = node_tc_text(c, &s->pids[k])) < 0)
 			return r;
 	}
 	return end_list(c, n);
@@ -94,7 +94,7 @@ static int get_window(struct term_cursor *c, struct req_window *w)
 	void *items;
 	uint64_t paused = 0;
 	if (ei_decode_longlong(c->buf, &c->i, &end) < 0)
-		return tc_fail(c, "expected the window's end at byte %d", c->i);
+		return node_tc_fail(c, "expected the window's end at byte %d", c->i);
 	w->end_us = end;
 	if ((r = get_list(c, &n, &items, sizeof *w->rows)) < 0)
 		return r;
@@ -112,9 +112,9 @@ static int get_window(struct term_cursor *c, struct req_window *w)
 		if ((r = get_slow(c, &w->slow[k])) < 0)
 			return r;
 	}
-	if (end_list(c, n) < 0 || tc_tuple(c, 10) < 0 || tc_u64(c, &w->requests) < 0 ||
-	    tc_u64(c, &w->stray) < 0 || tc_u64(c, &w->pauses) < 0 || tc_u64(c, &paused) < 0 ||
-	    tc_u64(c, &w->slow_left_out) < 0 || tc_u64(c, &w->dropped) < 0)
+	if (end_list(c, n) < 0 || node_tc_tuple(c, 10) < 0 || node_tc_u64(c, &w->requests) < 0 ||
+	    node_tc_u64(c, &w->stray) < 0 || node_tc_u64(c, &w->pauses) < 0 || node_tc_u64(c, &paused) < 0 ||
+	    node_tc_u64(c, &w->slow_left_out) < 0 || node_tc_u64(c, &w->dropped) < 0)
 		return -1;
 	w->paused = paused != 0;
 	if ((r = get_list(c, &n, &items, sizeof *w->reloaded)) < 0)
@@ -122,11 +122,11 @@ static int get_window(struct term_cursor *c, struct req_window *w)
 	w->reloaded = items;
 	for (int k = 0; k < n; k++) {
 		w->nreloaded++;
-		if ((r = tc_text(c, &w->reloaded[k])) < 0)
+		if ((r = node_tc_text(c, &w->reloaded[k])) < 0)
 			return r;
 	}
-	if (end_list(c, n) < 0 || tc_u64(c, &w->id_fun_failed) < 0 || tc_u64(c, &w->paused_us) < 0 ||
-	    tc_u64(c, &w->untraced) < 0)
+	if (end_list(c, n) < 0 || node_tc_u64(c, &w->id_fun_failed) < 0 || node_tc_u64(c, &w->paused_us) < 0 ||
+	    node_tc_u64(c, &w->untraced) < 0)
 		return -1;
 	return 0;
 }
@@ -163,17 +163,17 @@ int req_decode(const char *buf, size_t len, struct req_msg *out, char *err, size
 	int arity, r;
 
 	memset(out, 0, sizeof *out);
-	if (term_check(buf, len) < 0)
-		return tc_fail(&c, "not one well-formed term");
-	if ((r = tc_head(&c, "fp_req_", PROTO, tag, &arity)) <= 0)
+	if (node_term_check(buf, len) < 0)
+		return node_tc_fail(&c, "not one well-formed term");
+	if ((r = node_tc_head(&c, "fp_req_", PROTO, tag, &arity)) <= 0)
 		return r < 0 ? r : REQ_MSG_OTHER;
 	if (strcmp(tag, "fp_req_started") == 0 && arity == 5) {
-		if (tc_started(&c, &out->nentry, &out->ntier) < 0)
+		if (node_tc_started(&c, &out->nentry, &out->ntier) < 0)
 			return -1;
 		return REQ_MSG_STARTED;
 	}
 	if (strcmp(tag, "fp_req_error") == 0 && arity == 4) {
-		if ((r = tc_error(&c, out->reason, sizeof out->reason, out->detail, sizeof out->detail)) < 0)
+		if ((r = node_tc_error(&c, out->reason, sizeof out->reason, out->detail, sizeof out->detail)) < 0)
 			return r;
 		return REQ_MSG_ERROR;
 	}
@@ -185,9 +185,9 @@ int req_decode(const char *buf, size_t len, struct req_msg *out, char *err, size
 		return REQ_MSG_WINDOW;
 	}
 	if (strcmp(tag, "fp_req_stopped") == 0 && arity == 4) {
-		if (tc_u64(&c, &out->tokens_cleared) < 0 || tc_u64(&c, &out->tokens_left) < 0)
+		if (node_tc_u64(&c, &out->tokens_cleared) < 0 || node_tc_u64(&c, &out->tokens_left) < 0)
 			return -1;
 		return REQ_MSG_STOPPED;
 	}
-	return tc_fail(&c, "unknown message '%s'/%d", tag, arity);
+	return node_tc_fail(&c, "unknown message '%s'/%d", tag, arity);
 }

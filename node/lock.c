@@ -45,13 +45,13 @@
  * then taken as connected to the lock's owner, and nothing taken over). */
 #define MAX_NODES 100000
 
-static int busy(sampler_t *s)
+static int busy(node_t *s)
 {
-	if (strcmp(s->lock_name, AGENT_LOCK) != 0)
-		return serr(s, SAMPLER_ERR_BUSY,
+	if (strcmp(s->lock_name, NODE_AGENT_LOCK) != 0)
+		return node_errf(s, NODE_ERR_BUSY,
 			    "'%s' already has a flameprof tracing session (flameprof calls or requests); wait for it to finish, one runs at a time per node",
 			    s->node);
-	return serr(s, SAMPLER_ERR_BUSY,
+	return node_errf(s, NODE_ERR_BUSY,
 		    "'%s' is already being profiled by another flameprof; wait for it to finish, flameprof runs one at a time per node",
 		    s->node);
 }
@@ -61,17 +61,17 @@ static int busy(sampler_t *s)
  * create that name in /tmp first; a directory that is not ours alone
  * (another owner, a link, a file, open to others) would let another user
  * break or fake our lock, so it is an error, never silently skipped.
- * @return 0, or SAMPLER_ERR_LOCAL with s->err set. */
-static int lock_dir(sampler_t *s, char *out, size_t cap)
+ * @return 0, or NODE_ERR_LOCAL with s->err set. */
+static int lock_dir(node_t *s, char *out, size_t cap)
 {
 	struct stat st;
 	char why[64];
 	snprintf(out, cap, "/tmp/flameprof-%u", (unsigned)geteuid());
 	if (mkdir(out, 0700) < 0 && errno != EEXIST)
-		return serr(s, SAMPLER_ERR_LOCAL, "cannot create the lock directory '%s': %s; check /tmp",
+		return node_errf(s, NODE_ERR_LOCAL, "cannot create the lock directory '%s': %s; check /tmp",
 			    out, strerror(errno));
 	if (lstat(out, &st) < 0)
-		return serr(s, SAMPLER_ERR_LOCAL, "cannot check the lock directory '%s': %s", out, strerror(errno));
+		return node_errf(s, NODE_ERR_LOCAL, "cannot check the lock directory '%s': %s", out, strerror(errno));
 	if (S_ISLNK(st.st_mode))
 		snprintf(why, sizeof why, "it is a symbolic link");
 	else if (!S_ISDIR(st.st_mode))
@@ -82,12 +82,12 @@ static int lock_dir(sampler_t *s, char *out, size_t cap)
 		snprintf(why, sizeof why, "its mode %04o lets others in", (unsigned)(st.st_mode & 07777));
 	else
 		return 0;
-	return serr(s, SAMPLER_ERR_LOCAL,
+	return node_errf(s, NODE_ERR_LOCAL,
 		    "the lock directory '%s' is not this user's alone (%s), so two runs cannot be kept apart; remove it (flameprof makes it again) or find out who made it",
 		    out, why);
 }
 
-int lock_local(sampler_t *s, const char *alive)
+int node_lock_local(node_t *s, const char *alive)
 {
 	char dir[64];
 	int r = lock_dir(s, dir, sizeof dir);
@@ -101,14 +101,14 @@ int lock_local(sampler_t *s, const char *alive)
 		struct stat held, named;
 		int fd = open(s->local_lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0)
-			return serr(s, SAMPLER_ERR_LOCAL, "cannot create the lock file '%s': %s; check /tmp",
+			return node_errf(s, NODE_ERR_LOCAL, "cannot create the lock file '%s': %s; check /tmp",
 				    s->local_lock_path, strerror(errno));
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			int e = errno;
 			close(fd);
 			if (e != EWOULDBLOCK)
-				return serr(s, SAMPLER_ERR_LOCAL, "cannot lock '%s': %s", s->local_lock_path, strerror(e));
-			return serr(s, SAMPLER_ERR_BUSY,
+				return node_errf(s, NODE_ERR_LOCAL, "cannot lock '%s': %s", s->local_lock_path, strerror(e));
+			return node_errf(s, NODE_ERR_BUSY,
 				    "another flameprof of yours is connected to '%s' under our node name '%s'; wait for it to finish, or give this one another name with --node-name NAME",
 				    s->node, alive);
 		}
@@ -122,7 +122,7 @@ int lock_local(sampler_t *s, const char *alive)
 	return 0;
 }
 
-void lock_local_free(sampler_t *s)
+void node_lock_local_free(node_t *s)
 {
 	if (s->local_lock_fd < 0)
 		return;
@@ -132,18 +132,18 @@ void lock_local_free(sampler_t *s)
 }
 
 /* Whether node is among the target's connected nodes. @return 1, 0, or <0. */
-static int connected(sampler_t *s, const char *node)
+static int connected(node_t *s, const char *node)
 {
-	struct args a;
-	struct rex_reply rr;
+	struct node_args a;
+	struct node_rex_reply rr;
 	ei_x_buff reply;
 	int r, found = 0;
 	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 1);
-	arg_atom(&a, "connected");
-	r = rex_call_args(s, "erlang", "nodes", &a, &reply, &rr, s->opts.connect_timeout_ms);
-	if (r == 0 && rex_reply_has_atom(&rr, node, MAX_NODES, &found) < 0)
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	node_args_begin(&a, 1);
+	node_arg_atom(&a, "connected");
+	r = node_rex_call_args(s, "erlang", "nodes", &a, &reply, &rr, s->opts.connect_timeout_ms);
+	if (r == 0 && node_rex_reply_has_atom(&rr, node, MAX_NODES, &found) < 0)
 		found = 1; /* unreadable: count it as there, take nothing over */
 	ei_x_free(&reply);
 	return r < 0 ? r : found;
@@ -151,27 +151,27 @@ static int connected(sampler_t *s, const char *node)
 
 /* Whether the name is held by a lock whose run is gone (see the top of the
  * file); *holder is that lock. @return 1, 0, or <0 (s->err set). */
-static int stale_lock(sampler_t *s, erlang_pid *holder)
+static int stale_lock(node_t *s, erlang_pid *holder)
 {
-	struct args a;
-	struct rex_reply rr;
+	struct node_args a;
+	struct node_rex_reply rr;
 	ei_x_buff reply;
 	erlang_pid owner;
 	int r, stale = 0;
-	args_begin(&a, 1);
-	arg_atom(&a, s->lock_name);
-	if ((r = rex_call_pid(s, "erlang", "whereis", &a, holder)) <= 0)
+	node_args_begin(&a, 1);
+	node_arg_atom(&a, s->lock_name);
+	if ((r = node_rex_call_pid(s, "erlang", "whereis", &a, holder)) <= 0)
 		return r; /* gone meanwhile, or not a pid: not ours to judge */
 	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
-	args_begin(&a, 2);
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	node_args_begin(&a, 2);
 	a.ok = a.ok && ei_x_encode_pid(&a.x, holder) == 0 && ei_x_encode_list_header(&a.x, 3) == 0;
-	arg_atom(&a, "initial_call");
-	arg_atom(&a, "links");
-	arg_atom(&a, "group_leader");
+	node_arg_atom(&a, "initial_call");
+	node_arg_atom(&a, "links");
+	node_arg_atom(&a, "group_leader");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	r = rex_call_args(s, "erlang", "process_info", &a, &reply, &rr, s->opts.connect_timeout_ms);
-	if (r < 0 || !rex_reply_bare_lock(&rr, &owner) || strcmp(owner.node, s->node) == 0)
+	r = node_rex_call_args(s, "erlang", "process_info", &a, &reply, &rr, s->opts.connect_timeout_ms);
+	if (r < 0 || !node_rex_reply_bare_lock(&rr, &owner) || strcmp(owner.node, s->node) == 0)
 		goto out;
 	if (strcmp(owner.node, ei_thisnodename(&s->ec)) == 0)
 		stale = 1; /* a run of ours under this name: we hold its lock file, so it is dead */
@@ -183,39 +183,39 @@ out:
 }
 
 /* Registers our lock under the name. @return 1 registered, 0 taken, <0 error. */
-static int register_lock(sampler_t *s)
+static int register_lock(node_t *s)
 {
-	struct args a;
+	struct node_args a;
 	int r, yes;
-	args_begin(&a, 2);
-	arg_atom(&a, s->lock_name);
+	node_args_begin(&a, 2);
+	node_arg_atom(&a, s->lock_name);
 	a.ok = a.ok && ei_x_encode_pid(&a.x, &s->lock) == 0;
 	/* true, or {badrpc, {'EXIT', {badarg, _}}} when the name is taken */
-	r = rex_call_is(s, "erlang", "register", &a, "true", &yes);
+	r = node_rex_call_is(s, "erlang", "register", &a, "true", &yes);
 	return r < 0 ? r : yes;
 }
 
 /* erlang:F(Pid, Arg) for its effect; @return 0 or <0. */
-static int call_on_pid(sampler_t *s, const char *fun, const erlang_pid *first, const erlang_pid *pid_arg, const char *atom_arg)
+static int call_on_pid(node_t *s, const char *fun, const erlang_pid *first, const erlang_pid *pid_arg, const char *atom_arg)
 {
-	struct args a;
-	args_begin(&a, 2);
+	struct node_args a;
+	node_args_begin(&a, 2);
 	a.ok = a.ok && ei_x_encode_pid(&a.x, first) == 0;
 	if (pid_arg)
 		a.ok = a.ok && ei_x_encode_pid(&a.x, pid_arg) == 0;
 	else
-		arg_atom(&a, atom_arg);
-	return rex_call_do(s, "erlang", fun, &a);
+		node_arg_atom(&a, atom_arg);
+	return node_rex_call_do(s, "erlang", fun, &a);
 }
 
 /* Whether the name is still held by pid, or free: 1; held by another: 0; <0 error. */
-static int held_by_or_free(sampler_t *s, const erlang_pid *pid)
+static int held_by_or_free(node_t *s, const erlang_pid *pid)
 {
-	struct args a;
+	struct node_args a;
 	erlang_pid now;
-	args_begin(&a, 1);
-	arg_atom(&a, s->lock_name);
-	int r = rex_call_pid(s, "erlang", "whereis", &a, &now);
+	node_args_begin(&a, 1);
+	node_arg_atom(&a, s->lock_name);
+	int r = node_rex_call_pid(s, "erlang", "whereis", &a, &now);
 	if (r < 0)
 		return r;
 	return r == 0 || /* undefined: free */
@@ -227,44 +227,44 @@ static int held_by_or_free(sampler_t *s, const erlang_pid *pid)
  * a signal, handled at once on OTP 25 but not always on 26 and later, so
  * registering right after it can find the name still taken. Of two runs
  * doing this, one wins. @return 1 registered, 0 taken by another, <0. */
-static int retake(sampler_t *s, const erlang_pid *holder)
+static int retake(node_t *s, const erlang_pid *holder)
 {
-	long long until = mono_ms() + s->opts.connect_timeout_ms;
+	long long until = fp_now_ms() + s->opts.connect_timeout_ms;
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	for (;;) {
 		int r = register_lock(s);
 		if (r != 0 || (r = held_by_or_free(s, holder)) <= 0)
 			return r;
-		if (mono_ms() >= until)
+		if (fp_now_ms() >= until)
 			return 0;
 		nanosleep(&pause, NULL);
 	}
 }
 
-int lock_take(sampler_t *s, const char *name)
+int node_lock_take(node_t *s, const char *name)
 {
-	struct args a;
-	struct rex_reply rr;
+	struct node_args a;
+	struct node_rex_reply rr;
 	ei_x_buff reply;
 	int r, start, end;
 
 	s->lock_name = name;
 
-	args_begin(&a, 3);
-	arg_atom(&a, "erlang");
-	arg_atom(&a, "hibernate");
+	node_args_begin(&a, 3);
+	node_arg_atom(&a, "erlang");
+	node_arg_atom(&a, "hibernate");
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 3) == 0;
-	arg_atom(&a, "erlang");
-	arg_atom(&a, "exit");
+	node_arg_atom(&a, "erlang");
+	node_arg_atom(&a, "exit");
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0;
-	arg_atom(&a, "normal");
+	node_arg_atom(&a, "normal");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0 && ei_x_encode_empty_list(&a.x) == 0;
-	if ((r = rex_call_pid(s, "erlang", "spawn", &a, &s->lock)) <= 0)
-		return r < 0 ? r : serr(s, SAMPLER_ERR_AGENT, "cannot take the flameprof lock on '%s' (erlang:spawn failed)", s->node);
+	if ((r = node_rex_call_pid(s, "erlang", "spawn", &a, &s->lock)) <= 0)
+		return r < 0 ? r : node_errf(s, NODE_ERR_AGENT, "cannot take the flameprof lock on '%s' (erlang:spawn failed)", s->node);
 	s->have_lock = 1;
 
 	if (ei_x_new(&reply) < 0)
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
 	r = register_lock(s);
 	if (r == 0) {
 		erlang_pid holder;
@@ -275,43 +275,56 @@ int lock_take(sampler_t *s, const char *name)
 			r = stale;
 	}
 	if (r == 0) {
-		lock_release(s);
+		node_lock_release(s);
 		r = busy(s);
 	}
 	/* the owner's mark: our pid as the lock's group leader */
 	if (r == 1 && (r = call_on_pid(s, "group_leader", ei_self(&s->ec), &s->lock, NULL)) < 0 &&
-	    r != SAMPLER_ERR_LOST)
-		lock_release(s);
+	    r != NODE_ERR_LOST)
+		node_lock_release(s);
 	if (r < 0)
 		goto out;
 
 	/* the timer's reference: kept, encoded, for the agent to cancel */
-	args_begin(&a, 3);
+	node_args_begin(&a, 3);
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, LOCK_TTL_MS) == 0 && ei_x_encode_pid(&a.x, &s->lock) == 0;
-	arg_atom(&a, "fp_lock_expired");
-	r = rex_call_args(s, "erlang", "send_after", &a, &reply, &rr, s->opts.connect_timeout_ms);
-	if (r == 0 && rex_reply_ref(&rr, &start, &end) < 0)
-		r = serr(s, SAMPLER_ERR_AGENT, "cannot take the flameprof lock on '%s' (erlang:send_after failed)", s->node);
+	node_arg_atom(&a, "fp_lock_expired");
+	r = node_rex_call_args(s, "erlang", "send_after", &a, &reply, &rr, s->opts.connect_timeout_ms);
+	if (r == 0 && node_rex_reply_ref(&rr, &start, &end) < 0)
+		r = node_errf(s, NODE_ERR_AGENT, "cannot take the flameprof lock on '%s' (erlang:send_after failed)", s->node);
 	if (r == 0) {
 		s->lock_timer.index = 0;
 		if (ei_x_append_buf(&s->lock_timer, reply.buff + start, end - start) < 0)
-			r = serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+			r = node_errf(s, NODE_ERR_NOMEM, "out of memory");
 	}
-	if (r < 0 && r != SAMPLER_ERR_LOST)
-		lock_release(s);
+	if (r < 0 && r != NODE_ERR_LOST)
+		node_lock_release(s);
 out:
 	ei_x_free(&reply);
 	return r;
 }
 
-void lock_release(sampler_t *s)
+void node_lock_release(node_t *s)
 {
-	struct args a;
+	struct node_args a;
 	if (!s->have_lock)
 		return;
-	args_begin(&a, 2);
+	node_args_begin(&a, 2);
 	a.ok = a.ok && ei_x_encode_pid(&a.x, &s->lock) == 0;
-	arg_atom(&a, "kill");
-	if (rex_call_do(s, "erlang", "exit", &a) == 0)
+	node_arg_atom(&a, "kill");
+	if (node_rex_call_do(s, "erlang", "exit", &a) == 0)
 		s->have_lock = 0;
+}
+
+void node_arg_lock(struct node_args *a, node_t *s)
+{
+	node_arg_atom(a, "lock");
+	a->ok = a->ok && ei_x_encode_pid(&a->x, &s->lock) == 0;
+	node_arg_atom(a, "lock_timer");
+	node_arg_raw(a, s->lock_timer.buff, s->lock_timer.index);
+}
+
+void node_lock_adopted(node_t *s)
+{
+	s->have_lock = 0;
 }

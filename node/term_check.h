@@ -4,5 +4,5 @@
 #include <stddef.h>
 /* buf starts with the version byte (131). @return 0 when buf holds exactly
  * one term within len bytes and at most 64 levels deep, -1 otherwise. */
-int term_check(const char *buf, size_t len);
+int node_term_check(const char *buf, size_t len);
 #endif

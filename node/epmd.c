@@ -38,7 +38,7 @@ static int epmd_tcp_port(void)
 static int wait_fd(int fd, short events, long long deadline_ms)
 {
 	for (;;) {
-		long long left = deadline_ms - mono_ms();
+		long long left = deadline_ms - fp_now_ms();
 		if (left <= 0)
 			return 0;
 		struct pollfd p = { fd, events, 0 };
@@ -135,15 +135,15 @@ static void known_names(struct in_addr addr, long long deadline_ms, char *out, s
 		n = read_upto(fd, buf, sizeof buf - 1, deadline_ms);
 	close(fd);
 	if (n > 0)
-		epmd_names_reply(buf, (size_t)n, out, cap);
+		node_epmd_names_reply(buf, (size_t)n, out, cap);
 }
 
-static int resolve(sampler_t *s, struct in_addr *addr)
+static int resolve(node_t *s, struct in_addr *addr)
 {
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
 	int r = getaddrinfo(s->host, NULL, &hints, &res);
 	if (r != 0)
-		return serr(s, SAMPLER_ERR_CONNECT,
+		return node_errf(s, NODE_ERR_CONNECT,
 			    "cannot reach '%s': host '%s' does not resolve (%s); check the name after the '@'",
 			    s->node, s->host, gai_strerror(r));
 	*addr = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
@@ -151,7 +151,7 @@ static int resolve(sampler_t *s, struct in_addr *addr)
 	return 0;
 }
 
-int epmd_port(sampler_t *s, const char *alive, struct in_addr *addr, long long deadline_ms)
+int node_epmd_port(node_t *s, const char *alive, struct in_addr *addr, long long deadline_ms)
 {
 	unsigned char req[3 + 256], resp[4];
 	size_t n = strlen(alive);
@@ -160,11 +160,11 @@ int epmd_port(sampler_t *s, const char *alive, struct in_addr *addr, long long d
 		return r;
 	int fd = connect_by(*addr, epmd_tcp_port(), deadline_ms);
 	if (fd == -2)
-		return serr(s, SAMPLER_ERR_CONNECT,
+		return node_errf(s, NODE_ERR_CONNECT,
 			    "cannot reach '%s': epmd on '%s' did not answer within %d ms; check that the host is up and port %d is open",
 			    s->node, s->host, s->opts.connect_timeout_ms, epmd_tcp_port());
 	if (fd < 0)
-		return serr(s, SAMPLER_ERR_CONNECT,
+		return node_errf(s, NODE_ERR_CONNECT,
 			    "cannot reach '%s': no epmd on '%s' (%s); is the node running there?",
 			    s->node, s->host, strerror(errno));
 	req[0] = (unsigned char)((n + 1) >> 8);
@@ -176,16 +176,16 @@ int epmd_port(sampler_t *s, const char *alive, struct in_addr *addr, long long d
 		got = read_upto(fd, resp, sizeof resp, deadline_ms);
 	close(fd);
 	if (got == -2)
-		return serr(s, SAMPLER_ERR_CONNECT, "cannot reach '%s': epmd on '%s' did not answer within %d ms",
+		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s': epmd on '%s' did not answer within %d ms",
 			    s->node, s->host, s->opts.connect_timeout_ms);
-	int port = got < 0 ? -1 : epmd_port_reply(resp, (size_t)got);
+	int port = got < 0 ? -1 : node_epmd_port_reply(resp, (size_t)got);
 	if (port < 0)
-		return serr(s, SAMPLER_ERR_CONNECT, "cannot reach '%s': epmd on '%s' gave no valid answer",
+		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s': epmd on '%s' gave no valid answer",
 			    s->node, s->host);
 	if (port == 0) {
 		char names[256];
 		known_names(*addr, deadline_ms, names, sizeof names);
-		return serr(s, SAMPLER_ERR_CONNECT,
+		return node_errf(s, NODE_ERR_CONNECT,
 			    "cannot reach '%s': no node named '%s' on '%s' (epmd knows %s); check the node name",
 			    s->node, alive, s->host, names[0] ? names : "no nodes");
 	}

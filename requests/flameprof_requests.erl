@@ -36,7 +36,7 @@
 %%
 %% The guardian adopts the lock flameprof_tracer, the same as `flameprof
 %% calls` (one tracing session per node; the C-node registers it before
-%% any code is touched, see sampler/lock.c), cleans up if the session dies
+%% any code is touched, see node/lock.c), cleans up if the session dies
 %% and kills the lock only after that; the session monitors flameprof's node.
 %%
 %% Our seq_trace tokens must not outlive the run, and long-lived processes
@@ -53,7 +53,7 @@
 %% token ({set_seq_token, sequential_trace_token, []}) and sends nothing;
 %% until no process has carried one for a while, at most TOKEN_MAX_MS.
 %%
-%% Messages to the sink (the C-node's pid); sampler/requests_decode.c reads them:
+%% Messages to the sink (the C-node's pid); requests/requests_decode.c reads them:
 %%   {fp_req_started, Proto, Session, NEntry, NTierFunctions}
 %%   {fp_req_error, Proto, Reason, Detail}          (Detail: a binary)
 %%     Reason: lock_lost | nomatch | in_use | seq_tracer | badfun | too_many,

@@ -24,7 +24,7 @@
 %% Two processes. The guardian adopts the lock flameprof_tracer: one
 %% tracing session per node at a time, shared with other tracing modes of
 %% flameprof. The C-node registers it before any code is touched, as a bare
-%% process that runs no code of ours (sampler/lock.c); the guardian links to
+%% process that runs no code of ours (node/lock.c); the guardian links to
 %% it, cancels its timer and kills it after its cleanup. It is told
 %% what the session is about to set before it is set, and if the session
 %% process dies (or the lock does) it removes those patterns and flags
@@ -32,7 +32,7 @@
 %% flameprof's node and cleans up on nodedown. Whoever finishes last
 %% deletes the module.
 %%
-%% Messages to the sink (the C-node's pid); sampler/calls_decode.c reads them:
+%% Messages to the sink (the C-node's pid); calls/calls_decode.c reads them:
 %%   {fp_calls_started, Proto, Session, NFunctions, NProcs}
 %%   {fp_calls_error, Proto, Reason, Detail}          (Detail: a binary)
 %%     Reason: lock_lost | unsupported | nomatch | too_many | in_use | noproc,

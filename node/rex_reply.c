@@ -10,11 +10,11 @@
 /* Large enough for any message flameprof accepts; ei counts in ints. */
 #define MAX_INDEX 0x7fffffff
 
-int rex_reply_open(const char *buf, size_t len, struct rex_reply *r)
+int node_rex_reply_open(const char *buf, size_t len, struct node_rex_reply *r)
 {
 	int version, arity, i = 0;
 	char tag[MAXATOMLEN_UTF8];
-	if (len > MAX_INDEX || term_check(buf, len) < 0)
+	if (len > MAX_INDEX || node_term_check(buf, len) < 0)
 		return -1;
 	if (ei_decode_version(buf, &i, &version) < 0 || ei_decode_tuple_header(buf, &i, &arity) < 0 ||
 	    arity != 2 || ei_decode_atom(buf, &i, tag) < 0 || strcmp(tag, "rex") != 0)
@@ -24,13 +24,13 @@ int rex_reply_open(const char *buf, size_t len, struct rex_reply *r)
 	return 0;
 }
 
-static int is_type(const struct rex_reply *r, int at, int want, int *size)
+static int is_type(const struct node_rex_reply *r, int at, int want, int *size)
 {
 	int type;
 	return ei_get_type(r->buf, &at, &type, size) == 0 && type == want;
 }
 
-int rex_reply_pid(const struct rex_reply *r, erlang_pid *pid)
+int node_rex_reply_pid(const struct node_rex_reply *r, erlang_pid *pid)
 {
 	int at = r->at, size;
 	if (!is_type(r, at, ERL_PID_EXT, &size) && !is_type(r, at, ERL_NEW_PID_EXT, &size))
@@ -52,16 +52,16 @@ static int atom_at(const char *buf, int *at, char *out, size_t cap)
 	return 0;
 }
 
-int rex_reply_atom(const struct rex_reply *r, char *out, size_t cap)
+int node_rex_reply_atom(const struct node_rex_reply *r, char *out, size_t cap)
 {
 	int at = r->at;
 	return atom_at(r->buf, &at, out, cap);
 }
 
-int rex_reply_atom_is(const struct rex_reply *r, const char *want)
+int node_rex_reply_atom_is(const struct node_rex_reply *r, const char *want)
 {
 	char a[MAXATOMLEN_UTF8];
-	return rex_reply_atom(r, a, sizeof a) == 0 && strcmp(a, want) == 0;
+	return node_rex_reply_atom(r, a, sizeof a) == 0 && strcmp(a, want) == 0;
 }
 
 static int word_byte(unsigned char c)
@@ -70,7 +70,7 @@ static int word_byte(unsigned char c)
 	       c == '_' || c == '-';
 }
 
-int rex_reply_word(const struct rex_reply *r, char *out, size_t cap)
+int node_rex_reply_word(const struct node_rex_reply *r, char *out, size_t cap)
 {
 	int at = r->at, type, size;
 	out[0] = '\0';
@@ -91,7 +91,7 @@ int rex_reply_word(const struct rex_reply *r, char *out, size_t cap)
 	return 0;
 }
 
-int rex_reply_has_atom(const struct rex_reply *r, const char *name, int max, int *found)
+int node_rex_reply_has_atom(const struct node_rex_reply *r, const char *name, int max, int *found)
 {
 	char a[MAXATOMLEN_UTF8];
 	int at = r->at, n, type, size;
@@ -109,7 +109,7 @@ int rex_reply_has_atom(const struct rex_reply *r, const char *name, int max, int
 	return 0;
 }
 
-int rex_reply_ref(const struct rex_reply *r, int *start, int *end)
+int node_rex_reply_ref(const struct node_rex_reply *r, int *start, int *end)
 {
 	erlang_ref ref;
 	int at = r->at, size;
@@ -122,7 +122,7 @@ int rex_reply_ref(const struct rex_reply *r, int *start, int *end)
 	return 0;
 }
 
-int rex_reply_binary_size(const struct rex_reply *r, size_t max, size_t *size)
+int node_rex_reply_binary_size(const struct node_rex_reply *r, size_t max, size_t *size)
 {
 	int n;
 	if (!is_type(r, r->at, ERL_BINARY_EXT, &n) || n < 0 || (size_t)n > max)
@@ -131,7 +131,7 @@ int rex_reply_binary_size(const struct rex_reply *r, size_t max, size_t *size)
 	return 0;
 }
 
-int rex_reply_loaded(const struct rex_reply *r, char *why, size_t cap)
+int node_rex_reply_loaded(const struct node_rex_reply *r, char *why, size_t cap)
 {
 	char tag[MAXATOMLEN_UTF8];
 	int at = r->at, arity;
@@ -155,7 +155,7 @@ static int pair_is(const char *buf, int *at, const char *key)
 	       strcmp(a, key) == 0;
 }
 
-int rex_reply_bare_lock(const struct rex_reply *r, erlang_pid *owner)
+int node_rex_reply_bare_lock(const struct node_rex_reply *r, erlang_pid *owner)
 {
 	const char *buf = r->buf;
 	char m[MAXATOMLEN_UTF8], f[MAXATOMLEN_UTF8];
@@ -170,6 +170,6 @@ int rex_reply_bare_lock(const struct rex_reply *r, erlang_pid *owner)
 		return 0;
 	if (!pair_is(buf, &at, "links") || ei_decode_list_header(buf, &at, &n) < 0 || n != 0)
 		return 0;
-	struct rex_reply gl = { buf, at };
-	return pair_is(buf, &gl.at, "group_leader") && rex_reply_pid(&gl, owner) == 0;
+	struct node_rex_reply gl = { buf, at };
+	return pair_is(buf, &gl.at, "group_leader") && node_rex_reply_pid(&gl, owner) == 0;
 }

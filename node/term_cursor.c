@@ -9,7 +9,7 @@
 #include <ei.h>
 #include "term_cursor.h"
 
-int tc_fail(struct term_cursor *c, const char *fmt, ...)
+int node_tc_fail(struct term_cursor *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -18,30 +18,30 @@ int tc_fail(struct term_cursor *c, const char *fmt, ...)
 	return -1;
 }
 
-int tc_tuple(struct term_cursor *c, int arity)
+int node_tc_tuple(struct term_cursor *c, int arity)
 {
 	int n;
 	if (ei_decode_tuple_header(c->buf, &c->i, &n) < 0 || n != arity)
-		return tc_fail(c, "expected a tuple of %d at byte %d", arity, c->i);
+		return node_tc_fail(c, "expected a tuple of %d at byte %d", arity, c->i);
 	return 0;
 }
 
-int tc_u64(struct term_cursor *c, uint64_t *v)
+int node_tc_u64(struct term_cursor *c, uint64_t *v)
 {
 	long long x;
 	if (ei_decode_longlong(c->buf, &c->i, &x) < 0 || x < 0)
-		return tc_fail(c, "expected a count at byte %d", c->i);
+		return node_tc_fail(c, "expected a count at byte %d", c->i);
 	*v = (uint64_t)x;
 	return 0;
 }
 
-int tc_atom(struct term_cursor *c, char *out, size_t cap)
+int node_tc_atom(struct term_cursor *c, char *out, size_t cap)
 {
 	char a[MAXATOMLEN_UTF8];
 	if (ei_decode_atom(c->buf, &c->i, a) < 0)
-		return tc_fail(c, "expected an atom at byte %d", c->i);
+		return node_tc_fail(c, "expected an atom at byte %d", c->i);
 	if (strlen(a) >= cap)
-		return tc_fail(c, "atom too long at byte %d", c->i);
+		return node_tc_fail(c, "atom too long at byte %d", c->i);
 	memcpy(out, a, strlen(a) + 1);
 	return 0;
 }
@@ -53,18 +53,18 @@ static int binary(struct term_cursor *c, char **out, long *n)
 	int type, size;
 	char *p;
 	if (ei_get_type(c->buf, &c->i, &type, &size) < 0 || type != ERL_BINARY_EXT || size > TC_MAX_TEXT)
-		return tc_fail(c, "expected a short binary at byte %d", c->i);
+		return node_tc_fail(c, "expected a short binary at byte %d", c->i);
 	if (!(p = malloc((size_t)size + 1)))
 		return -2;
 	if (ei_decode_binary(c->buf, &c->i, p, n) < 0) {
 		free(p);
-		return tc_fail(c, "bad binary at byte %d", c->i);
+		return node_tc_fail(c, "bad binary at byte %d", c->i);
 	}
 	*out = p;
 	return 0;
 }
 
-int tc_text(struct term_cursor *c, char **out)
+int node_tc_text(struct term_cursor *c, char **out)
 {
 	char *p;
 	long n;
@@ -73,14 +73,14 @@ int tc_text(struct term_cursor *c, char **out)
 		return r;
 	if (memchr(p, '\0', (size_t)n)) {
 		free(p);
-		return tc_fail(c, "bad binary at byte %d", c->i);
+		return node_tc_fail(c, "bad binary at byte %d", c->i);
 	}
 	p[n] = '\0';
 	*out = p;
 	return 0;
 }
 
-int tc_client_text(struct term_cursor *c, char **out)
+int node_tc_client_text(struct term_cursor *c, char **out)
 {
 	size_t nul = 0, i, o;
 	char *p, *q;
@@ -113,7 +113,7 @@ int tc_client_text(struct term_cursor *c, char **out)
 	return 0;
 }
 
-int tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity)
+int node_tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity)
 {
 	int version;
 	long long p = -1;
@@ -123,27 +123,27 @@ int tc_head(struct term_cursor *c, const char *prefix, long long proto, char *ta
 	if (ei_decode_atom(c->buf, &c->i, tag) < 0 || strncmp(tag, prefix, strlen(prefix)) != 0)
 		return 0;
 	if (ei_decode_longlong(c->buf, &c->i, &p) < 0 || p != proto)
-		return tc_fail(c, "tracer protocol %lld, expected %lld", p, proto);
+		return node_tc_fail(c, "tracer protocol %lld, expected %lld", p, proto);
 	return 1;
 }
 
-int tc_started(struct term_cursor *c, unsigned *a, unsigned *b)
+int node_tc_started(struct term_cursor *c, unsigned *a, unsigned *b)
 {
 	uint64_t x = 0, y = 0;
-	if (ei_skip_term(c->buf, &c->i) < 0 || tc_u64(c, &x) < 0 || tc_u64(c, &y) < 0)
+	if (ei_skip_term(c->buf, &c->i) < 0 || node_tc_u64(c, &x) < 0 || node_tc_u64(c, &y) < 0)
 		return -1;
 	*a = x > UINT32_MAX ? UINT32_MAX : (unsigned)x;
 	*b = y > UINT32_MAX ? UINT32_MAX : (unsigned)y;
 	return 0;
 }
 
-int tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap)
+int node_tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap)
 {
 	char *text = NULL;
 	int r;
-	if (tc_atom(c, reason, rcap) < 0)
+	if (node_tc_atom(c, reason, rcap) < 0)
 		return -1;
-	if ((r = tc_text(c, &text)) < 0)
+	if ((r = node_tc_text(c, &text)) < 0)
 		return r;
 	snprintf(detail, dcap, "%s", text);
 	free(text);

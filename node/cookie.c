@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "sampler.h"
+#include "node.h"
 
 /* Reads what the file holds (at most cap - 1 bytes). @return bytes or -1. */
 static ssize_t read_some(int fd, char *buf, size_t cap)
@@ -33,7 +33,7 @@ static ssize_t read_some(int fd, char *buf, size_t cap)
 	return (ssize_t)got;
 }
 
-int sampler_read_cookie(const char *path, char *buf, size_t cap, char *err, size_t errlen)
+int node_read_cookie(const char *path, char *buf, size_t cap, char *err, size_t errlen)
 {
 	char def[4096];
 	struct stat st;

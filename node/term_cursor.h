@@ -1,8 +1,8 @@
 /*
  * term_cursor.h - reading a message of a tracer (calls_decode.c,
- * requests_decode.c) that term_check() has already walked: a cursor over
+ * requests_decode.c) that node_term_check() has already walked: a cursor over
  * the buffer and the readers both decoders use. Each returns 0, or -1 with
- * the cursor's err set to a short reason (tc_text also -2: out of memory).
+ * the cursor's err set to a short reason (node_tc_text also -2: out of memory).
  */
 #ifndef FLAMEPROF_TERM_CURSOR_H
 #define FLAMEPROF_TERM_CURSOR_H
@@ -19,28 +19,28 @@ struct term_cursor {
 };
 
 __attribute__((format(printf, 2, 3)))
-int tc_fail(struct term_cursor *c, const char *fmt, ...);
-int tc_tuple(struct term_cursor *c, int arity);
-int tc_u64(struct term_cursor *c, uint64_t *v);
-int tc_atom(struct term_cursor *c, char *out, size_t cap);
+int node_tc_fail(struct term_cursor *c, const char *fmt, ...);
+int node_tc_tuple(struct term_cursor *c, int arity);
+int node_tc_u64(struct term_cursor *c, uint64_t *v);
+int node_tc_atom(struct term_cursor *c, char *out, size_t cap);
 /* A binary of at most TC_MAX_TEXT bytes into a fresh NUL-terminated
  * string (NUL bytes refused). */
-int tc_text(struct term_cursor *c, char **out);
+int node_tc_text(struct term_cursor *c, char **out);
 /* The same for text a client chose (a request's identity, a tier): a NUL
  * byte is accepted and becomes U+FFFD, so one odd request does not end
  * the run. */
-int tc_client_text(struct term_cursor *c, char **out);
+int node_tc_client_text(struct term_cursor *c, char **out);
 
 /* The head of {Tag, Proto, ...}: *arity, and Tag in tag (of
  * MAXATOMLEN_UTF8). @return 1 one of ours (Tag starts with prefix and
  * Proto is proto), 0 not ours, -1 ours with another protocol. */
-int tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity);
+int node_tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity);
 /* The rest of a {Tag, Proto, Session, A, B} "started" message: skips the
  * session pid and reads the two counts, each capped at UINT32_MAX.
  * @return 0 or -1. */
-int tc_started(struct term_cursor *c, unsigned *a, unsigned *b);
+int node_tc_started(struct term_cursor *c, unsigned *a, unsigned *b);
 /* The body of {_, _, Reason, Detail}: an atom and a binary, the binary cut
  * to fit. @return 0, -1 or -2. */
-int tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap);
+int node_tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * calls_decode.c - the tracer's messages (flameprof_tracer.erl) into
- * struct calls_msg. A message is first walked by term_check() with its
+ * struct calls_msg. A message is first walked by node_term_check() with its
  * length, then decoded with ei; every size is checked before it is used.
  */
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <ei.h>
 #include "calls.h"
-#include "term_check.h"
+#include "../node/term_check.h"
 #include "../common/ctl_escape.h"
-#include "term_cursor.h"
+#include "../node/term_cursor.h"
 
 #define PROTO 1
 
@@ -44,14 +44,14 @@ static int get_row(struct term_cursor *c, struct calls_row *row)
 	char *mod = NULL, *fun = NULL, *pid = NULL, *name = NULL;
 	uint64_t arity = 0;
 	int r;
-	if (tc_tuple(c, 7) < 0)
+	if (node_tc_tuple(c, 7) < 0)
 		return -1;
-	if ((r = tc_text(c, &mod)) < 0)
+	if ((r = node_tc_text(c, &mod)) < 0)
 		return r;
-	if ((r = tc_text(c, &fun)) < 0 || (r = tc_u64(c, &arity)) < 0 || arity > 255 ||
-	    (r = tc_text(c, &pid)) < 0 || (r = tc_text(c, &name)) < 0 ||
-	    (r = tc_u64(c, &row->calls)) < 0 ||
-	    (r = tc_u64(c, &row->measure)) < 0)
+	if ((r = node_tc_text(c, &fun)) < 0 || (r = node_tc_u64(c, &arity)) < 0 || arity > 255 ||
+	    (r = node_tc_text(c, &pid)) < 0 || (r = node_tc_text(c, &name)) < 0 ||
+	    (r = node_tc_u64(c, &row->calls)) < 0 ||
+	    (r = node_tc_u64(c, &row->measure)) < 0)
 		goto out;
 	char *m = escaped(mod), *f = escaped(fun);
 	size_t n = (m ? strlen(m) : 0) + (f ? strlen(f) : 0) + 8;
@@ -65,7 +65,7 @@ static int get_row(struct term_cursor *c, struct calls_row *row)
 	r = row->mfa && row->pid && row->name ? 0 : -2;
 out:
 	if (r == 0 && arity > 255)
-		r = tc_fail(c, "arity out of range");
+		r = node_tc_fail(c, "arity out of range");
 	free(mod);
 	free(fun);
 	free(pid);
@@ -77,7 +77,7 @@ static int get_result(struct term_cursor *c, struct calls_result *res)
 {
 	char type[32];
 	int n, r;
-	if (tc_atom(c, type, sizeof type) < 0)
+	if (node_tc_atom(c, type, sizeof type) < 0)
 		return -1;
 	if (strcmp(type, "call_count") == 0)
 		res->type = CALLS_COUNT;
@@ -86,9 +86,9 @@ static int get_result(struct term_cursor *c, struct calls_result *res)
 	else if (strcmp(type, "call_memory") == 0)
 		res->type = CALLS_MEMORY;
 	else
-		return tc_fail(c, "unknown type '%s'", type);
+		return node_tc_fail(c, "unknown type '%s'", type);
 	if (ei_decode_list_header(c->buf, &c->i, &n) < 0 || n < 0)
-		return tc_fail(c, "expected the rows at byte %d", c->i);
+		return node_tc_fail(c, "expected the rows at byte %d", c->i);
 	if (n > 0 && !(res->rows = calloc((size_t)n, sizeof *res->rows)))
 		return -2;
 	for (int k = 0; k < n; k++) {
@@ -97,32 +97,32 @@ static int get_result(struct term_cursor *c, struct calls_result *res)
 			return r;
 	}
 	if (n > 0 && ei_decode_list_header(c->buf, &c->i, &n) < 0)
-		return tc_fail(c, "rows not ended at byte %d", c->i);
+		return node_tc_fail(c, "rows not ended at byte %d", c->i);
 	if (ei_decode_list_header(c->buf, &c->i, &n) < 0 || n < 0)
-		return tc_fail(c, "expected the reloaded modules at byte %d", c->i);
+		return node_tc_fail(c, "expected the reloaded modules at byte %d", c->i);
 	if (n > 0 && !(res->reloaded = calloc((size_t)n, sizeof *res->reloaded)))
 		return -2;
 	for (int k = 0; k < n; k++) {
 		res->nreloaded++;
-		if ((r = tc_text(c, &res->reloaded[k])) < 0)
+		if ((r = node_tc_text(c, &res->reloaded[k])) < 0)
 			return r;
 	}
 	if (n > 0 && ei_decode_list_header(c->buf, &c->i, &n) < 0)
-		return tc_fail(c, "modules not ended at byte %d", c->i);
+		return node_tc_fail(c, "modules not ended at byte %d", c->i);
 	long long elapsed;
-	if (tc_tuple(c, 3) < 0 || ei_decode_longlong(c->buf, &c->i, &elapsed) < 0 ||
-	    tc_u64(c, &res->rows_left_out) < 0)
-		return tc_fail(c, "expected {Elapsed, LeftOut, Why} at byte %d", c->i);
+	if (node_tc_tuple(c, 3) < 0 || ei_decode_longlong(c->buf, &c->i, &elapsed) < 0 ||
+	    node_tc_u64(c, &res->rows_left_out) < 0)
+		return node_tc_fail(c, "expected {Elapsed, LeftOut, Why} at byte %d", c->i);
 	res->elapsed_us = elapsed;
 	/* Why: stopped, or {overload, RunQueue, Limit} */
 	char why[16];
 	int at = c->i;
-	if (tc_atom(c, why, sizeof why) == 0)
-		return strcmp(why, "stopped") == 0 ? 0 : tc_fail(c, "unknown end '%s'", why);
+	if (node_tc_atom(c, why, sizeof why) == 0)
+		return strcmp(why, "stopped") == 0 ? 0 : node_tc_fail(c, "unknown end '%s'", why);
 	c->i = at;
-	if (tc_tuple(c, 3) < 0 || tc_atom(c, why, sizeof why) < 0 || strcmp(why, "overload") != 0 ||
-	    tc_u64(c, &res->run_queue) < 0 || tc_u64(c, &res->run_queue_limit) < 0)
-		return tc_fail(c, "expected stopped or {overload, RunQueue, Limit} at byte %d", c->i);
+	if (node_tc_tuple(c, 3) < 0 || node_tc_atom(c, why, sizeof why) < 0 || strcmp(why, "overload") != 0 ||
+	    node_tc_u64(c, &res->run_queue) < 0 || node_tc_u64(c, &res->run_queue_limit) < 0)
+		return node_tc_fail(c, "expected stopped or {overload, RunQueue, Limit} at byte %d", c->i);
 	res->overload = 1;
 	return 0;
 }
@@ -134,17 +134,17 @@ int calls_decode(const char *buf, size_t len, struct calls_msg *out, char *err, 
 	int arity, r;
 
 	memset(out, 0, sizeof *out);
-	if (term_check(buf, len) < 0)
-		return tc_fail(&c, "not one well-formed term");
-	if ((r = tc_head(&c, "fp_calls_", PROTO, tag, &arity)) <= 0)
+	if (node_term_check(buf, len) < 0)
+		return node_tc_fail(&c, "not one well-formed term");
+	if ((r = node_tc_head(&c, "fp_calls_", PROTO, tag, &arity)) <= 0)
 		return r < 0 ? r : CALLS_MSG_OTHER;
 	if (strcmp(tag, "fp_calls_started") == 0 && arity == 5) {
-		if (tc_started(&c, &out->nfunctions, &out->nprocs) < 0)
+		if (node_tc_started(&c, &out->nfunctions, &out->nprocs) < 0)
 			return -1;
 		return CALLS_MSG_STARTED;
 	}
 	if (strcmp(tag, "fp_calls_error") == 0 && arity == 4) {
-		if ((r = tc_error(&c, out->reason, sizeof out->reason, out->detail, sizeof out->detail)) < 0)
+		if ((r = node_tc_error(&c, out->reason, sizeof out->reason, out->detail, sizeof out->detail)) < 0)
 			return r;
 		return CALLS_MSG_ERROR;
 	}
@@ -155,5 +155,5 @@ int calls_decode(const char *buf, size_t len, struct calls_msg *out, char *err, 
 		}
 		return CALLS_MSG_RESULT;
 	}
-	return tc_fail(&c, "unknown message '%s'/%d", tag, arity);
+	return node_tc_fail(&c, "unknown message '%s'/%d", tag, arity);
 }

@@ -150,7 +150,7 @@ static int term(struct walk *w, int depth)
 	}
 }
 
-int term_check(const char *buf, size_t len)
+int node_term_check(const char *buf, size_t len)
 {
 	struct walk w = { (const unsigned char *)buf, len };
 	if (take(&w, 1) < 0 || w.p[-1] != 131)

@@ -6,14 +6,14 @@
  */
 #include "internal.h"
 
-int sampler_runs_elixir(sampler_t *s, int *yes)
+int node_runs_elixir(node_t *s, int *yes)
 {
-	struct args a;
+	struct node_args a;
 	erlang_pid master;
 	int r;
-	args_begin(&a, 1);
-	arg_atom(&a, "elixir");
-	r = rex_call_pid(s, "application_controller", "get_master", &a, &master);
+	node_args_begin(&a, 1);
+	node_arg_atom(&a, "elixir");
+	r = node_rex_call_pid(s, "application_controller", "get_master", &a, &master);
 	*yes = r == 1;
 	return r < 0 ? r : 0;
 }

@@ -1,0 +1,12 @@
+/*
+ * clock.c - the monotonic clock (clock.h).
+ */
+#include <time.h>
+#include "clock.h"
+
+long long fp_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

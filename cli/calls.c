@@ -77,7 +77,7 @@ static int print_results(const struct calls_config *cfg, struct calls_result *re
 	return bad ? EX_IOERR : 0;
 }
 
-static int run(const struct calls_config *cfg, const char *cookie, struct rot_out *json)
+static int run(const struct calls_config *cfg, struct fp_node_cmd *nc, struct rot_out *json)
 {
 	struct calls_options co = {
 		.type = cfg->type, .patterns = cfg->patterns, .npatterns = cfg->npatterns,
@@ -86,33 +86,24 @@ static int run(const struct calls_config *cfg, const char *cookie, struct rot_ou
 		.limit = cfg->limit, .force = cfg->force, .per_process = cfg->per_process,
 		.max_run_queue = cfg->max_run_queue,
 	};
-	struct node_options no = {
-		.node = cfg->node, .cookie = cookie, .alive = cfg->node_name, .role = "calls",
-		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
-	};
 	struct calls_result res;
 	unsigned nf = 0, np = 0;
-	node_t *n = NULL;
 	tracer_t *s = NULL;
-	int rc;
+	int rc, e;
 
-	fp_note("connecting to '%s'", cfg->node);
-	int e = node_connect(&n, &no);
-	fp_wipe_cookie();
-	if (e == 0)
-		e = calls_start(&s, n, &co, &nf, &np);
-	if (e < 0) {
-		fp_error("%s", node_error(n));
-		rc = fp_exit_for_sampler(e);
+	if ((rc = fp_node_connect(nc)) != 0)
+		goto out;
+	if ((e = calls_start(&s, nc->n, &co, &nf, &np)) < 0) {
+		rc = fp_node_fail(nc, e);
 		goto out;
 	}
 	if (cfg->type == CALLS_COUNT)
 		fp_note("counting calls of %u functions on '%s' (OTP %s) for %.3g s", nf, cfg->node,
-			node_otp_release(n), cfg->duration_us / 1e6);
+			node_otp_release(nc->n), cfg->duration_us / 1e6);
 	else
 		fp_note("measuring %s of %u functions in %u processes%s on '%s' (OTP %s) for %.3g s",
 			calls_type_name(cfg->type), nf, np, co.procs == CALLS_PROCS_LIST ? "" : " and those spawned",
-			cfg->node, node_otp_release(n), cfg->duration_us / 1e6);
+			cfg->node, node_otp_release(nc->n), cfg->duration_us / 1e6);
 	if ((e = trace_for(s, cfg, &res)) == 0)
 		e = calls_stop(s, &res);
 	if (e == 1) {
@@ -122,31 +113,22 @@ static int run(const struct calls_config *cfg, const char *cookie, struct rot_ou
 		e = 0;
 	}
 	if (e < 0) {
-		fp_error("%s", node_error(n));
-		rc = fp_exit_for_sampler(e);
+		rc = fp_node_fail(nc, e);
 		goto out;
 	}
 	rc = print_results(cfg, &res, json);
 	calls_result_free(&res);
-	e = calls_unload(s);
-	if (e < 0)
-		fp_warn("%s", node_error(n));
-	else if (e == NODE_PURGING)
-		fp_note("tracer module deleted; '%s' is still purging its old code and finishes by itself", cfg->node);
-	else
-		fp_note("breakpoints and trace flags removed, tracer unloaded");
+	fp_node_say_unload(nc, calls_unload(s), "tracer", "breakpoints and trace flags removed, tracer unloaded");
 out:
 	rot_out_abort(json); /* a failed run: an existing --json file stays as it was */
 	tracer_free(s);
-	node_free(n);
 	return rc;
 }
 
 int calls_main(int argc, char **argv)
 {
 	struct calls_config cfg;
-	char cookie[1024], err[1200];
-	const char *ck = NULL;
+	char err[1200];
 	fp_help_command = "flameprof calls --help";
 	int rc = calls_parse_options(argc, argv, &cfg);
 	if (rc)
@@ -156,27 +138,23 @@ int calls_main(int argc, char **argv)
 		goto done;
 	}
 	fp_verbosity = cfg.verbosity;
-	if (node_check_target(cfg.node, err, sizeof err) < 0 ||
-	    (cfg.node_name && node_check_alive(cfg.node_name, err, sizeof err) < 0)) {
-		fp_usage("%s", err);
-		rc = EX_USAGE;
-		goto done;
-	}
-	/* the output first: fail before touching the node */
+	struct fp_node_cmd nc = {
+		.node = cfg.node, .node_name = cfg.node_name, .cookie = cfg.cookie, .cookie_file = cfg.cookie_file,
+		.connect_timeout_us = cfg.connect_timeout_us, .role = "calls",
+	};
+	if ((rc = fp_node_begin(&nc)) != 0)
+		goto end;
+	/* the output before the node: fail before touching it */
 	struct rot_out json;
 	memset(&json, 0, sizeof json);
 	if (cfg.json && rot_out_open(&json, cfg.json, err, sizeof err) != 0) {
 		fp_error("%s (for --json)", err);
 		rc = EX_CANTCREAT;
-		goto done;
+		goto end;
 	}
-	fp_install_stop_signals();
-	if ((rc = fp_read_cookie(cfg.cookie, cfg.cookie_file, cookie, sizeof cookie, &ck)) != 0) {
-		rot_out_abort(&json);
-		goto done;
-	}
-	rc = run(&cfg, ck, &json);
-	explicit_bzero(cookie, sizeof cookie);
+	rc = run(&cfg, &nc, &json);
+end:
+	fp_node_end(&nc);
 done:
 	calls_config_free(&cfg);
 	return rc;

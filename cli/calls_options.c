@@ -9,6 +9,7 @@
 #include <sysexits.h>
 #include "calls_options.h"
 #include "optparse.h"
+#include "session.h"
 #include "options.h"
 
 /* Each row's id is its kind: how apply() reads the value into field
@@ -45,17 +46,14 @@ static const struct fp_opt options[] = {
 	{ "force", 0, NULL, K_SET, F(force), 1, 0, "trace however many functions match" },
 	{ "max-run-queue", 0, "N", K_UINT, F(max_run_queue), 0, 100000000,
 	  "end the run early, with its results, once the node's run queues stay above N (or 4x their length at the start) for 1 s (default 200; 0: never)" },
-	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
-	  "our node name before '@' (default flameprof_calls_<user>, one run of yours per node at a time)" },
-	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
-	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
-	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,
-	  "the cookie itself: visible to every user in ps, prefer --cookie-file" },
-	{ "connect-timeout", 0, "DUR", K_DUR, F(connect_timeout_us), 0, 0,
-	  "give up connecting, and each setup request, after DUR (default 5s)" },
-	{ "quiet", 'q', NULL, K_SET, F(verbosity), 0, 0, "print errors only" },
-	{ "verbose", 'v', NULL, K_SET, F(verbosity), 2, 0, "also print each step" },
-	{ "help", 'h', NULL, K_SET, F(help), 1, 0, "print this help" },
+	FP_ROW_NODE_NAME(struct calls_config,
+	  "our node name before '@' (default flameprof_calls_<user>, one run of yours per node at a time)"),
+	FP_ROW_COOKIE_FILE(struct calls_config),
+	FP_ROW_COOKIE(struct calls_config),
+	FP_ROW_CONNECT_TIMEOUT(struct calls_config),
+	FP_ROW_QUIET(struct calls_config),
+	FP_ROW_VERBOSE(struct calls_config),
+	FP_ROW_HELP(struct calls_config),
 };
 
 /* MOD[:FUN[/ARITY]], each part a name or '_'. The text is copied: the
@@ -93,6 +91,8 @@ static int parse_pattern(struct calls_config *cfg, const char *text)
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
 {
+	if (o->id >= FP_NODE_KIND)
+		return fp_node_apply(ctx, o, val, spelled, detail, cap);
 	struct calls_config *cfg = ctx;
 	char *field = (char *)cfg + o->field;
 	switch ((enum kind)o->id) {
@@ -171,7 +171,7 @@ static void defaults(struct calls_config *cfg)
 	cfg->duration_us = 10000000;
 	cfg->limit = 1000;
 	cfg->max_run_queue = 200;
-	cfg->connect_timeout_us = 5000000;
+	cfg->connect_timeout_us = FP_CONNECT_TIMEOUT_US;
 	cfg->verbosity = 1;
 }
 

@@ -113,7 +113,7 @@ static int trace_for(tracer_t *s, const struct requests_config *cfg, struct req_
 	}
 }
 
-static int run(const struct requests_config *cfg, const char *cookie, struct outputs *o)
+static int run(const struct requests_config *cfg, struct fp_node_cmd *nc, struct outputs *o)
 {
 	struct requests_options ro = {
 		.entry = cfg->entry, .tiers = cfg->tiers, .ntiers = cfg->ntiers,
@@ -123,33 +123,24 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		.sample_permille = cfg->sample_permille, .max_late_ms = (unsigned)(cfg->max_late_us / 1000),
 		.max_queue = cfg->max_queue,
 	};
-	struct node_options no = {
-		.node = cfg->node, .alive = cfg->node_name, .role = "requests", .cookie = cookie,
-		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
-	};
 	struct req_table t;
 	unsigned ne = 0, nt = 0;
-	node_t *n = NULL;
 	tracer_t *s = NULL;
-	int rc = 0;
+	int rc = 0, e;
 
 	memset(&t, 0, sizeof t);
 	t.sample_permille = cfg->sample_permille;
-	fp_note("connecting to '%s'", cfg->node);
-	int e = node_connect(&n, &no);
-	fp_wipe_cookie();
-	if (e == 0)
-		e = req_start(&s, n, &ro, &ne, &nt);
-	if (e < 0) {
-		fp_error("%s", node_error(n));
-		rc = fp_exit_for_sampler(e);
+	if ((rc = fp_node_connect(nc)) != 0)
+		goto out;
+	if ((e = req_start(&s, nc->n, &ro, &ne, &nt)) < 0) {
+		rc = fp_node_fail(nc, e);
 		goto out;
 	}
 	if (cfg->nfull)
 		fp_warn("--full: every call of the %u function(s) traced is timed inside requests, two trace messages per call, a few microseconds each on the node; keep the run short, or lower --sample-requests",
 			nt);
 	fp_note("tracing requests from %u entry function(s) with %u tier function(s) on '%s' (OTP %s) for %.3g s",
-		ne, nt, cfg->node, node_otp_release(n), cfg->duration_us / 1e6);
+		ne, nt, cfg->node, node_otp_release(nc->n), cfg->duration_us / 1e6);
 	o->start_ms = fp_now_ms();
 	e = trace_for(s, cfg, &t, o);
 	t.run_us = (uint64_t)(fp_now_ms() - o->start_ms) * 1000;
@@ -157,8 +148,7 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		fp_error("the tracer on '%s' did not confirm its stop in time; it removes its patterns by itself", cfg->node);
 		rc = EX_TEMPFAIL;
 	} else if (e < 0) {
-		fp_error("%s", node_error(n));
-		rc = fp_exit_for_sampler(e);
+		rc = fp_node_fail(nc, e);
 	}
 	/* the summary: whatever was measured, even after an error */
 	req_table_sort(&t);
@@ -183,19 +173,11 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		fp_warn("no request finished during the run: was the entry function called?");
 	if (o->bad && rc == 0)
 		rc = EX_IOERR;
-	if (e == 0 || e == NODE_ERR_LOST) {
-		e = req_unload(s);
-		if (e < 0)
-			fp_warn("%s", node_error(n));
-		else if (e == NODE_PURGING)
-			fp_note("tracer module deleted; '%s' is still purging its old code and finishes by itself", cfg->node);
-		else
-			fp_note("trace patterns and flags removed, tracer unloaded");
-	}
+	if (e == 0 || e == NODE_ERR_LOST)
+		fp_node_say_unload(nc, req_unload(s), "tracer", "trace patterns and flags removed, tracer unloaded");
 out:
 	req_table_free(&t);
 	tracer_free(s);
-	node_free(n);
 	return rc;
 }
 
@@ -215,8 +197,6 @@ int requests_main(int argc, char **argv)
 {
 	struct requests_config cfg;
 	struct outputs o;
-	char cookie[1024], err[512];
-	const char *ck = NULL;
 	fp_help_command = "flameprof requests --help";
 	memset(&o, 0, sizeof o);
 	int rc = requests_parse_options(argc, argv, &cfg);
@@ -227,24 +207,24 @@ int requests_main(int argc, char **argv)
 		goto done;
 	}
 	fp_verbosity = cfg.verbosity;
-	if (node_check_target(cfg.node, err, sizeof err) < 0) {
-		fp_usage("%s", err);
-		rc = EX_USAGE;
-		goto done;
-	}
-	/* the outputs first: fail before touching the node */
+	struct fp_node_cmd nc = {
+		.node = cfg.node, .node_name = cfg.node_name, .cookie = cfg.cookie, .cookie_file = cfg.cookie_file,
+		.connect_timeout_us = cfg.connect_timeout_us, .role = "requests",
+	};
+	if ((rc = fp_node_begin(&nc)) != 0)
+		goto end;
+	/* the outputs before the node: fail before touching it */
 	o.stats_name = cfg.stats;
 	o.slow_name = cfg.slow_file;
 	if ((cfg.stats && !(o.stats = open_out(cfg.stats, "--stats"))) ||
 	    (cfg.slow_us && !(o.slow = open_out(cfg.slow_file, "--slow-file")))) {
 		rc = EX_CANTCREAT;
-		goto done;
+		goto end;
 	}
 	o.live = isatty(STDOUT_FILENO) && cfg.verbosity > 0;
-	fp_install_stop_signals();
-	if ((rc = fp_read_cookie(cfg.cookie, cfg.cookie_file, cookie, sizeof cookie, &ck)) == 0)
-		rc = run(&cfg, ck, &o);
-	explicit_bzero(cookie, sizeof cookie);
+	rc = run(&cfg, &nc, &o);
+end:
+	fp_node_end(&nc);
 done:
 	if (o.stats && fclose(o.stats) != 0 && rc == 0)
 		rc = EX_IOERR;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sysexits.h>
 #include "optparse.h"
+#include "session.h"
 #include "options.h"
 #include "requests_options.h"
 
@@ -47,22 +48,21 @@ static const struct fp_opt options[] = {
 	  "circuit breaker: pause tracing when trace messages arrive DUR late (default 1s)" },
 	{ "max-queue", 0, "N", K_UINT, F(max_queue), 100, 10000000,
 	  "circuit breaker: pause tracing when the node's tracer holds N messages (default 50000)" },
-	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
-	  "our node name before the '@' (default flameprof_requests_<user>)" },
-	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
-	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
-	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,
-	  "the cookie itself: visible to every user in ps, prefer --cookie-file" },
-	{ "connect-timeout", 0, "DUR", K_DUR, F(connect_timeout_us), 0, 0,
-	  "give up connecting, and each setup request, after DUR (default 5s)" },
-	{ "quiet", 'q', NULL, K_SET, F(verbosity), 0, 0, "print errors only" },
-	{ "verbose", 'v', NULL, K_SET, F(verbosity), 2, 0, "also print each step" },
-	{ "help", 'h', NULL, K_SET, F(help), 1, 0, "print this help" },
+	FP_ROW_NODE_NAME(struct requests_config,
+	  "our node name before the '@' (default flameprof_requests_<user>)"),
+	FP_ROW_COOKIE_FILE(struct requests_config),
+	FP_ROW_COOKIE(struct requests_config),
+	FP_ROW_CONNECT_TIMEOUT(struct requests_config),
+	FP_ROW_QUIET(struct requests_config),
+	FP_ROW_VERBOSE(struct requests_config),
+	FP_ROW_HELP(struct requests_config),
 };
 
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
 {
+	if (o->id >= FP_NODE_KIND)
+		return fp_node_apply(ctx, o, val, spelled, detail, cap);
 	struct requests_config *cfg = ctx;
 	char *field = (char *)cfg + o->field, *end;
 	switch ((enum kind)o->id) {
@@ -164,7 +164,7 @@ static void defaults(struct requests_config *cfg)
 	cfg->max_late_us = 1000000;
 	cfg->max_queue = 50000;
 	cfg->limit = 1000;
-	cfg->connect_timeout_us = 5000000;
+	cfg->connect_timeout_us = FP_CONNECT_TIMEOUT_US;
 	cfg->verbosity = 1;
 }
 

@@ -37,7 +37,7 @@ struct at_start {
 
 struct run {
 	const struct fp_config *cfg;
-	node_t *nd;
+	struct fp_node_cmd nc;
 	sampler_t *sampler;
 	rot_t *rot;
 	ix_writer *index;
@@ -114,12 +114,9 @@ static int stop_agent(struct run *r, int write)
 static int confirm_unloaded(struct run *r)
 {
 	int u = sampler_unload(r->sampler);
-	if (u < 0) {
-		fp_warn("%s", node_error(r->nd));
+	fp_node_say_unload(&r->nc, u, "agent", NULL);
+	if (u < 0)
 		return -1;
-	}
-	if (u == NODE_PURGING)
-		fp_note("agent module deleted; '%s' is still purging its old code and finishes by itself", r->cfg->node);
 	fp_note("agent stopped, backtrace_depth restored to %d, module unloaded", sampler_old_depth(r->sampler));
 	return 0;
 }
@@ -241,7 +238,7 @@ static int pick_names(struct run *r)
 	int elixir = r->cfg->lang == FP_NAMES_ELIXIR;
 	/* a node that cannot say is taken for an Erlang one: the files are
 	 * the same either way, and `report --names elixir` still draws them */
-	if (r->cfg->lang == FP_NAMES_AUTO && node_runs_elixir(r->nd, &elixir) < 0)
+	if (r->cfg->lang == FP_NAMES_AUTO && node_runs_elixir(r->nc.n, &elixir) < 0)
 		elixir = 0;
 	r->names = elixir ? "elixir" : r->cfg->lang == FP_NAMES_ERLANG ? "erlang" : NULL;
 	if (elixir)
@@ -251,14 +248,9 @@ static int pick_names(struct run *r)
 	return 0;
 }
 
-static int connect_node(struct run *r, const char *cookie)
+static int connect_node(struct run *r)
 {
 	const struct fp_config *cfg = r->cfg;
-	struct node_options no = {
-		.node = cfg->node, .cookie = cookie, .alive = cfg->node_name,
-		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
-		.compile_on_target = cfg->compile_on_target,
-	};
 	struct sampler_options so = {
 		.silence_timeout_ms = (int)(cfg->silence_timeout_us / 1000),
 		.top = cfg->top, .hz = cfg->hz, .every_ms = (unsigned)(cfg->every_us / 1000),
@@ -270,29 +262,26 @@ static int connect_node(struct run *r, const char *cookie)
 	 * (a period is 1000 / hz ms) */
 	if (so.silence_timeout_ms < 3000 / cfg->hz)
 		so.silence_timeout_ms = (int)(3000 / cfg->hz);
-	fp_note("connecting to '%s'", cfg->node);
-	int e = node_connect(&r->nd, &no);
-	fp_wipe_cookie();
-	if (e == 0)
-		e = pick_names(r);
+	int e = fp_node_connect(&r->nc);
+	if (e != 0)
+		return e;
+	e = pick_names(r);
 	if (e == 0) {
 		fp_note("connected; loading the agent");
-		e = sampler_start(&r->sampler, r->nd, &so);
+		e = sampler_start(&r->sampler, r->nc.n, &so);
 	}
-	if (e < 0) {
-		fp_error("%s", node_error(r->nd));
-		return fp_exit_for_sampler(e);
-	}
+	if (e < 0)
+		return fp_node_fail(&r->nc, e);
 	/* Files are named after the node's own name, so that one node reached
 	 * as rabbit@vm and as rabbit@127.0.0.1 writes one series of files. */
-	r->node = node_own_name(r->nd);
+	r->node = node_own_name(r->nc.n);
 	if (strcmp(r->node, cfg->node) != 0) {
 		fp_note("'%s' calls itself '%s'; the files are named after that", cfg->node, r->node);
 		(void)rot_set_node(r->rot, r->node); /* no file is open yet */
 		(void)set_header(r, &r->header);
 	}
 	fp_note("sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", cfg->node,
-		node_otp_release(r->nd), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
+		node_otp_release(r->nc.n), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
 	return 0;
 }
 
@@ -349,13 +338,13 @@ static int capture(struct run *r)
 			wait = 200;
 		int rc = sampler_next(r->sampler, wait < 1 ? 1 : (int)wait, &b);
 		if (rc < 0) {
-			fp_error("%s", node_error(r->nd));
+			fp_error("%s", node_error(r->nc.n));
 			if (rc == NODE_ERR_AGENT_DOWN)
 				confirm_unloaded(r);
 			else if (rc != NODE_ERR_LOST)
 				stop_agent(r, 0);
 			close_output(r, NULL);
-			return fp_exit_for_sampler(rc);
+			return fp_exit_for_node(rc);
 		}
 		int e = rc == 1 ? write_batch(r, &b) : 0;
 		if (e == 0 && fp_now_ms() >= next_flush) {
@@ -382,22 +371,18 @@ static int capture(struct run *r)
 
 int fp_run(const struct fp_config *cfg)
 {
-	struct run r = { .cfg = cfg, .node = cfg->node };
-	char cookie[1024];
-	const char *ck = NULL;
+	struct run r = {
+		.cfg = cfg, .node = cfg->node,
+		.nc = { .node = cfg->node, .node_name = cfg->node_name, .cookie = cfg->cookie,
+			.cookie_file = cfg->cookie_file, .connect_timeout_us = cfg->connect_timeout_us,
+			.compile_on_target = cfg->compile_on_target },
+	};
 	int rc;
 
-	char err[512];
-	if (node_check_target(cfg->node, err, sizeof err) < 0 ||
-	    (cfg->node_name && node_check_alive(cfg->node_name, err, sizeof err) < 0)) {
-		fp_usage("%s", err);
-		return EX_USAGE;
-	}
-	fp_install_stop_signals();
 	fp_status_init(&r.status, cfg);
 	fmt_ctx *fmt = NULL;
 	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers, cfg->statuses };
-	if ((rc = fp_read_cookie(cfg->cookie, cfg->cookie_file, cookie, sizeof cookie, &ck)) != 0)
+	if ((rc = fp_node_begin(&r.nc)) != 0)
 		goto out;
 	fmt = fmt_create(&fo);
 	if (!fmt || fp_batch_out_init(&r.out, fmt, NULL) < 0) {
@@ -408,18 +393,16 @@ int fp_run(const struct fp_config *cfg)
 	/* the output first: fail before touching the node */
 	if ((rc = open_output(&r, cfg->node)) != 0)
 		goto out;
-	if ((rc = connect_node(&r, ck)) != 0)
+	if ((rc = connect_node(&r)) != 0)
 		goto out;
-	explicit_bzero(cookie, sizeof cookie);
 	if ((rc = check_targets(&r)) != 0)
 		goto out;
 	fp_status_sampling(&r.status);
 	rc = capture(&r);
 out:
-	explicit_bzero(cookie, sizeof cookie);
 	fp_status_clear();
 	sampler_free(r.sampler);
-	node_free(r.nd);
+	fp_node_end(&r.nc);
 	rot_free(r.rot);
 	ix_writer_free(r.index);
 	fmt_free(fmt);

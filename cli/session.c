@@ -2,6 +2,7 @@
  * session.c - see session.h.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
@@ -88,7 +89,7 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 	return 0;
 }
 
-int fp_exit_for_sampler(int err)
+int fp_exit_for_node(int err)
 {
 	switch (err) {
 	case NODE_ERR_USAGE: return EX_USAGE;
@@ -100,4 +101,71 @@ int fp_exit_for_sampler(int err)
 	case NODE_ERR_LOCAL: return EX_CANTCREAT;
 	default: return EX_UNAVAILABLE;
 	}
+}
+
+int fp_node_apply(void *cfg, const struct fp_opt *o, const char *val, const char *spelled, char *detail,
+		  size_t cap)
+{
+	char *field = (char *)cfg + o->field;
+	switch (o->id) {
+	case FP_NODE_STR:
+		*(const char **)field = val;
+		return FP_OPT_OK;
+	case FP_NODE_DUR:
+		return fp_opt_duration(val, spelled, "5s", (int64_t *)field, detail, cap);
+	case FP_NODE_SET:
+		*(int *)field = (int)o->min;
+		return FP_OPT_OK;
+	}
+	snprintf(detail, cap, "%s: no such kind of option", spelled);
+	return FP_OPT_USAGE;
+}
+
+int fp_node_begin(struct fp_node_cmd *c)
+{
+	char err[512];
+	if (node_check_target(c->node, err, sizeof err) < 0 ||
+	    (c->node_name && node_check_alive(c->node_name, err, sizeof err) < 0)) {
+		fp_usage("%s", err);
+		return EX_USAGE;
+	}
+	fp_install_stop_signals();
+	return fp_read_cookie(c->cookie, c->cookie_file, c->cookie_buf, sizeof c->cookie_buf, &c->ck);
+}
+
+int fp_node_connect(struct fp_node_cmd *c)
+{
+	struct node_options no = {
+		.node = c->node, .cookie = c->ck, .alive = c->node_name, .role = c->role,
+		.connect_timeout_ms = (int)(c->connect_timeout_us / 1000),
+		.compile_on_target = c->compile_on_target,
+	};
+	fp_note("connecting to '%s'", c->node);
+	int e = node_connect(&c->n, &no);
+	fp_wipe_cookie();
+	explicit_bzero(c->cookie_buf, sizeof c->cookie_buf);
+	return e < 0 ? fp_node_fail(c, e) : 0;
+}
+
+int fp_node_fail(struct fp_node_cmd *c, int e)
+{
+	fp_error("%s", node_error(c->n));
+	return fp_exit_for_node(e);
+}
+
+void fp_node_say_unload(struct fp_node_cmd *c, int e, const char *what, const char *done)
+{
+	if (e < 0)
+		fp_warn("%s", node_error(c->n));
+	else if (e == NODE_PURGING)
+		fp_note("%s module deleted; '%s' is still purging its old code and finishes by itself", what, c->node);
+	else if (done)
+		fp_note("%s", done);
+}
+
+void fp_node_end(struct fp_node_cmd *c)
+{
+	explicit_bzero(c->cookie_buf, sizeof c->cookie_buf);
+	node_free(c->n);
+	c->n = NULL;
 }

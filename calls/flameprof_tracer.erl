@@ -59,6 +59,8 @@
 -define(TICK_MS, 500).
 -define(MAX_ROWS, 200000).
 -define(SWEEP_DELAY_MS, 100).
+-define(ERROR_TAG, fp_calls_error).
+-include("fp_trace_common.hrl").
 
 %% The session's state while the breakpoints count.
 -record(run, {guardian, sink, opts, set, stamps, reloaded = [], start,
@@ -67,82 +69,16 @@
 
 %% ---------------------------------------------------------------- start
 
-%% flameprof takes the lock, loads this module, then starts it in a second
-%% request; if it dies in between, nothing else would remove the module. A
-%% watchdog started at load time does, once the lock is gone (its timer
-%% ends it) or adopted by another module's guardian (the other tracing
-%% mode: this copy is then left over). A bare lock may still be ours
-%% starting: it is looked at again later.
-watchdog() ->
-    spawn(fun() -> receive after ?WATCHDOG_MS -> orphan_check() end end),
-    ok.
+guard_set(Opts) ->
+    #{type => maps:get(type, Opts), mfas => [], procs => none, tr => global}.
 
-orphan_check() ->
-    case whereis(?LOCK) of
-        undefined -> unload_self();
-        Lock ->
-            case erlang:process_info(Lock, links) of
-                {links, []} -> receive after ?WATCHDOG_MS -> orphan_check() end;
-                {links, Links} ->
-                    Ours = [L || L <- Links, is_pid(L), node(L) =:= node(),
-                                 erlang:process_info(L, initial_call) =:=
-                                     {initial_call, {?MODULE, init, 1}}],
-                    Ours =:= [] andalso unload_self(),
-                    ok;
-                undefined -> orphan_check()
-            end
-    end.
+guard_setting({setting, mfas, MFAs}, Set) -> Set#{mfas := MFAs ++ maps:get(mfas, Set)};
+guard_setting({setting, procs, Procs}, Set) -> Set#{procs := Procs};
+guard_setting({setting, tr, Tr}, Set) -> Set#{tr := Tr};
+guard_setting(_, Set) -> Set.
 
-%% The guardian: adopts the lock the C-node registered as ?LOCK (LockTimer:
-%% the erlang:send_after/3 timer that ends it if we never start), starts
-%% the session, cleans up after it and only then ends the lock.
-init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
-    process_flag(trap_exit, true),
-    %% linked first: if the lock is already dead, whereis says so below
-    link(Lock),
-    case whereis(?LOCK) =:= Lock of
-        true ->
-            _ = erlang:cancel_timer(LockTimer),
-            Session = spawn_link(?MODULE, session, [self(), Opts]),
-            guard(Sink, Lock, Session, #{type => maps:get(type, Opts), mfas => [], procs => none,
-                                         tr => global});
-        false ->
-            Sink ! {fp_calls_error, ?PROTO, lock_lost, <<"the lock was gone before the tracer started">>},
-            exit(Lock, kill),
-            %% the module stays: another run may hold the node by now and
-            %% the module be its code; the watchdog removes it otherwise
-            exit(normal)
-    end.
-
-guard(Sink, Lock, Session, Set) ->
-    receive
-        {'EXIT', Lock, _} ->
-            %% the lock ended under us (a message to the name ends it):
-            %% the node is no longer ours, so the session ends now
-            exit(Session, kill),
-            guard(Sink, Lock, Session, Set);
-        {setting, mfas, MFAs} ->
-            guard(Sink, Lock, Session, Set#{mfas := MFAs ++ maps:get(mfas, Set)});
-        {setting, procs, Procs} ->
-            guard(Sink, Lock, Session, Set#{procs := Procs});
-        {setting, tr, Tr} ->
-            guard(Sink, Lock, Session, Set#{tr := Tr});
-        {'EXIT', Session, normal} ->
-            %% The session removed everything itself. A process spawned
-            %% while it cleared the flags can still have taken them (seen
-            %% with 100 processes spawned on a saturated 2-core node): a
-            %% second sweep, once the spawns in flight have landed.
-            sweep(Set, Session),
-            finish(Lock);
-        {'EXIT', Session, Why} ->
-            cleanup(Set, Session),
-            Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
-            _ = erlang:send(Sink, {fp_calls_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
-            sweep(Set, Session),
-            finish(Lock);
-        _ ->
-            guard(Sink, Lock, Session, Set)
-    end.
+guard_died(Set, Session) ->
+    cleanup(Set, Session).
 
 %% In a session of our own the session's end took every flag with it
 %% (destroyed again here: a no-op after the session process did).
@@ -151,12 +87,6 @@ sweep(#{procs := none}, _) -> ok;
 sweep(#{procs := Procs, tr := Tr}, Session) ->
     timer:sleep(?SWEEP_DELAY_MS),
     clear_flags(Tr, Procs, Session).
-
-finish(Lock) ->
-    unlink(Lock),
-    exit(Lock, kill),
-    unload_self(),
-    exit(normal).
 
 %% ---------------------------------------------------------------- session
 
@@ -246,16 +176,6 @@ expand1({ModText, F, A} = P) ->
 ours(M) ->
     lists:prefix("flameprof_", atom_to_list(M)).
 
-functions(M) ->
-    try erlang:get_module_info(M, functions)
-    catch error:badarg -> []
-    end.
-
-existing_atom(Text) ->
-    try binary_to_existing_atom(Text, utf8)
-    catch error:badarg -> undefined
-    end.
-
 %% Somebody else's breakpoint of any of the three kinds: sharing it would
 %% mix their counts with ours, and removing it at the end would be theirs.
 in_use(MFA) ->
@@ -296,13 +216,6 @@ check_untraced({list, Pids}) ->
     [throw({in_use, list_to_binary(pid_text(P))})
      || P <- Pids, traced_by_other(P)],
     ok.
-
-traced_by_other(P) ->
-    case erlang:trace_info(P, tracer) of
-        {tracer, []} -> false;
-        {tracer, T} -> T =/= self();
-        undefined -> false
-    end.
 
 set_flags(_, none, _) -> 0;
 set_flags(Tr, {list, Pids}, On) ->
@@ -485,15 +398,6 @@ ours_to_clear(P, Tracer) ->
         _ -> false
     end.
 
-%% Deleting is quick; purging walks every process of the node, so it goes
-%% to the code purger from a process of its own (as the sampling agent).
-unload_self() ->
-    code:delete(?MODULE),
-    case erlang:function_exported(erts_code_purger, purge, 1) of
-        true -> spawn(erts_code_purger, purge, [?MODULE]);
-        false -> spawn(code, purge, [?MODULE])
-    end.
-
 %% ---------------------------------------------------------------- helpers
 
 to_pid(Text) ->
@@ -510,12 +414,3 @@ whereis_bin(Name) ->
         A -> whereis(A)
     end.
 
-mfa_text({M, F, A}) ->
-    iolist_to_binary([atom_to_binary(M, utf8), $:, atom_to_binary(F, utf8), $/, integer_to_binary(A)]).
-
-pattern_text({M, F, A}) ->
-    T = fun('_') -> <<"_">>; (B) when is_binary(B) -> B; (I) -> integer_to_binary(I) end,
-    <<"'", (T(M))/binary, ":", (T(F))/binary, "/", (T(A))/binary, "'">>.
-
-pid_text(P) when is_pid(P) -> pid_to_list(P);
-pid_text(_) -> "unknown".

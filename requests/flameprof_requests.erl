@@ -82,6 +82,7 @@
 -define(LOCK, flameprof_tracer).
 -define(WATCHDOG_MS, 60000).
 -define(SWEEP_DELAY_MS, 200).
+-define(ERROR_TAG, fp_req_error).
 -define(TICK_MS, 20).
 -define(REORDER_MS, 50).
 -define(RELOAD_CHECK_MS, 500).
@@ -94,96 +95,26 @@
 -define(TOKEN_MAX_MS, 5000).
 -define(TOKEN_ROUND_MS, 100).
 -define(TOKEN_QUIET_ROUNDS, 5).
+-include("fp_trace_common.hrl").
 
 %% ---------------------------------------------------------------- start
 
-%% flameprof takes the lock, loads this module, then starts it in a second
-%% request; if it dies in between, nothing else would remove the module. A
-%% watchdog started at load time does, once the lock is gone (its timer
-%% ends it) or adopted by another module's guardian (the other tracing
-%% mode: this copy is then left over). A bare lock may still be ours
-%% starting: it is looked at again later.
-watchdog() ->
-    spawn(fun() -> receive after ?WATCHDOG_MS -> orphan_check() end end),
-    ok.
+%% Set = {Tr, MFAs}: where the session traces and what it set.
+guard_set(_) -> {global, []}.
 
-orphan_check() ->
-    case whereis(?LOCK) of
-        undefined -> unload_self();
-        Lock ->
-            case erlang:process_info(Lock, links) of
-                {links, []} -> receive after ?WATCHDOG_MS -> orphan_check() end;
-                {links, Links} ->
-                    Ours = [L || L <- Links, is_pid(L), node(L) =:= node(),
-                                 erlang:process_info(L, initial_call) =:=
-                                     {initial_call, {?MODULE, init, 1}}],
-                    Ours =:= [] andalso unload_self(),
-                    ok;
-                undefined -> orphan_check()
-            end
-    end.
+guard_setting({setting, tr, Tr}, {_, MFAs}) -> {Tr, MFAs};
+guard_setting({setting, More}, {Tr, MFAs}) -> {Tr, More ++ MFAs};
+guard_setting(_, Set) -> Set.
 
-%% The guardian: adopts the lock the C-node registered as ?LOCK (LockTimer:
-%% the erlang:send_after/3 timer that ends it if we never start), starts
-%% the session, cleans up after it and only then ends the lock.
-init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
-    process_flag(trap_exit, true),
-    %% linked first: if the lock is already dead, whereis says so below
-    link(Lock),
-    case whereis(?LOCK) =:= Lock of
-        true ->
-            _ = erlang:cancel_timer(LockTimer),
-            Session = spawn_link(?MODULE, session, [self(), Opts]),
-            guard(Sink, Lock, Session, {global, []});
-        false ->
-            Sink ! {fp_req_error, ?PROTO, lock_lost, <<"the lock was gone before the tracer started">>},
-            exit(Lock, kill),
-            %% the module stays: another run may hold the node by now and
-            %% the module be its code; the watchdog removes it otherwise
-            exit(normal)
-    end.
-
-%% Set = {Tr, MFAs}: where the session traces (it holds the trace session
-%% too, and destroys it if the session process dies) and what it set.
-guard(Sink, Lock, Session, {Tr, MFAs} = Set) ->
-    receive
-        {'EXIT', Lock, _} ->
-            %% the lock ended under us (a message to the name ends it):
-            %% the node is no longer ours, so the session ends now
-            exit(Session, kill),
-            guard(Sink, Lock, Session, Set);
-        {setting, tr, Tr1} ->
-            guard(Sink, Lock, Session, {Tr1, MFAs});
-        {setting, More} ->
-            guard(Sink, Lock, Session, {Tr, More ++ MFAs});
-        {'EXIT', Session, normal} ->
-            %% The session removed everything itself. A process spawned
-            %% while it cleared the flags can still have taken them: a
-            %% second sweep, once the spawns in flight have landed.
-            sweep(Tr, Session),
-            finish(Lock);
-        {'EXIT', Session, Why} ->
-            cleanup(Tr, MFAs, Session),
-            _ = clear_tokens(),
-            Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
-            _ = erlang:send(Sink, {fp_req_error, ?PROTO, died, Text}, [nosuspend, noconnect]),
-            sweep(Tr, Session),
-            finish(Lock);
-        _ ->
-            guard(Sink, Lock, Session, Set)
-    end.
+guard_died({Tr, MFAs}, Session) ->
+    cleanup(Tr, MFAs, Session),
+    _ = clear_tokens().
 
 %% A destroyed session took every flag with it: nothing to sweep.
-sweep({session, _} = Tr, _) -> tr_close(Tr);
-sweep(global, Session) ->
+sweep({{session, _} = Tr, _}, _) -> tr_close(Tr);
+sweep({global, _}, Session) ->
     timer:sleep(?SWEEP_DELAY_MS),
     cleanup(global, [], Session).
-
-finish(Lock) ->
-    unlink(Lock),
-    exit(Lock, kill),
-    unload_self(),
-    exit(normal).
 
 %% ---------------------------------------------------------------- session
 
@@ -319,16 +250,6 @@ expand({ModText, F, A} = P) ->
         throw({nomatch, <<"pattern ", (pattern_text(P))/binary, " matches no function">>}),
     lists:usort(Found).
 
-functions(M) ->
-    try erlang:get_module_info(M, functions)
-    catch error:badarg -> []
-    end.
-
-existing_atom(Text) ->
-    try binary_to_existing_atom(Text, utf8)
-    catch error:badarg -> undefined
-    end.
-
 in_use(MFA) ->
     case attempt(fun() -> erlang:trace_info(MFA, traced) end) of
         {traced, false} -> counted(MFA);
@@ -365,13 +286,6 @@ check_untraced() ->
     [throw({in_use, list_to_binary(pid_text(P))})
      || P <- erlang:processes(), traced_by_other(P)],
     ok.
-
-traced_by_other(P) ->
-    case erlang:trace_info(P, tracer) of
-        {tracer, []} -> false;
-        {tracer, T} -> T =/= self();
-        undefined -> false
-    end.
 
 %% ---------------------------------------------------------------- running
 
@@ -845,24 +759,8 @@ clear_pattern(M, Mods) ->
           end,
     Mods#{M => Set}.
 
-unload_self() ->
-    code:delete(?MODULE),
-    case erlang:function_exported(erts_code_purger, purge, 1) of
-        true -> spawn(erts_code_purger, purge, [?MODULE]);
-        false -> spawn(code, purge, [?MODULE])
-    end.
-
 %% ---------------------------------------------------------------- helpers
 
 now_mono() -> erlang:monotonic_time(microsecond).
 now_us() -> erlang:monotonic_time(microsecond).
 
-mfa_text({M, F, A}) ->
-    iolist_to_binary([atom_to_binary(M, utf8), $:, atom_to_binary(F, utf8), $/, integer_to_binary(A)]).
-
-pattern_text({M, F, A}) ->
-    T = fun('_') -> <<"_">>; (B) when is_binary(B) -> B; (I) -> integer_to_binary(I) end,
-    <<"'", (T(M))/binary, ":", (T(F))/binary, "/", (T(A))/binary, "'">>.
-
-pid_text(P) when is_pid(P) -> pid_to_list(P);
-pid_text(_) -> "unknown".

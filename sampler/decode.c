@@ -429,13 +429,8 @@ static int samples(struct dec_tables *t, struct cur *c, struct sampler_batch *b)
 	int n;
 	if (list_len(c, &n) < 0)
 		return -1;
-	if ((size_t)n > t->capsamples) {
-		struct fp_sample *p = realloc(t->samples, (size_t)n * sizeof *p);
-		if (!p)
-			return -2;
-		t->samples = p;
-		t->capsamples = (size_t)n;
-	}
+	if (fp_grow((void **)&t->samples, &t->capsamples, (size_t)n, sizeof *t->samples, 64) != 0)
+		return -2;
 	for (int k = 0; k < n; k++)
 		if (sample(t, c, &t->samples[k]) < 0)
 			return -1;

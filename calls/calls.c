@@ -37,59 +37,41 @@ static void arg_pattern(struct node_args *a, const struct fp_mfa_pattern *p)
 		a->ok = a->ok && ei_x_encode_long(&a->x, p->arity) == 0;
 }
 
-static int spawn_tracer(tracer_t *s, const struct calls_options *o)
+/* The tracer's own pairs of its init map. */
+static void args(struct node_args *a, const void *opts)
 {
-	struct node_args a;
-	int r;
-	erlang_pid pid;
-
-	node_args_begin(&a, 3);
-	node_arg_atom(&a, FP_TRACER_MODULE);
-	node_arg_atom(&a, "init");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 10) == 0;
-	node_arg_atom(&a, "sink");
-	a.ok = a.ok && ei_x_encode_pid(&a.x, node_self(s->node)) == 0;
-	tracer_arg_lock(&a, s);
-	node_arg_atom(&a, "type");
-	node_arg_atom(&a, type_atom(o->type));
-	node_arg_atom(&a, "patterns");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, (long)o->npatterns) == 0;
+	const struct calls_options *o = opts;
+	node_arg_atom(a, "type");
+	node_arg_atom(a, type_atom(o->type));
+	node_arg_atom(a, "patterns");
+	a->ok = a->ok && ei_x_encode_list_header(&a->x, (long)o->npatterns) == 0;
 	for (size_t k = 0; k < o->npatterns; k++)
-		arg_pattern(&a, &o->patterns[k]);
-	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	node_arg_atom(&a, "limit");
-	a.ok = a.ok && ei_x_encode_ulong(&a.x, o->limit) == 0;
-	node_arg_atom(&a, "force");
-	node_arg_atom(&a, o->force ? "true" : "false");
-	node_arg_atom(&a, "max_run_queue");
-	a.ok = a.ok && ei_x_encode_ulong(&a.x, o->max_run_queue) == 0;
-	node_arg_atom(&a, "per_process");
-	node_arg_atom(&a, o->per_process ? "true" : "false");
-	node_arg_atom(&a, "procs");
+		arg_pattern(a, &o->patterns[k]);
+	a->ok = a->ok && ei_x_encode_empty_list(&a->x) == 0;
+	node_arg_atom(a, "limit");
+	a->ok = a->ok && ei_x_encode_ulong(&a->x, o->limit) == 0;
+	node_arg_atom(a, "force");
+	node_arg_atom(a, o->force ? "true" : "false");
+	node_arg_atom(a, "max_run_queue");
+	a->ok = a->ok && ei_x_encode_ulong(&a->x, o->max_run_queue) == 0;
+	node_arg_atom(a, "per_process");
+	node_arg_atom(a, o->per_process ? "true" : "false");
+	node_arg_atom(a, "procs");
 	if (o->procs == CALLS_PROCS_LIST) {
-		a.ok = a.ok && ei_x_encode_tuple_header(&a.x, 3) == 0;
-		node_arg_atom(&a, "list");
-		node_arg_binaries(&a, o->pids, o->npids);
-		node_arg_binaries(&a, o->names, o->nnames);
+		a->ok = a->ok && ei_x_encode_tuple_header(&a->x, 3) == 0;
+		node_arg_atom(a, "list");
+		node_arg_binaries(a, o->pids, o->npids);
+		node_arg_binaries(a, o->names, o->nnames);
 	} else {
-		node_arg_atom(&a, o->procs == CALLS_PROCS_NEW ? "new" : "all");
+		node_arg_atom(a, o->procs == CALLS_PROCS_NEW ? "new" : "all");
 	}
-	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	r = node_rex_call_pid(s->node, "erlang", "spawn", &a, &pid);
-	if (r == 0)
-		r = node_errf(s->node, NODE_ERR_AGENT, "cannot start the tracer on '%s' (spawn failed)", node_target(s->node));
-	return r < 0 ? r : 0;
 }
 
-static int error_sentence(tracer_t *s, const struct calls_msg *m, const struct calls_options *o)
+/* Its refusals, in sentences (tracer/ says lock_lost and the unknown). */
+static int refused(tracer_t *s, const struct tracer_word *w, const void *opts)
 {
-	const char *r = m->reason, *d = m->detail;
-	if (strcmp(r, "lock_lost") == 0) {
-		s->lock_busy = 1;
-		return node_errf(s->node, NODE_ERR_BUSY,
-			    "'%s' took longer to start the tracer than its lock lasts (%s); try again when the node is less busy",
-			    node_target(s->node), d);
-	}
+	const struct calls_options *o = opts;
+	const char *r = w->reason, *d = w->detail;
 	if (strcmp(r, "unsupported") == 0)
 		return node_errf(s->node, NODE_ERR_AGENT,
 			    "'%s' runs OTP %s and call memory tracing needs OTP 26 or later; use --type count or time there",
@@ -107,73 +89,34 @@ static int error_sentence(tracer_t *s, const struct calls_msg *m, const struct c
 			    d, node_target(s->node));
 	if (strcmp(r, "noproc") == 0)
 		return node_errf(s->node, NODE_ERR_USAGE, "no process '%s' on '%s'; check the pid or name", d, node_target(s->node));
-	return node_errf(s->node, NODE_ERR_AGENT, "the tracer refused to start on '%s' (%s: %s)", node_target(s->node), r, d);
+	return 0;
 }
 
-/* Waits for the tracer's first word, holding anything else. */
-static int await_start(tracer_t *s, const struct calls_options *o, unsigned *nf, unsigned *np)
+/* Its first word: started (two counts) or refused, anything else freed. */
+static int decode(const ei_x_buff *x, struct tracer_word *w, char *why, size_t cap)
 {
-	long long deadline = fp_now_ms() + node_timeout_ms(s->node);
-	const ei_x_buff *x;
 	struct calls_msg *m = malloc(sizeof *m);
-	char why[160];
-	int r;
 	if (!m)
-		return node_errf(s->node, NODE_ERR_NOMEM, "out of memory");
-	for (;;) {
-		r = node_recv(s->node, deadline, &x);
-		if (r < 0)
-			break;
-		if (r == 0) {
-			r = node_errf(s->node, NODE_ERR_AGENT, "the tracer did not start on '%s' within %d ms",
-				 node_target(s->node), node_timeout_ms(s->node));
-			break;
-		}
-		int k = calls_decode(x->buff, (size_t)x->index, m, why, sizeof why);
-		if (k == -2) {
-			r = node_errf(s->node, NODE_ERR_NOMEM, "out of memory");
-			break;
-		}
-		if (k < 0) {
-			r = node_errf(s->node, NODE_ERR_PROTO, "cannot read a message from the tracer on '%s': %s", node_target(s->node), why);
-			break;
-		}
-		if (k == CALLS_MSG_STARTED || k == CALLS_MSG_ERROR)
-			tracer_adopted(s);
-		if (k == CALLS_MSG_STARTED) {
-			if (tracer_started(s, x) < 0) {
-				r = node_errf(s->node, NODE_ERR_PROTO, "the tracer on '%s' sent no session pid", node_target(s->node));
-				break;
-			}
-			*nf = m->nfunctions;
-			*np = m->nprocs;
-			r = 0;
-			break;
-		}
-		if (k == CALLS_MSG_ERROR) {
-			r = error_sentence(s, m, o);
-			break;
-		}
-		if (k == CALLS_MSG_RESULT)
-			calls_result_free(&m->result);
+		return -2;
+	int k = calls_decode(x->buff, (size_t)x->index, m, why, cap);
+	if (k == CALLS_MSG_STARTED) {
+		w->a = m->nfunctions;
+		w->b = m->nprocs;
+	} else if (k == CALLS_MSG_ERROR) {
+		memcpy(w->reason, m->reason, sizeof w->reason);
+		memcpy(w->detail, m->detail, sizeof w->detail);
+	} else if (k == CALLS_MSG_RESULT) {
+		calls_result_free(&m->result);
 	}
 	free(m);
-	return r;
+	return k < 0 ? k : k == CALLS_MSG_STARTED ? TRACER_STARTED : k == CALLS_MSG_ERROR ? TRACER_REFUSED : TRACER_OTHER;
 }
+
+static const struct tracer_kind kind = { &tracer_module, args, 7, decode, refused };
 
 int calls_start(tracer_t **out, node_t *n, const struct calls_options *o, unsigned *nfunctions, unsigned *nprocs)
 {
-	int r;
-	/* Holding the lock, no other session can be loading or running a tracer. */
-	if ((r = tracer_begin(out, n, FP_TRACER_MODULE)) < 0)
-		return r;
-	tracer_t *s = *out;
-	if ((r = node_load_embedded(n, &tracer_module)) < 0 || (r = spawn_tracer(s, o)) < 0 ||
-	    (r = await_start(s, o, nfunctions, nprocs)) < 0) {
-		tracer_failed(s, r);
-		return r;
-	}
-	return 0;
+	return tracer_start(out, n, &kind, o, nfunctions, nprocs);
 }
 
 int calls_wait(tracer_t *s, int timeout_ms, struct calls_result *early)

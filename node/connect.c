@@ -10,7 +10,6 @@
  * it kills the node). The creation still differs per run.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,40 +18,6 @@
 #include <pwd.h>
 #include <arpa/inet.h>
 #include "internal.h"
-
-int node_errf(node_t *s, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(s->err, sizeof s->err, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
-const char *node_error(const node_t *s)
-{
-	return s ? s->err : "out of memory";
-}
-
-const char *node_target(const node_t *s)
-{
-	return s->node;
-}
-
-int node_timeout_ms(const node_t *s)
-{
-	return s->opts.connect_timeout_ms;
-}
-
-const char *node_own_name(const node_t *s)
-{
-	return s->own_name[0] ? s->own_name : s->node;
-}
-
-const char *node_otp_release(const node_t *s)
-{
-	return s->otp;
-}
 
 static int valid_alive(const char *p, size_t n)
 {

@@ -41,71 +41,53 @@ static void arg_uint(struct node_args *a, const char *key, unsigned long long v)
 	a->ok = a->ok && ei_x_encode_ulonglong(&a->x, v) == 0;
 }
 
-static int spawn_tracer(tracer_t *s, const struct requests_options *o)
+/* The tracer's own pairs of its init map. */
+static void args(struct node_args *a, const void *opts)
 {
-	struct node_args a;
-	int r;
-	erlang_pid pid;
-
-	node_args_begin(&a, 3);
-	node_arg_atom(&a, FP_REQUESTS_MODULE);
-	node_arg_atom(&a, "init");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 13) == 0;
-	node_arg_atom(&a, "sink");
-	a.ok = a.ok && ei_x_encode_pid(&a.x, node_self(s->node)) == 0;
-	tracer_arg_lock(&a, s);
-	node_arg_atom(&a, "entry");
-	arg_pattern(&a, &o->entry);
-	node_arg_atom(&a, "tiers");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, (long)o->ntiers) == 0;
+	const struct requests_options *o = opts;
+	node_arg_atom(a, "entry");
+	arg_pattern(a, &o->entry);
+	node_arg_atom(a, "tiers");
+	a->ok = a->ok && ei_x_encode_list_header(&a->x, (long)o->ntiers) == 0;
 	for (size_t k = 0; k < o->ntiers; k++) {
-		a.ok = a.ok && ei_x_encode_tuple_header(&a.x, 2) == 0 &&
-		       ei_x_encode_binary(&a.x, o->tiers[k].name, (int)strlen(o->tiers[k].name)) == 0;
-		arg_pattern(&a, &o->tiers[k].pattern);
+		a->ok = a->ok && ei_x_encode_tuple_header(&a->x, 2) == 0 &&
+		       ei_x_encode_binary(&a->x, o->tiers[k].name, (int)strlen(o->tiers[k].name)) == 0;
+		arg_pattern(a, &o->tiers[k].pattern);
 	}
 	/* a list header of 0 is already the empty list */
 	if (o->ntiers)
-		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	node_arg_atom(&a, "full");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, (long)o->nfull) == 0;
+		a->ok = a->ok && ei_x_encode_empty_list(&a->x) == 0;
+	node_arg_atom(a, "full");
+	a->ok = a->ok && ei_x_encode_list_header(&a->x, (long)o->nfull) == 0;
 	for (size_t k = 0; k < o->nfull; k++)
-		arg_pattern(&a, &o->full[k]);
+		arg_pattern(a, &o->full[k]);
 	if (o->nfull)
-		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	arg_uint(&a, "limit", o->limit);
-	node_arg_atom(&a, "identity");
+		a->ok = a->ok && ei_x_encode_empty_list(&a->x) == 0;
+	arg_uint(a, "limit", o->limit);
+	node_arg_atom(a, "identity");
 	if (o->identity == REQ_ID_ARG) {
-		a.ok = a.ok && ei_x_encode_tuple_header(&a.x, 2) == 0;
-		node_arg_atom(&a, "arg");
-		a.ok = a.ok && ei_x_encode_ulong(&a.x, o->identity_arg) == 0;
+		a->ok = a->ok && ei_x_encode_tuple_header(&a->x, 2) == 0;
+		node_arg_atom(a, "arg");
+		a->ok = a->ok && ei_x_encode_ulong(&a->x, o->identity_arg) == 0;
 	} else if (o->identity == REQ_ID_FUN) {
-		a.ok = a.ok && ei_x_encode_tuple_header(&a.x, 2) == 0;
-		node_arg_atom(&a, "fun");
-		a.ok = a.ok && ei_x_encode_binary(&a.x, o->identity_fun, (int)strlen(o->identity_fun)) == 0;
+		a->ok = a->ok && ei_x_encode_tuple_header(&a->x, 2) == 0;
+		node_arg_atom(a, "fun");
+		a->ok = a->ok && ei_x_encode_binary(&a->x, o->identity_fun, (int)strlen(o->identity_fun)) == 0;
 	} else {
-		node_arg_atom(&a, "none");
+		node_arg_atom(a, "none");
 	}
-	arg_uint(&a, "every_ms", o->every_ms);
-	arg_uint(&a, "slow_us", o->slow_us);
-	arg_uint(&a, "sample", o->sample_permille);
-	arg_uint(&a, "max_late_ms", o->max_late_ms);
-	arg_uint(&a, "max_queue", o->max_queue);
-	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	r = node_rex_call_pid(s->node, "erlang", "spawn", &a, &pid);
-	if (r == 0)
-		r = node_errf(s->node, NODE_ERR_AGENT, "cannot start the tracer on '%s' (spawn failed)", node_target(s->node));
-	return r < 0 ? r : 0;
+	arg_uint(a, "every_ms", o->every_ms);
+	arg_uint(a, "slow_us", o->slow_us);
+	arg_uint(a, "sample", o->sample_permille);
+	arg_uint(a, "max_late_ms", o->max_late_ms);
+	arg_uint(a, "max_queue", o->max_queue);
 }
 
-static int error_sentence(tracer_t *s, const struct req_msg *m)
+/* Its refusals, in sentences (tracer/ says lock_lost and the unknown). */
+static int refused(tracer_t *s, const struct tracer_word *w, const void *opts)
 {
-	const char *r = m->reason, *d = m->detail;
-	if (strcmp(r, "lock_lost") == 0) {
-		s->lock_busy = 1;
-		return node_errf(s->node, NODE_ERR_BUSY,
-			    "'%s' took longer to start the tracer than its lock lasts (%s); try again when the node is less busy",
-			    node_target(s->node), d);
-	}
+	(void)opts;
+	const char *r = w->reason, *d = w->detail;
 	if (strcmp(r, "nomatch") == 0)
 		return node_errf(s->node, NODE_ERR_USAGE, "%s on '%s'; load the module first or correct the pattern",
 			    d, node_target(s->node));
@@ -125,69 +107,34 @@ static int error_sentence(tracer_t *s, const struct req_msg *m)
 		return node_errf(s->node, NODE_ERR_USAGE,
 			    "--identity-fun is not a fun of one argument that '%s' can read (%s); write it in Erlang's syntax, also for an Elixir node (not fn ... end), e.g. 'fun({_M, _F, [Req | _]}) -> element(1, Req) end'",
 			    node_target(s->node), d);
-	return node_errf(s->node, NODE_ERR_AGENT, "the tracer refused to start on '%s' (%s: %s)", node_target(s->node), r, d);
+	return 0;
 }
 
-static int await_start(tracer_t *s, unsigned *ne, unsigned *nt)
+/* Its first word: started (two counts) or refused, anything else freed. */
+static int decode(const ei_x_buff *x, struct tracer_word *w, char *why, size_t cap)
 {
-	long long deadline = fp_now_ms() + node_timeout_ms(s->node);
-	const ei_x_buff *x;
 	struct req_msg *m = malloc(sizeof *m);
-	char why[160];
-	int r;
 	if (!m)
-		return node_errf(s->node, NODE_ERR_NOMEM, "out of memory");
-	for (;;) {
-		r = node_recv(s->node, deadline, &x);
-		if (r < 0)
-			break;
-		if (r == 0) {
-			r = node_errf(s->node, NODE_ERR_AGENT, "the tracer did not start on '%s' within %d ms",
-				 node_target(s->node), node_timeout_ms(s->node));
-			break;
-		}
-		int k = req_decode(x->buff, (size_t)x->index, m, why, sizeof why);
-		if (k == -2 || k == -1) {
-			r = k == -2 ? node_errf(s->node, NODE_ERR_NOMEM, "out of memory") :
-				node_errf(s->node, NODE_ERR_PROTO, "cannot read a message from the tracer on '%s': %s", node_target(s->node), why);
-			break;
-		}
-		if (k == REQ_MSG_STARTED || k == REQ_MSG_ERROR)
-			tracer_adopted(s);
-		if (k == REQ_MSG_STARTED) {
-			if (tracer_started(s, x) < 0) {
-				r = node_errf(s->node, NODE_ERR_PROTO, "the tracer on '%s' sent no session pid", node_target(s->node));
-				break;
-			}
-			*ne = m->nentry;
-			*nt = m->ntier;
-			r = 0;
-			break;
-		}
-		if (k == REQ_MSG_ERROR) {
-			r = error_sentence(s, m);
-			break;
-		}
-		if (k == REQ_MSG_WINDOW)
-			req_window_free(&m->window);
+		return -2;
+	int k = req_decode(x->buff, (size_t)x->index, m, why, cap);
+	if (k == REQ_MSG_STARTED) {
+		w->a = m->nentry;
+		w->b = m->ntier;
+	} else if (k == REQ_MSG_ERROR) {
+		memcpy(w->reason, m->reason, sizeof w->reason);
+		memcpy(w->detail, m->detail, sizeof w->detail);
+	} else if (k == REQ_MSG_WINDOW) {
+		req_window_free(&m->window);
 	}
 	free(m);
-	return r;
+	return k < 0 ? k : k == REQ_MSG_STARTED ? TRACER_STARTED : k == REQ_MSG_ERROR ? TRACER_REFUSED : TRACER_OTHER;
 }
+
+static const struct tracer_kind kind = { &tracer_module, args, 10, decode, refused };
 
 int req_start(tracer_t **out, node_t *n, const struct requests_options *o, unsigned *nentry, unsigned *ntier)
 {
-	int r;
-	/* Holding the lock, no other session can be loading or running a tracer. */
-	if ((r = tracer_begin(out, n, FP_REQUESTS_MODULE)) < 0)
-		return r;
-	tracer_t *s = *out;
-	if ((r = node_load_embedded(n, &tracer_module)) < 0 || (r = spawn_tracer(s, o)) < 0 ||
-	    (r = await_start(s, nentry, ntier)) < 0) {
-		tracer_failed(s, r);
-		return r;
-	}
-	return 0;
+	return tracer_start(out, n, &kind, o, nentry, ntier);
 }
 
 int req_next(tracer_t *s, int timeout_ms, struct req_window *w, struct req_tokens *tokens)

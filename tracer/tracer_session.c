@@ -5,6 +5,7 @@
  * together cannot purge each other's tracer.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "tracer_session.h"
 
 int tracer_begin(tracer_t **out, node_t *n, const char *module)
@@ -83,4 +84,101 @@ void tracer_failed(tracer_t *t, int r)
 int tracer_unload(tracer_t *t)
 {
 	return node_unload_wait(t->node, t->module);
+}
+
+static int spawn(tracer_t *t, const struct tracer_kind *k, const void *opts)
+{
+	struct node_args a;
+	erlang_pid pid;
+	node_args_begin(&a, 3);
+	node_arg_atom(&a, k->module->name);
+	node_arg_atom(&a, "init");
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 3 + k->npairs) == 0;
+	node_arg_atom(&a, "sink");
+	a.ok = a.ok && ei_x_encode_pid(&a.x, node_self(t->node)) == 0;
+	tracer_arg_lock(&a, t);
+	k->args(&a, opts);
+	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+	int r = node_rex_call_pid(t->node, "erlang", "spawn", &a, &pid);
+	if (r == 0)
+		r = node_errf(t->node, NODE_ERR_AGENT, "cannot start the tracer on '%s' (spawn failed)", node_target(t->node));
+	return r < 0 ? r : 0;
+}
+
+static int refused(tracer_t *t, const struct tracer_kind *k, const struct tracer_word *w, const void *opts)
+{
+	if (strcmp(w->reason, "lock_lost") == 0) {
+		t->lock_busy = 1;
+		return node_errf(t->node, NODE_ERR_BUSY,
+				 "'%s' took longer to start the tracer than its lock lasts (%s); try again when the node is less busy",
+				 node_target(t->node), w->detail);
+	}
+	int r = k->refused(t, w, opts);
+	return r ? r
+		 : node_errf(t->node, NODE_ERR_AGENT, "the tracer refused to start on '%s' (%s: %s)", node_target(t->node),
+			     w->reason, w->detail);
+}
+
+/* Waits for the tracer's first word, holding anything else. */
+static int await_start(tracer_t *t, const struct tracer_kind *k, const void *opts, unsigned *a, unsigned *b)
+{
+	long long deadline = fp_now_ms() + node_timeout_ms(t->node);
+	const ei_x_buff *x;
+	struct tracer_word *w = malloc(sizeof *w);
+	char why[160];
+	int r;
+	if (!w)
+		return node_errf(t->node, NODE_ERR_NOMEM, "out of memory");
+	for (;;) {
+		r = node_recv(t->node, deadline, &x);
+		if (r < 0)
+			break;
+		if (r == 0) {
+			r = node_errf(t->node, NODE_ERR_AGENT, "the tracer did not start on '%s' within %d ms",
+				      node_target(t->node), node_timeout_ms(t->node));
+			break;
+		}
+		int m = k->decode(x, w, why, sizeof why);
+		if (m == -2 || m == -1) {
+			r = m == -2 ? node_errf(t->node, NODE_ERR_NOMEM, "out of memory")
+				    : node_errf(t->node, NODE_ERR_PROTO, "cannot read a message from the tracer on '%s': %s",
+						node_target(t->node), why);
+			break;
+		}
+		if (m == TRACER_STARTED || m == TRACER_REFUSED)
+			tracer_adopted(t);
+		if (m == TRACER_STARTED) {
+			if (tracer_started(t, x) < 0) {
+				r = node_errf(t->node, NODE_ERR_PROTO, "the tracer on '%s' sent no session pid",
+					      node_target(t->node));
+				break;
+			}
+			*a = w->a;
+			*b = w->b;
+			r = 0;
+			break;
+		}
+		if (m == TRACER_REFUSED) {
+			r = refused(t, k, w, opts);
+			break;
+		}
+	}
+	free(w);
+	return r;
+}
+
+int tracer_start(tracer_t **out, node_t *n, const struct tracer_kind *k, const void *opts, unsigned *a,
+		 unsigned *b)
+{
+	int r;
+	/* Holding the lock, no other session can be loading or running a tracer. */
+	if ((r = tracer_begin(out, n, k->module->name)) < 0)
+		return r;
+	tracer_t *t = *out;
+	if ((r = node_load_embedded(n, k->module)) < 0 || (r = spawn(t, k, opts)) < 0 ||
+	    (r = await_start(t, k, opts, a, b)) < 0) {
+		tracer_failed(t, r);
+		return r;
+	}
+	return 0;
 }

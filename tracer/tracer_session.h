@@ -29,6 +29,32 @@ struct tracer_s {
 	int lock_busy;               /* the tracer lost its lock (lock_lost) */
 };
 
+/* A tracer's first word, as its own decoder read it. */
+enum { TRACER_OTHER, TRACER_STARTED, TRACER_REFUSED };
+struct tracer_word {
+	unsigned a, b;               /* TRACER_STARTED: what it traces (two counts) */
+	char reason[32];             /* TRACER_REFUSED: why, an atom ... */
+	char detail[512];            /* ... and its detail */
+};
+/* What differs between the tracers in starting one. */
+struct tracer_kind {
+	const struct node_module *module;
+	/* Adds the tracer's own map pairs to its init map (npairs of them). */
+	void (*args)(struct node_args *a, const void *opts);
+	int npairs;
+	/* Reads one message into *w: @return TRACER_*, or -1 malformed (why
+	 * says how), -2 out of memory. Frees whatever else it decoded. */
+	int (*decode)(const ei_x_buff *x, struct tracer_word *w, char *why, size_t cap);
+	/* The sentence for a refusal of its own, or 0 when reason is none of them. */
+	int (*refused)(tracer_t *t, const struct tracer_word *w, const void *opts);
+};
+/* Starts a tracer: begins (the lock, a stale copy cleared), loads its
+ * module, spawns its guardian with {sink, lock, lock_timer} and the
+ * kind's pairs, and waits for its first word. *out is set even on
+ * failure (free with tracer_free()). @return 0 with *a, *b the started
+ * message's counts, or a negative enum node_err (the start undone). */
+int tracer_start(tracer_t **out, node_t *n, const struct tracer_kind *k, const void *opts, unsigned *a,
+		 unsigned *b);
 int tracer_begin(tracer_t **out, node_t *n, const char *module);
 void tracer_arg_lock(struct node_args *a, tracer_t *t);
 int tracer_started(tracer_t *t, const ei_x_buff *x);

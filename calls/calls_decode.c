@@ -8,7 +8,6 @@
 #include <string.h>
 #include <ei.h>
 #include "calls.h"
-#include "../node/term_check.h"
 #include "../common/ctl_escape.h"
 #include "../node/term_cursor.h"
 
@@ -132,22 +131,13 @@ int calls_decode(const char *buf, size_t len, struct calls_msg *out, char *err, 
 	struct term_cursor c = { buf, 0, err, errlen };
 	char tag[MAXATOMLEN_UTF8];
 	int arity, r;
+	struct node_tc_first f = { &out->nfunctions, &out->nprocs, out->reason, out->detail, sizeof out->reason,
+				   sizeof out->detail };
 
 	memset(out, 0, sizeof *out);
-	if (node_term_check(buf, len) < 0)
-		return node_tc_fail(&c, "not one well-formed term");
-	if ((r = node_tc_head(&c, "fp_calls_", PROTO, tag, &arity)) <= 0)
-		return r < 0 ? r : CALLS_MSG_OTHER;
-	if (strcmp(tag, "fp_calls_started") == 0 && arity == 5) {
-		if (node_tc_started(&c, &out->nfunctions, &out->nprocs) < 0)
-			return -1;
-		return CALLS_MSG_STARTED;
-	}
-	if (strcmp(tag, "fp_calls_error") == 0 && arity == 4) {
-		if ((r = node_tc_error(&c, out->reason, sizeof out->reason, out->detail, sizeof out->detail)) < 0)
-			return r;
-		return CALLS_MSG_ERROR;
-	}
+	r = node_tc_open(&c, len, "fp_calls_", PROTO, tag, &arity, &f);
+	if (r != NODE_TC_MORE)
+		return r < 0 ? r : r == NODE_TC_STARTED ? CALLS_MSG_STARTED : r == NODE_TC_ERROR ? CALLS_MSG_ERROR : CALLS_MSG_OTHER;
 	if (strcmp(tag, "fp_calls_result") == 0 && arity == 6) {
 		if ((r = get_result(&c, &out->result)) < 0) {
 			calls_result_free(&out->result);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <ei.h>
 #include "term_cursor.h"
+#include "term_check.h"
 
 int node_tc_fail(struct term_cursor *c, const char *fmt, ...)
 {
@@ -148,4 +149,20 @@ int node_tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail
 	snprintf(detail, dcap, "%s", text);
 	free(text);
 	return 0;
+}
+
+int node_tc_open(struct term_cursor *c, size_t len, const char *prefix, long long proto, char *tag, int *arity,
+		 const struct node_tc_first *f)
+{
+	size_t n = strlen(prefix);
+	int r;
+	if (node_term_check(c->buf, len) < 0)
+		return node_tc_fail(c, "not one well-formed term");
+	if ((r = node_tc_head(c, prefix, proto, tag, arity)) <= 0)
+		return r < 0 ? r : NODE_TC_OTHER;
+	if (strcmp(tag + n, "started") == 0 && *arity == 5)
+		return node_tc_started(c, f->a, f->b) < 0 ? -1 : NODE_TC_STARTED;
+	if (strcmp(tag + n, "error") == 0 && *arity == 4)
+		return (r = node_tc_error(c, f->reason, f->rcap, f->detail, f->dcap)) < 0 ? r : NODE_TC_ERROR;
+	return NODE_TC_MORE;
 }

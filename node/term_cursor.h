@@ -43,4 +43,20 @@ int node_tc_started(struct term_cursor *c, unsigned *a, unsigned *b);
  * to fit. @return 0, -1 or -2. */
 int node_tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap);
 
+/* What every tracer says first: {<prefix>started, Proto, Session, A, B}
+ * or {<prefix>error, Proto, Reason, Detail}. */
+struct node_tc_first {
+	unsigned *a, *b;
+	char *reason, *detail;
+	size_t rcap, dcap;
+};
+enum { NODE_TC_OTHER, NODE_TC_STARTED, NODE_TC_ERROR, NODE_TC_MORE };
+/* Opens a tracer's message of len bytes: exactly one well-formed term
+ * (node_term_check()), its head (node_tc_head(): tag, arity), and the two
+ * first words into *f. @return NODE_TC_OTHER (not ours), NODE_TC_STARTED,
+ * NODE_TC_ERROR, NODE_TC_MORE (ours, another tag: the caller reads on by
+ * tag and arity), or -1 / -2 as the readers. */
+int node_tc_open(struct term_cursor *c, size_t len, const char *prefix, long long proto, char *tag, int *arity,
+		 const struct node_tc_first *f);
+
 #endif

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <ei.h>
 #include "requests.h"
-#include "../node/term_check.h"
 #include "../node/term_cursor.h"
 
 #define PROTO 1
@@ -161,22 +160,13 @@ int req_decode(const char *buf, size_t len, struct req_msg *out, char *err, size
 	struct term_cursor c = { buf, 0, err, errlen };
 	char tag[MAXATOMLEN_UTF8];
 	int arity, r;
+	struct node_tc_first f = { &out->nentry, &out->ntier, out->reason, out->detail, sizeof out->reason,
+				   sizeof out->detail };
 
 	memset(out, 0, sizeof *out);
-	if (node_term_check(buf, len) < 0)
-		return node_tc_fail(&c, "not one well-formed term");
-	if ((r = node_tc_head(&c, "fp_req_", PROTO, tag, &arity)) <= 0)
-		return r < 0 ? r : REQ_MSG_OTHER;
-	if (strcmp(tag, "fp_req_started") == 0 && arity == 5) {
-		if (node_tc_started(&c, &out->nentry, &out->ntier) < 0)
-			return -1;
-		return REQ_MSG_STARTED;
-	}
-	if (strcmp(tag, "fp_req_error") == 0 && arity == 4) {
-		if ((r = node_tc_error(&c, out->reason, sizeof out->reason, out->detail, sizeof out->detail)) < 0)
-			return r;
-		return REQ_MSG_ERROR;
-	}
+	r = node_tc_open(&c, len, "fp_req_", PROTO, tag, &arity, &f);
+	if (r != NODE_TC_MORE)
+		return r < 0 ? r : r == NODE_TC_STARTED ? REQ_MSG_STARTED : r == NODE_TC_ERROR ? REQ_MSG_ERROR : REQ_MSG_OTHER;
 	if (strcmp(tag, "fp_req_window") == 0 && arity == 6) {
 		if ((r = get_window(&c, &out->window)) < 0) {
 			req_window_free(&out->window);

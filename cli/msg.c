@@ -53,6 +53,16 @@ void fp_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+void fp_info(const char *fmt, ...)
+{
+	va_list ap;
+	if (fp_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	say("", fmt, ap);
+	va_end(ap);
+}
+
 const char *fp_help_command = "flameprof --help";
 
 void fp_usage(const char *fmt, ...)

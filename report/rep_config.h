@@ -1,14 +1,21 @@
 /*
  * rep_config.h - what `flameprof report` was asked to do, as plain data.
  *
- * Filled by rep_opts_parse() (cli/report_opts.c) from argv; nothing past the
- * front door sees argv.
+ * Filled by fp_report_parse() (cli/report_opts.c) from argv; nothing past the
+ * front door sees argv. The front door also supplies the voice (say): the
+ * report prints nothing itself.
  */
 #ifndef REP_CONFIG_H
 #define REP_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* What the report says on its way, besides a failure (report.h). */
+enum rep_say {
+	REP_SAY_WARN, /* something odd in the input, and what the report did about it */
+	REP_SAY_INFO, /* the summary: what was read, what was written */
+};
 
 enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF };
 
@@ -46,6 +53,10 @@ struct rep_config {
 	int no_index;              /* --no-index: read the text even where an index is */
 	const char *node;          /* --node: in a directory, this node's files ("all": every node's) */
 	int names;                 /* --names: enum fp_names (common/names.h); 0 auto: as the files' headers say */
+	/* Called with each warning and summary line, one sentence without
+	 * "flameprof: " or a newline; NULL: they are dropped. */
+	void (*say)(void *arg, enum rep_say kind, const char *sentence);
+	void *say_arg;
 };
 
 #endif

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../formatter/formatter.h"
-#include "../rotate/naming.h"
+#include "../rotate/naming.h" /* the file-name grammar, rotate/'s door */
 #include "rep_input.h"
 #include "rep_names.h"
 #include "../index/ix_parse.h"

@@ -3,7 +3,7 @@
  *
  * Files are read in time order: by the time of their first event (their
  * content), else by the time in their name, flameprof_<node>_<stamp>[-k]
- * (a rotated "...Z-1" after its base name). A directory that holds several
+ * (a rotated "...Z-1" after its base name), parsed by rotate/naming.h. A directory that holds several
  * nodes' files gives one node's: --node's, or the node whose capture is
  * the latest. The time origin of a report is the earliest first event of
  * all the files read.

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include "msg.h"
 #include "session.h"
+#include "../common/clock.h"
 #include "../sampler/sampler.h"
 
 static volatile sig_atomic_t stop_signals;
@@ -40,9 +41,7 @@ int fp_stop_signals(void)
 
 long long fp_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return fp_mono_ms();
 }
 
 /* The one copy of the cookie this side keeps, until fp_wipe_cookie(). */

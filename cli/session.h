@@ -14,6 +14,7 @@
 void fp_install_stop_signals(void);
 /* How many stop signals have arrived (a second one means "now"). */
 int fp_stop_signals(void);
+/* The monotonic clock (common/clock.h's fp_mono_ms()), in ms. */
 long long fp_now_ms(void);
 /* The cookie into buf: --cookie (with a warning that 'ps' shows it; argv's
  * copy is blanked), else read from cookie_file, else $RELEASE_COOKIE (as a

@@ -1,12 +1,24 @@
-# lib.sh - shared by the end-to-end tests (sourced by bash).
+# lib.sh - the one shell TAP library, sourced (by bash) by every test script.
 #
-# Every test gets a scratch directory, its own epmd on a private port bound to
-# 127.0.0.1, and nodes with unique names and their own cookie; everything is
-# stopped on exit, whatever happens (erl_call_SUITE's discipline).
-# TAP helpers: plan N, ok COND MSG, is GOT WANT MSG, diag MSG.
+# Every test gets a scratch directory ($T_DIR, kept when a test fails or
+# KEEP is set), its own epmd on a private port bound to 127.0.0.1, and nodes
+# with unique names and their own cookie; everything is stopped on exit,
+# whatever happens (erl_call_SUITE's discipline). A test that sets
+# T_TIMEOUT (seconds) before sourcing runs as a whole under timeout(1).
+# TAP verbs:
+#   plan N                      the plan first (else finish prints it last)
+#   ok COND MSG                 passes when COND is 0 or true
+#   check MSG COMMAND...        passes when the command succeeds
+#   is GOT WANT MSG             passes when the strings are equal; says both if not
+#   skip [MSG] REASON           a skipped test, and why
+#   diag MSG                    a comment line
+#   finish                      prints the plan; fails the script if any test failed
 
 set -u
 : "${FLAMEPROF:?set FLAMEPROF to the flameprof binary (make check does)}"
+if [ -n "${T_TIMEOUT:-}" ] && [ -z "${T_UNDER_TIMEOUT:-}" ]; then
+	T_UNDER_TIMEOUT=1 exec timeout "$T_TIMEOUT" bash "$0" "$@"
+fi
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 READERS="$ROOT/tests/readers.py"
 EI_BIN=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin
@@ -41,8 +53,14 @@ is() {
 	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got  '$1'"; echo "#   want '$2'"; fi
 }
 diag() { echo "# $*"; }
-# skip REASON: a TAP test that is skipped, and says why.
-skip() { T_COUNT=$((T_COUNT + 1)); echo "ok $T_COUNT # SKIP $1"; }
+# skip [MSG] REASON: a TAP test that is skipped, and says why.
+skip() {
+	T_COUNT=$((T_COUNT + 1))
+	if [ $# -ge 2 ]; then echo "ok $T_COUNT - $1 # SKIP $2"; else echo "ok $T_COUNT # SKIP $1"; fi
+}
+
+# gen ARGS...: perf-script text made up for the report tests (tests/report/gen.py).
+gen() { python3 "$ROOT/tests/report/gen.py" "$@"; }
 
 # Private epmd on 127.0.0.1 only.
 start_epmd() {

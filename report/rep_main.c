@@ -60,7 +60,7 @@ __attribute__((format(printf, 3, 4))) static void say(struct run *r, enum rep_sa
 
 /* Says what went wrong when the collector failed (rc a REP_C_* code, or
  * any out-of-memory code given as REP_C_NOMEM), by either reading.
- * @return the exit status, or 0 when rc is not a failure. */
+ * @return a REP_E_* code, or 0 when rc is not a failure. */
 static int collect_failed(struct run *r, rep_collect *c, const char *path, int rc)
 {
 	if (rc == REP_C_METRIC || rc == REP_C_USAGE)
@@ -76,7 +76,7 @@ static int collect_failed(struct run *r, rep_collect *c, const char *path, int r
 }
 
 /* Says what went wrong reading a file's text (rin from rep_input_line),
- * or warns that it was cut short. @return the exit status, or 0. */
+ * or warns that it was cut short. @return a REP_E_* code, or 0. */
 static int input_failed(struct run *r, rep_input *in, const char *path, int rin)
 {
 	if (rin == REP_IN_OPEN)
@@ -91,7 +91,7 @@ static int input_failed(struct run *r, rep_input *in, const char *path, int rin)
 }
 
 /* Through the file's report index, if it has a sound one: *done says
- * whether it was. @return 0 or an exit status. */
+ * whether it was. @return 0 or a REP_E_* code. */
 static int read_index(struct run *r, rep_collect *c, const char *path, int *done)
 {
 	char detail[256];
@@ -113,7 +113,7 @@ static int read_index(struct run *r, rep_collect *c, const char *path, int *done
 }
 
 /* Reads one file into the collector; *indexed counts the files read
- * through their index. @return 0 or an exit status. */
+ * through their index. @return 0 or a REP_E_* code. */
 static int read_file(struct run *r, rep_collect *c, const char *path, size_t *indexed)
 {
 	enum rep_in_err e;
@@ -157,7 +157,7 @@ static int read_all(struct run *r, rep_collect *c, const struct rep_file *files,
 
 /* A directory's files (files[0..*n)) that hold several nodes: keeps the
  * files of --node's node, or of the node whose capture is the latest, and
- * says so. @return 0 or an exit status. */
+ * says so. @return 0 or a REP_E_* code. */
 static int pick_node(struct run *r, struct rep_file *files, size_t *n, const char *dir)
 {
 	const struct rep_config *cfg = r->cfg;
@@ -212,8 +212,8 @@ static int pick_node(struct run *r, struct rep_file *files, size_t *n, const cha
 }
 
 /* Expands the inputs into files in time order (see rep_files.h); sets the
- * collector's time origin to the earliest first event. @return 0 or an
- * exit status. */
+ * collector's time origin to the earliest first event. @return 0 or a
+ * REP_E_* code. */
 static int gather(struct run *r, struct rep_file **out, size_t *nout)
 {
 	const struct rep_config *cfg = r->cfg;

@@ -118,14 +118,6 @@ wait_until() {
 	return 1
 }
 
-# fp ARGS...: runs flameprof with the test cookie, a deadline, output in
-# $T_DIR/fp.out and fp.err, status in FP_RC.
-fp() {
-	timeout -s KILL 120 "$FLAMEPROF" --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
-	FP_RC=$?
-	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
-}
-
 # decompressed FILE...: all events of the files, as text.
 decompressed() {
 	for f in "$@"; do
@@ -157,22 +149,30 @@ fp_wrap() {
 	esac
 }
 fp_wrap
-# fp, again, with the wrapper (the definition above stays the plain one).
-fp() {
-	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" --cookie-file "$T_DIR/cookie" "$@" \
+# fp_cmd COMMAND ARGS...: flameprof COMMAND ("": the capture; calls,
+# requests) with the test cookie, the wrapper and a deadline (FP_DEADLINE,
+# 120 s); output in $T_DIR/fp.out and fp.err, status in FP_RC.
+fp_cmd() {
+	local cmd=$1
+	shift
+	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" $cmd --cookie-file "$T_DIR/cookie" "$@" \
 		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
 	FP_RC=$?
 	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
 	[ "$FP_RC" = 99 ] && [ -n "$FP_WRAP" ] && cat "$T_DIR"/vg.*.log 2>/dev/null | sed 's/^/#   valgrind: /' | head -40
 	return 0
 }
-
-# fp_bg ARGS...: flameprof in the background (stderr in fp.err); FP_PID.
-fp_bg() {
-	$FP_WRAP "$FLAMEPROF" --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
+# fp_cmd_bg COMMAND ARGS...: the same in the background (no deadline); FP_PID.
+fp_cmd_bg() {
+	local cmd=$1
+	shift
+	$FP_WRAP "$FLAMEPROF" $cmd --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
 	FP_PID=$!
 	T_PIDS="$T_PIDS $FP_PID"
 }
+# fp / fp_bg ARGS...: the capture.
+fp() { fp_cmd "" "$@"; }
+fp_bg() { fp_cmd_bg "" "$@"; }
 
 # fp_wait SECONDS: waits for the background flameprof; FP_RC is its status,
 # or "hung" (and it is killed) if it is still running after SECONDS.
@@ -334,24 +334,14 @@ snode_clean() { node_clean "$1" srpc; }
 
 # ==== flameprof calls (issue 12) ====
 
-# fpc / fpc_bg ARGS...: as fp and fp_bg, for `flameprof calls` (the
-# subcommand comes first, then the test cookie).
-fpc() {
-	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" "$@" \
-		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
-	FP_RC=$?
-	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
-	return 0
-}
-fpc_bg() {
-	$FP_WRAP "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
-	FP_PID=$!
-	T_PIDS="$T_PIDS $FP_PID"
-}
-# tracer_gone NODE: no tracer of ours (name, module, old code) on the node.
+# fpc / fpc_bg ARGS...: as fp and fp_bg, for `flameprof calls`.
+fpc() { fp_cmd calls "$@"; }
+fpc_bg() { fp_cmd_bg calls "$@"; }
+# tracer_gone NODE [KIND]: no tracer of ours (name, module, old code,
+# trace session) on the node; KIND: tracer (calls, the default) or requests.
 tracer_gone() {
 	local mod
-	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/; s/agent/tracer/')
+	mod=$("$FLAMEPROF" --version | sed "s/.*(agent \(.*\))/\1/; s/agent/${2:-tracer}/")
 	[ "$(rpc "$1" "erlang whereis [flameprof_tracer]")" = undefined ] &&
 	[ "$(rpc "$1" "erlang module_loaded [$mod]")" = false ] &&
 	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ] &&

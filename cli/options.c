@@ -204,6 +204,23 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	return FP_OPT_USAGE;
 }
 
+static void defaults(struct fp_config *cfg);
+
+int fp_record_option(struct fp_config *cfg, const char *name, const char *val, const char *spelled,
+		     char *detail, size_t cap)
+{
+	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+		if (strcmp(options[k].name, name) == 0)
+			return apply(cfg, &options[k], val, spelled, detail, cap);
+	snprintf(detail, cap, "%s: no such option of the capture", spelled);
+	return FP_OPT_USAGE;
+}
+
+void fp_record_defaults(struct fp_config *cfg)
+{
+	defaults(cfg);
+}
+
 static void defaults(struct fp_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);

@@ -131,14 +131,16 @@ static int draw(struct top *t)
 	struct tm tm;
 	if (localtime_r(&now, &tm))
 		strftime(when, sizeof when, "%H:%M:%S", &tm);
-	int n = snprintf(title, sizeof title, "%s %s  %s by %s  %.0fs window  %llu on-CPU of %llu samples",
-			 when, t->node, t->table == TOP_FUNCTIONS ? "functions" : "processes",
-			 top_sort_name(t->table, t->sort), covered(t),
-			 (unsigned long long)top_view_oncpu(t->view), (unsigned long long)top_view_samples(t->view));
+	/* what changes with the keys first, the node and the clock last: a
+	 * narrow terminal cuts the least useful part */
+	int n = snprintf(title, sizeof title, "%s%s by %s  %.0fs  %llu/%llu on-CPU", t->paused ? "PAUSED  " : "",
+			 t->table == TOP_FUNCTIONS ? "functions" : "processes", top_sort_name(t->table, t->sort),
+			 covered(t), (unsigned long long)top_view_oncpu(t->view),
+			 (unsigned long long)top_view_samples(t->view));
 	if (n > 0 && (size_t)n < sizeof title && t->share < 1000)
 		n += snprintf(title + n, sizeof title - n, "  budget %u%%", t->share / 10);
-	if (n > 0 && (size_t)n < sizeof title && t->paused)
-		snprintf(title + n, sizeof title - n, "  PAUSED");
+	if (n > 0 && (size_t)n < sizeof title)
+		snprintf(title + n, sizeof title - n, "  %u procs  %s  %s", t->selected, t->node, when);
 	unsigned rows = t->cfg->rows;
 	if (t->tty) {
 		fputs("\x1b[H", f);

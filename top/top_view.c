@@ -439,9 +439,9 @@ static int write_processes(top_view *v, FILE *f, unsigned rows, unsigned width, 
 	sorting = v;
 	qsort(order, v->nproc, sizeof *order, cmp_proc);
 	/* the name and the current function share what the numbers leave */
-	unsigned rest = width > 56 ? width - 56 : 0, wname = rest / 2 > 16 ? rest / 2 : 16;
+	unsigned rest = width > 43 ? width - 43 : 0, wname = rest / 2 > 12 ? rest / 2 : 12;
 	int lines = 0, bad = 0;
-	snprintf(line, sizeof line, "%-13s %6s %4s %4s %6s %6s %-*s %s", "PID", "REDS/S", "RUN%", "RNQ%",
+	snprintf(line, sizeof line, "%-11s %6s %4s %4s %6s %5s %-*s %s", "PID", "REDS/S", "RUN%", "RNQ%",
 		 "MEMORY", "MSGQ", (int)wname, "NAME OR INITIAL CALL", "CURRENT FUNCTION");
 	bad |= put_line(f, line, width, eol);
 	lines++;
@@ -478,7 +478,7 @@ static int write_processes(top_view *v, FILE *f, unsigned rows, unsigned width, 
 			for (size_t j = 0; label[j]; j++)
 				cols += ((unsigned char)label[j] & 0xc0) != 0x80;
 		}
-		snprintf(line, sizeof line, "%-13s %6s %4.0f %4.0f %6s %6s %s%*s %s", pid, reds,
+		snprintf(line, sizeof line, "%-11s %6s %4.0f %4.0f %6s %5s %s%*s %s", pid, reds,
 			 p->samples ? 100.0 * (double)p->running / (double)p->samples : 0,
 			 p->samples ? 100.0 * runnable / (double)p->samples : 0, mem, queue, label,
 			 (int)(wname > cols ? wname - cols : 0), "", p->current ? p->current : "");

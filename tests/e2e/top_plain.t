@@ -12,7 +12,7 @@ sed 's/^/#   out: /' "$T_DIR/fp.out" | head -14
 is "$(grep -c 'functions by self' "$T_DIR/fp.out")" 3 "three tables, one per refresh"
 check "the header line of the functions table" grep -q '^  %SELF %TOTAL  FUNCTION$' "$T_DIR/fp.out"
 check "the busy loop is among the hottest functions" grep -qE '^ +[0-9.]+ +[0-9.]+  fp_busy:burn_cpu/1$' "$T_DIR/fp.out"
-top=$(awk '/functions by self/ {getline; getline; print; exit}' "$T_DIR/fp.out")
+top=$(awk '/^functions by self/ {getline; getline; print; exit}' "$T_DIR/fp.out")
 check "... at the top of a table with a large self share ($top)" awk -v l="$top" 'BEGIN { split(l, a, " "); exit !(a[3] == "fp_busy:burn_cpu/1" && a[1] > 30) }'
 check "no escape sequence in the plain output" sh -c "! grep -q \$'\\x1b' '$T_DIR/fp.out'"
 check "the node is left as it was" node_clean "$NODE"
@@ -21,7 +21,7 @@ check "the node is left as it was" node_clean "$NODE"
 fpt --once --view processes --name fp_idle_server --every 500ms "$NODE"
 is "$FP_RC" 0 "top --once --view processes exits 0"
 sed 's/^/#   out: /' "$T_DIR/fp.out" | head -8
-check "the processes table's header" grep -q '^PID  *REDS/S RUN% RNQ% MEMORY   MSGQ NAME OR INITIAL CALL' "$T_DIR/fp.out"
+check "the processes table's header" grep -q '^PID  *REDS/S RUN% RNQ% MEMORY  MSGQ NAME OR INITIAL CALL' "$T_DIR/fp.out"
 check "a busy process by its initial call, with its current function" grep -qE '^<0\.[0-9]+\.0> .* fp_busy:burn_cpu/1 +fp_busy:burn_cpu/1$' "$T_DIR/fp.out"
 check "the registered process by its name" grep -qE '^<0\.[0-9]+\.0> .* fp_idle_server ' "$T_DIR/fp.out"
 check "the node is left as it was" node_clean "$NODE"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # flameprof top on a terminal, driven through tmux at 80x24: the hot
-# function shows, the keys switch the view, sort and pause, 'q', SIGTERM
+# function shows, the keys switch the view, sort and pause, a resize
+# redraws at the new size, 'q', SIGTERM, Ctrl-C
 # and a hang-up (the session killed, as an SSH drop) each end it with the
 # terminal restored (its stty settings as before, the main screen back)
 # and the node left as it was.
@@ -52,6 +53,10 @@ check "... which names the registered process" wait_until 10 shows "fp_idle_serv
 check "... and the busy processes' current function" shows "fp_busy:burn_cpu/1"
 screen > "$T_DIR/screen2"
 sed 's/^/#   | /' "$T_DIR/screen2"
+# SIGWINCH: a wider terminal gets the whole title (cut at 80 columns above)
+$TM resize-window -t top -x 100 -y 30
+check "a resize redraws at the new width" wait_until 10 sh -c "$TM capture-pane -p -t top | grep -qE '^processes by .*  [0-9]{2}:[0-9]{2}:[0-9]{2}\$'"
+$TM resize-window -t top -x 80 -y 24
 $TM send-keys -t top s
 check "s sorts by the next key (running)" wait_until 10 shows "processes by running"
 $TM send-keys -t top 3

@@ -34,6 +34,19 @@ fp_wait 30
 is "$FP_RC" 0 "SIGTERM ends top with status 0"
 check "the node is left as it was after SIGTERM" node_clean "$NODE"
 
+# one flameprof per node: top beside a running capture is refused (69)
+"$FLAMEPROF" --cookie-file "$T_DIR/cookie" --duration 20s -o "$T_DIR/cap" "$NODE" >/dev/null 2>"$T_DIR/cap.err" &
+CAP=$!
+T_PIDS="$T_PIDS $CAP"
+agent_up() { [ "$(rpc "$NODE" "erlang whereis [flameprof_agent]")" != undefined ]; }
+check "the capture's agent runs" wait_until 20 agent_up
+fpt --once "$NODE"
+is "$FP_RC" 69 "top beside a capture of the same node exits 69"
+check "... saying another flameprof holds the node" grep -q "another flameprof" "$T_DIR/fp.err"
+kill -TERM "$CAP"; wait "$CAP"
+is "$?" 0 "... and the capture goes on to its normal end"
+check "the node is left as it was" node_clean "$NODE"
+
 # bad input: one sentence, 64
 fpt --view threads "$NODE"
 is "$FP_RC" 64 "an unknown --view is a usage error"

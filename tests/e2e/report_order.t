@@ -49,6 +49,8 @@ is "$(awk '/^node:n2;/ {s += $NF} END {print s}' "$T/got2")" 200 "... n2's 200 u
 is "$(grep -vc '^node:n[12];' "$T/got2")" 0 "... and no line without its node"
 "$FLAMEPROF" report --status all "$T/two" --node n1,n2 -f folded -o "$T/got2b" -q
 "$FLAMEPROF" report --status all "$T/two" --node n2 --node n1 -f folded -o "$T/got2c" -q
+"$FLAMEPROF" report --status all "$T/two" --category node:n2 -f folded -o "$T/got2d" -q
+is "$(awk '{s += $NF} END {print s}' "$T/got2d")" 200 "--category node:n2 keeps n2's 200 events (the node frame is a category)"
 ok "--node n1,n2 and --node n2 --node n1 draw the same as no --node" sh -c "cmp -s '$T/got2' '$T/got2b' && cmp -s '$T/got2' '$T/got2c'"
 "$FLAMEPROF" report --status all "$T/two" --node n1 -f folded -o "$T/got3" 2> "$T/err3"
 is "$(awk '{s += $NF} END {print s}' "$T/got3")" 700 "--node n1: n1's 700 events"

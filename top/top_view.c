@@ -265,7 +265,8 @@ void top_view_tick(top_view *v)
 			free_fun(f);
 	}
 	v->nfun = n;
-	memset(v->fslots, 0, v->nfslots * sizeof *v->fslots);
+	if (v->fslots) /* none before the first function */
+		memset(v->fslots, 0, v->nfslots * sizeof *v->fslots);
 	for (size_t k = 0; k < n; k++)
 		fp_slots_put(v->fslots, v->nfslots, v->fun[k].hash, k);
 	n = 0;
@@ -278,7 +279,8 @@ void top_view_tick(top_view *v)
 			free_proc(p);
 	}
 	v->nproc = n;
-	memset(v->pslots, 0, v->npslots * sizeof *v->pslots);
+	if (v->pslots)
+		memset(v->pslots, 0, v->npslots * sizeof *v->pslots);
 	for (size_t k = 0; k < n; k++)
 		fp_slots_put(v->pslots, v->npslots, v->proc[k].hash, k);
 }

@@ -56,6 +56,7 @@ static char *table(top_view *v, enum top_table t, int sort, unsigned width)
 static void shares(void)
 {
 	top_view *v = top_view_create(2);
+	top_view_tick(v); /* a refresh before any sample */
 	struct fp_frame spin = fr("busy", "spin", 1), loop = fr("busy", "loop", 0), rec = fr("r", "rec", 2),
 			wait = fr("gen_server", "loop", 7);
 	const struct fp_frame *a[] = { &spin, &loop }, *b[] = { &rec, &rec, &rec, &loop }, *w[] = { &wait };

@@ -333,7 +333,8 @@ static const struct fp_command RECORD = {
 		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
 		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n"
 		    "       flameprof requests [options] --entry MOD:FUN/ARITY [--tier NAME=MOD:FUN/ARITY]... NODE\n"
-		    "                                             (see 'flameprof requests --help')\n\n"
+		    "                                             (see 'flameprof requests --help')\n"
+		    "       flameprof top [options] NODE   (a live view; see 'flameprof top --help')\n\n"
 		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
 		    "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
 		    "options:\n",

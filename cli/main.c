@@ -1,7 +1,8 @@
 /*
  * main.c - the front door: argv in, exit status out. The first argument
  * picks the command; each command's table and parser live in its own file
- * (options.c: record, the default; report_opts.c: report), all run by the
+ * (options.c: record, the default; report_opts.c: report; top_options.c:
+ * top), all run by the
  * one option engine (optparse.h). A new command is one row here.
  */
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include "options.h"
 #include "report_opts.h"
 #include "requests.h"
+#include "top_options.h"
 
 static const struct {
 	const char *name;
@@ -18,6 +20,7 @@ static const struct {
 	{ "report", fp_report_main },
 	{ "calls", calls_main },
 	{ "requests", requests_main },
+	{ "top", top_main },
 };
 
 int main(int argc, char **argv)

@@ -40,8 +40,8 @@ static const struct fp_opt OPTS[] = {
 	{ "pid", 0, "PID", O_PID,
 	  .help = "keep this process only: <0.N.S>, its tid as written, N/S or N (repeatable)" },
 	{ "node", 0, "NODE", O_NODE,
-	  .help = "a directory with several nodes' files: draw this node's (default: the node whose "
-		  "capture is latest), or all" },
+	  .help = "draw this node's files only (repeatable, or a comma list; default: every node's, "
+		  "each under a frame node:NAME when there are several)" },
 	{ "names", 0, "LANG", O_NAMES,
 	  .help = "frames in elixir's spelling (Shop.Pricing.handle_call/3), erlang's, or auto "
 		  "(default: as the capture chose, written in the files' headers)" },
@@ -194,7 +194,13 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_TITLE: cfg->title = val; break;
 	case O_QUIET: cfg->quiet = 1; break;
 	case O_NO_INDEX: cfg->no_index = 1; break;
-	case O_NODE: cfg->node = val; break;
+	case O_NODE:
+		if (cfg->nnodes == REP_MAX_NODES) {
+			snprintf(detail, cap, "too many --node options: at most %d (give a comma list)", REP_MAX_NODES);
+			return FP_OPT_USAGE;
+		}
+		cfg->nodes[cfg->nnodes++] = val;
+		break;
 	case O_NAMES:
 		if ((cfg->names = fp_names_parse(val)) < 0) {
 			snprintf(detail, cap, "unknown names '%s' (use elixir, erlang or auto)", val);

@@ -13,6 +13,7 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
+#include "agent_ctl.h"
 #include "batch_out.h"
 #include "msg.h"
 #include "run.h"
@@ -77,49 +78,19 @@ static int write_batch(struct run *r, const struct sampler_batch *b)
 	return fp_batch_write(&r->out, b->samples, b->nsamples);
 }
 
-static int confirm_unloaded(struct run *r);
-
-/* Stops the agent and waits (bounded) for its last batch and its goodbye.
- * Writing errors here are reported by the caller; the node comes first. */
-static int stop_agent(struct run *r, int write)
+static int batch_sink(void *ctx, const struct sampler_batch *b)
 {
-	struct sampler_batch b;
-	fp_status_stopping(&r->status);
-	int rc = sampler_request_stop(r->sampler);
-	long long deadline = fp_now_ms() + r->cfg->connect_timeout_us / 1000;
-	while (rc == 0 && fp_stop_signals() < 2) {
-		long long left = deadline - fp_now_ms();
-		if (left <= 0)
-			break;
-		rc = sampler_next(r->sampler, left > 200 ? 200 : (int)left, &b);
-		if (rc == 1) {
-			if (write && write_batch(r, &b) < 0)
-				write = 0;
-			rc = 0;
-		} else if (rc == 2) {
-			break;
-		}
-	}
-	if (rc != 2) {
-		fp_warn("the agent on '%s' did not confirm its stop; it cleans up by itself once we disconnect",
-			r->cfg->node);
-		return -1;
-	}
-	return confirm_unloaded(r);
+	return write_batch(ctx, b);
 }
 
-/* The agent has ended: checks (bounded) that its module is gone. */
-static int confirm_unloaded(struct run *r)
+/* Stops the agent and waits (bounded) for its last batch and its goodbye
+ * (cli/agent_ctl.c). Writing errors here are reported by the caller; the
+ * node comes first. */
+static int stop_agent(struct run *r, int write)
 {
-	int u = sampler_unload(r->sampler);
-	if (u < 0) {
-		fp_warn("%s", sampler_error(r->sampler));
-		return -1;
-	}
-	if (u == SAMPLER_PURGING)
-		fp_note("agent module deleted; '%s' is still purging its old code and finishes by itself", r->cfg->node);
-	fp_note("agent stopped, backtrace_depth restored to %d, module unloaded", sampler_old_depth(r->sampler));
-	return 0;
+	fp_status_stopping(&r->status);
+	return fp_agent_stop(r->sampler, r->cfg->node, r->cfg->connect_timeout_us / 1000,
+			     write ? batch_sink : NULL, r);
 }
 
 static void settings_text(const struct fp_config *cfg, const struct at_start *at, const char *names,
@@ -252,20 +223,8 @@ static int pick_names(struct run *r)
 static int connect_node(struct run *r, const char *cookie)
 {
 	const struct fp_config *cfg = r->cfg;
-	struct sampler_options so = {
-		.node = cfg->node, .cookie = cookie, .alive = cfg->node_name,
-		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
-		.silence_timeout_ms = (int)(cfg->silence_timeout_us / 1000),
-		.top = cfg->top, .hz = cfg->hz, .every_ms = (unsigned)(cfg->every_us / 1000),
-		.depth = cfg->depth, .pids = cfg->pids, .npids = cfg->npids,
-		.names = cfg->names, .nnames = cfg->nnames,
-		.compile_on_target = cfg->compile_on_target,
-		.max_cost_ppm = cfg->max_cost_ppm,
-	};
-	/* at low rates the silence timeout must cover three agent rounds
-	 * (a period is 1000 / hz ms) */
-	if (so.silence_timeout_ms < 3000 / cfg->hz)
-		so.silence_timeout_ms = (int)(3000 / cfg->hz);
+	struct sampler_options so;
+	fp_agent_options(cfg, cookie, &so);
 	fp_note("connecting to '%s'", cfg->node);
 	int e = sampler_connect(&r->sampler, &so);
 	fp_wipe_cookie();
@@ -347,7 +306,7 @@ static int capture(struct run *r)
 		if (rc < 0) {
 			fp_error("%s", sampler_error(r->sampler));
 			if (rc == SAMPLER_ERR_AGENT_DOWN)
-				confirm_unloaded(r);
+				fp_agent_unloaded(r->sampler, r->cfg->node);
 			else if (rc != SAMPLER_ERR_LOST)
 				stop_agent(r, 0);
 			close_output(r, NULL);

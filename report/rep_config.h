@@ -23,6 +23,7 @@ enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_
 /* The report's default --status: what answers "where does the CPU go". */
 #define REP_ON_CPU "running,garbage_collecting"
 #define REP_MAX_CATEGORIES 16
+#define REP_MAX_NODES 64
 
 struct rep_pid_filter {
 	uint32_t pid;     /* pid number */
@@ -51,7 +52,9 @@ struct rep_config {
 	double min_width;          /* omit frames narrower than this many pixels */
 	int quiet;                 /* no summary line */
 	int no_index;              /* --no-index: read the text even where an index is */
-	const char *node;          /* --node: in a directory, this node's files ("all": every node's) */
+	const char *nodes[REP_MAX_NODES]; /* --node, repeatable, each NODE or a comma list ("all":
+	                              * every node's); none: every node's */
+	size_t nnodes;
 	int names;                 /* --names: enum fp_names (common/names.h); 0 auto: as the files' headers say */
 	/* Called with each warning and summary line, one sentence without
 	 * "flameprof: " or a newline; NULL: they are dropped. */

@@ -142,11 +142,15 @@ static int read_file(struct run *r, rep_collect *c, const char *path, size_t *in
 	return status;
 }
 
+/* by_node: each file's events under a frame node:NAME (files of several
+ * nodes drawn together; pprof has a node label instead). */
 static int read_all(struct run *r, rep_collect *c, const struct rep_file *files, size_t n,
-		    rep_pprof *pp, size_t *indexed)
+		    rep_pprof *pp, int by_node, size_t *indexed)
 {
 	for (size_t i = 0; i < n; i++) {
 		int rc;
+		if (by_node && rep_collect_set_node(c, files[i].node) != 0)
+			return collect_failed(r, c, files[i].path, REP_C_NOMEM);
 		if (pp && rep_pprof_set_node(pp, files[i].node) != 0)
 			return collect_failed(r, c, files[i].path, REP_C_NOMEM);
 		if ((rc = read_file(r, c, files[i].path, indexed)) != 0)
@@ -155,59 +159,27 @@ static int read_all(struct run *r, rep_collect *c, const struct rep_file *files,
 	return 0;
 }
 
-/* A directory's files (files[0..*n)) that hold several nodes: keeps the
- * files of --node's node, or of the node whose capture is the latest, and
- * says so. @return 0 or a REP_E_* code. */
-static int pick_node(struct run *r, struct rep_file *files, size_t *n, const char *dir)
+/* --node keeps the files of the nodes it names, and a name no file has is
+ * an error; without it every node's files are read, with a word when
+ * they come from several (each then under a frame node:NAME). @return 0
+ * or a REP_E_* code. */
+static int pick_nodes(struct run *r, struct rep_file *files, size_t *n)
 {
 	const struct rep_config *cfg = r->cfg;
-	const char *pick = NULL, *other = NULL;
-	char list[512] = "", keep[sizeof files->node];
-	size_t i, k = 0, nodes = 0, ll = 0;
-	int64_t latest = REP_NO_TIME;
-	for (i = 0; i < *n; i++) {
-		size_t j;
-		for (j = 0; j < i && strcmp(files[j].node, files[i].node) != 0; j++)
-			;
-		if (j == i) { /* a node not seen before */
-			nodes++;
-			if (ll + strlen(files[i].node) + 8 < sizeof list)
-				ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s'%s'",
-						       ll ? ", " : "", files[i].node);
-		}
-		if (files[i].name_us >= latest) {
-			latest = files[i].name_us;
-			other = files[i].node;
-		}
-		if (cfg->node && strcmp(cfg->node, files[i].node) == 0)
-			pick = files[i].node;
-	}
-	if (cfg->node && !strcmp(cfg->node, "all"))
-		return 0;
-	if (cfg->node && !pick)
-		return fail(r, REP_E_NOINPUT, "cannot find files of node '%s' in '%s' (it holds %s; see "
-			    "--node)", cfg->node, dir, list);
-	if (nodes < 2)
-		return 0;
-	if (!pick) {
-		pick = other;
-		say(r, REP_SAY_WARN, "'%s' holds the files of %zu nodes (%s); drawing node '%s', whose "
-		    "capture is the latest (choose with --node NODE, or --node all)", dir, nodes,
-		    list, pick);
-	}
-	snprintf(keep, sizeof keep, "%s", pick); /* the swaps below move the names */
-	for (i = 0; i < *n; i++) {
-		if (strcmp(files[i].node, keep) == 0) {
-			struct rep_file t = files[k];
-			files[k++] = files[i];
-			files[i] = t;
-		}
-	}
-	for (i = k; i < *n; i++) {
-		free(files[i].path);
-		files[i].path = NULL;
-	}
-	*n = k;
+	char list[512], missing[256], where[300];
+	size_t nodes = rep_files_nodes(files, *n, list, sizeof list);
+	if (cfg->ninputs == 1)
+		snprintf(where, sizeof where, "'%s'", cfg->inputs[0]);
+	else
+		snprintf(where, sizeof where, "the inputs");
+	if (rep_files_missing_node(files, *n, cfg->nodes, cfg->nnodes, missing, sizeof missing))
+		return fail(r, REP_E_NOINPUT, "cannot find files of node '%s' in %s (%s %s; see --node)",
+			    missing, where, cfg->ninputs == 1 ? "it holds" : "they hold", list);
+	*n = rep_files_keep_nodes(files, *n, cfg->nodes, cfg->nnodes);
+	if (cfg->nnodes == 0 && nodes > 1)
+		say(r, REP_SAY_INFO, "%s %s the files of %zu nodes (%s); drawing them together, each "
+		    "under a frame node:NAME (--node NODE draws one)", where,
+		    cfg->ninputs == 1 ? "holds" : "hold", nodes, list);
 	return 0;
 }
 
@@ -224,7 +196,6 @@ static int gather(struct run *r, struct rep_file **out, size_t *nout)
 	for (i = 0; i < cfg->ninputs && rc == 0; i++) {
 		char **paths = NULL;
 		size_t np = 0, pcap = 0, j;
-		struct stat sb;
 		long k = rep_input_expand(cfg->inputs[i], &paths, &np, &pcap, detail, sizeof detail);
 		if (k < 0)
 			rc = fail(r, REP_E_NOINPUT, "cannot open '%s': %s (check the path)",
@@ -249,12 +220,9 @@ static int gather(struct run *r, struct rep_file **out, size_t *nout)
 			}
 		}
 		free(paths);
-		if (rc == 0 && stat(cfg->inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			size_t first = n - np, kept = np;
-			rc = pick_node(r, files + first, &kept, cfg->inputs[i]);
-			n = first + kept;
-		}
 	}
+	if (rc == 0)
+		rc = pick_nodes(r, files, &n);
 	for (i = 0; i < n && rc == 0; i++)
 		rep_file_first_event(&files[i]);
 	if (rc == 0)
@@ -388,7 +356,8 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 		}
 		rep_collect_on_kept(c, rep_pprof_kept, pp);
 	}
-	if ((rc = read_all(r, c, files, nfiles, pp, &indexed)) != 0)
+	int by_node = cfg->format != REP_F_PPROF && rep_files_nodes(files, nfiles, NULL, 0) > 1;
+	if ((rc = read_all(r, c, files, nfiles, pp, by_node, &indexed)) != 0)
 		goto out;
 	const struct rep_stats *st = rep_collect_stats(c);
 	if (!cfg->quiet && st->events)

@@ -368,3 +368,17 @@ rpc_eval() { printf '%s.\n' "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeou
 # A process that exits between processes() and trace_info/2 reads as
 # 'undefined': only a non-empty flag list counts.
 traced_procs() { rpc_eval "$1" "TI = $FP_TRACE_INFO, length([P || P <- erlang:processes(), case TI(P, flags) of {flags, [_ | _]} -> true; _ -> false end])"; }
+
+# fpt ARGS...: flameprof top, as fpc runs calls; fpt_bg in the background.
+fpt() {
+	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" top --cookie-file "$T_DIR/cookie" "$@" \
+		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+	FP_RC=$?
+	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
+	return 0
+}
+fpt_bg() {
+	$FP_WRAP "$FLAMEPROF" top --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
+	FP_PID=$!
+	T_PIDS="$T_PIDS $FP_PID"
+}

@@ -2,7 +2,8 @@
 # report reads its files in time order: a rotated "...Z-1" after its base
 # name, files named in any order by their first event; the time origin is
 # the earliest event of all inputs (the heatmap drops nothing); a directory
-# of several nodes draws one, says which, and --node picks another or all.
+# of several nodes draws them together, each under a frame node:NAME, and
+# says so; --node picks one, several, or all.
 : "${T_TIMEOUT:=60}"
 . "$(dirname "$0")/../lib.sh"
 
@@ -41,15 +42,24 @@ gen --events 200 --seed 3 --start 1700000010.5 --span 2 --folded "$T_DIR/c.f" > 
 gzip -c "$T_DIR/c" > "$T_DIR/two/flameprof_n2_20231114T221330.500Z.perf.gz"
 "$FLAMEPROF" report --status all "$T_DIR/two" -f folded -o "$T_DIR/got2" 2> "$T_DIR/err2"
 is "$?" 0 "two nodes in a directory: exits 0"
-check "it says the directory holds two nodes and which it drew" \
-	grep -q "holds the files of 2 nodes ('n1', 'n2'); drawing node 'n2', whose capture is the latest (choose with --node NODE, or --node all)" "$T_DIR/err2"
-is "$(awk '{s += $NF} END {print s}' "$T_DIR/got2")" 200 "it drew n2's 200 events only"
+check "it says the directory holds two nodes, drawn together" \
+	grep -q "holds the files of 2 nodes ('n1', 'n2'); drawing them together, each under a frame node:NAME (--node NODE draws one)" "$T_DIR/err2"
+is "$(awk '{s += $NF} END {print s}' "$T_DIR/got2")" 900 "it drew both nodes' 900 events"
+is "$(awk '/^node:n1;/ {s += $NF} END {print s}' "$T_DIR/got2")" 700 "... n1's 700 under node:n1, outermost"
+is "$(awk '/^node:n2;/ {s += $NF} END {print s}' "$T_DIR/got2")" 200 "... n2's 200 under node:n2"
+is "$(grep -vc '^node:n[12];' "$T_DIR/got2")" 0 "... and no line without its node"
+"$FLAMEPROF" report --status all "$T_DIR/two" --node n1,n2 -f folded -o "$T_DIR/got2b" -q
+"$FLAMEPROF" report --status all "$T_DIR/two" --node n2 --node n1 -f folded -o "$T_DIR/got2c" -q
+"$FLAMEPROF" report --status all "$T_DIR/two" --category node:n2 -f folded -o "$T_DIR/got2d" -q
+is "$(awk '{s += $NF} END {print s}' "$T_DIR/got2d")" 200 "--category node:n2 keeps n2's 200 events (the node frame is a category)"
+check "--node n1,n2 and --node n2 --node n1 draw the same as no --node" sh -c "cmp -s '$T_DIR/got2' '$T_DIR/got2b' && cmp -s '$T_DIR/got2' '$T_DIR/got2c'"
 "$FLAMEPROF" report --status all "$T_DIR/two" --node n1 -f folded -o "$T_DIR/got3" 2> "$T_DIR/err3"
 is "$(awk '{s += $NF} END {print s}' "$T_DIR/got3")" 700 "--node n1: n1's 700 events"
-check "--node n1: no warning" sh -c "! grep -q warning '$T_DIR/err3'"
+is "$(grep -c '^node:' "$T_DIR/got3")" 0 "--node n1: one node, no node frame"
+check "--node n1: no warning" sh -c "! grep -q -e warning -e 'nodes' '$T_DIR/err3'"
 "$FLAMEPROF" report --status all "$T_DIR/two" --node all -f folded -o "$T_DIR/got4" -q
 is "$(awk '{s += $NF} END {print s}' "$T_DIR/got4")" 900 "--node all: both nodes' 900 events"
-"$FLAMEPROF" report --status all "$T_DIR/two" --node n3 -f folded -o "$T_DIR/got5" 2> "$T_DIR/err5"
+"$FLAMEPROF" report --status all "$T_DIR/two" --node n1,n3 -f folded -o "$T_DIR/got5" 2> "$T_DIR/err5"
 is "$?" 66 "--node with no such node: exit 66"
 check "... naming the nodes there are" grep -q "cannot find files of node 'n3' in '.*two' (it holds 'n1', 'n2'; see --node)" "$T_DIR/err5"
 # node names in file names are escaped (rotate/naming.c): --node takes the real name

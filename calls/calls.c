@@ -123,7 +123,7 @@ int calls_wait(tracer_t *s, int timeout_ms, struct calls_result *early)
 {
 	const ei_x_buff *x;
 	char why[160];
-	int r = node_recv(s->node, fp_now_ms() + timeout_ms, &x);
+	int r = node_recv(s->node, fp_mono_ms() + timeout_ms, &x);
 	if (r <= 0)
 		return r;
 	/* The session says nothing while it runs, unless it died. */
@@ -162,7 +162,7 @@ int calls_stop(tracer_t *s, struct calls_result *out)
 	if (!m)
 		return node_errf(s->node, NODE_ERR_NOMEM, "out of memory");
 	/* reading thousands of breakpoints on a busy node takes a while */
-	long long deadline = fp_now_ms() + 4LL * node_timeout_ms(s->node);
+	long long deadline = fp_mono_ms() + 4LL * node_timeout_ms(s->node);
 	for (;;) {
 		r = node_recv(s->node, deadline, &x);
 		if (r < 0)

@@ -29,9 +29,9 @@
  * run by itself (results in *early), or a sampler error. */
 static int trace_for(tracer_t *s, const struct calls_config *cfg, struct calls_result *early)
 {
-	long long end = fp_now_ms() + cfg->duration_us / 1000;
+	long long end = fp_mono_ms() + cfg->duration_us / 1000;
 	while (!fp_stop_signals()) {
-		long long left = end - fp_now_ms();
+		long long left = end - fp_mono_ms();
 		if (left <= 0)
 			return 0;
 		int r = calls_wait(s, left > 200 ? 200 : (int)left, early);
@@ -125,16 +125,16 @@ out:
 	return rc;
 }
 
-int calls_main(int argc, char **argv)
+int fp_calls_main(int argc, char **argv)
 {
 	struct calls_config cfg;
 	char err[1200];
 	fp_help_command = "flameprof calls --help";
-	int rc = calls_parse_options(argc, argv, &cfg);
+	int rc = fp_calls_parse_options(argc, argv, &cfg);
 	if (rc)
 		goto done;
 	if (cfg.help) {
-		calls_print_help();
+		fp_calls_print_help();
 		goto done;
 	}
 	fp_verbosity = cfg.verbosity;
@@ -156,6 +156,6 @@ int calls_main(int argc, char **argv)
 end:
 	fp_node_end(&nc);
 done:
-	calls_config_free(&cfg);
+	fp_calls_config_free(&cfg);
 	return rc;
 }

@@ -225,20 +225,20 @@ static const struct fp_command CALLS = {
 	.check = check,
 };
 
-int calls_parse_options(int argc, char **argv, struct calls_config *cfg)
+int fp_calls_parse_options(int argc, char **argv, struct calls_config *cfg)
 {
 	defaults(cfg);
 	return fp_opt_command(&CALLS, argc, argv, cfg);
 }
 
-void calls_config_free(struct calls_config *cfg)
+void fp_calls_config_free(struct calls_config *cfg)
 {
 	for (size_t k = 0; k < cfg->npatterns; k++)
 		free(cfg->pattern_text[k]);
 	cfg->npatterns = 0;
 }
 
-void calls_print_help(void)
+void fp_calls_print_help(void)
 {
 	fp_opt_help(&CALLS, stdout);
 }

@@ -43,9 +43,9 @@ struct calls_config {
 };
 
 /* Fills cfg from argv (argv[0] is "calls"). @return 0, or 64 after saying
- * why (fp_opt_usage()). Free with calls_config_free(). */
-int calls_parse_options(int argc, char **argv, struct calls_config *cfg);
-void calls_config_free(struct calls_config *cfg);
-void calls_print_help(void);
+ * why (fp_opt_usage()). Free with fp_calls_config_free(). */
+int fp_calls_parse_options(int argc, char **argv, struct calls_config *cfg);
+void fp_calls_config_free(struct calls_config *cfg);
+void fp_calls_print_help(void);
 
 #endif

@@ -204,6 +204,23 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	return FP_OPT_USAGE;
 }
 
+static void defaults(struct fp_config *cfg);
+
+int fp_record_option(struct fp_config *cfg, const char *name, const char *val, const char *spelled,
+		     char *detail, size_t cap)
+{
+	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+		if (strcmp(options[k].name, name) == 0)
+			return apply(cfg, &options[k], val, spelled, detail, cap);
+	snprintf(detail, cap, "%s: no such option of the capture", spelled);
+	return FP_OPT_USAGE;
+}
+
+void fp_record_defaults(struct fp_config *cfg)
+{
+	defaults(cfg);
+}
+
 static void defaults(struct fp_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
@@ -316,7 +333,8 @@ static const struct fp_command RECORD = {
 		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
 		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n"
 		    "       flameprof requests [options] --entry MOD:FUN/ARITY [--tier NAME=MOD:FUN/ARITY]... NODE\n"
-		    "                                             (see 'flameprof requests --help')\n\n"
+		    "                                             (see 'flameprof requests --help')\n"
+		    "       flameprof top [options] NODE   (a live view; see 'flameprof top --help')\n\n"
 		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
 		    "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
 		    "options:\n",

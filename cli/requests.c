@@ -42,7 +42,7 @@ static int take_window(struct req_table *t, struct req_window *w, struct outputs
 {
 	if (req_table_merge(t, w) < 0)
 		return -1;
-	t->run_us = (uint64_t)(fp_now_ms() - o->start_ms) * 1000;
+	t->run_us = (uint64_t)(fp_mono_ms() - o->start_ms) * 1000;
 	req_table_sort(t);
 	if (o->stats && !o->bad && req_write_stats(o->stats, t, w->end_us) < 0) {
 		fp_error("cannot write '%s'; check the disk (the table still shows the figures)", o->stats_name);
@@ -82,10 +82,10 @@ static int take_window(struct req_table *t, struct req_window *w, struct outputs
  * @return 0 or a sampler error. */
 static int trace_for(tracer_t *s, const struct requests_config *cfg, struct req_table *t, struct outputs *o)
 {
-	long long end = fp_now_ms() + cfg->duration_us / 1000, deadline = 0;
+	long long end = fp_mono_ms() + cfg->duration_us / 1000, deadline = 0;
 	int stopping = 0;
 	for (;;) {
-		if (!stopping && (fp_stop_signals() || fp_now_ms() >= end)) {
+		if (!stopping && (fp_stop_signals() || fp_mono_ms() >= end)) {
 			if (fp_stop_signals())
 				fp_note("stopping on a signal; printing what was measured so far");
 			int r = req_stop(s);
@@ -94,9 +94,9 @@ static int trace_for(tracer_t *s, const struct requests_config *cfg, struct req_
 			stopping = 1;
 			/* the tracer may clear our seq_trace tokens for up to 5 s
 			 * before it confirms (flameprof_requests.erl, TOKEN_MAX_MS) */
-			deadline = fp_now_ms() + 4LL * (cfg->connect_timeout_us / 1000) + 6000;
+			deadline = fp_mono_ms() + 4LL * (cfg->connect_timeout_us / 1000) + 6000;
 		}
-		if (stopping && fp_now_ms() > deadline)
+		if (stopping && fp_mono_ms() > deadline)
 			return -1;
 		struct req_window w;
 		int r = req_next(s, 200, &w, &o->tokens);
@@ -141,9 +141,9 @@ static int run(const struct requests_config *cfg, struct fp_node_cmd *nc, struct
 			nt);
 	fp_note("tracing requests from %u entry function(s) with %u tier function(s) on '%s' (OTP %s) for %.3g s",
 		ne, nt, cfg->node, node_otp_release(nc->n), cfg->duration_us / 1e6);
-	o->start_ms = fp_now_ms();
+	o->start_ms = fp_mono_ms();
 	e = trace_for(s, cfg, &t, o);
-	t.run_us = (uint64_t)(fp_now_ms() - o->start_ms) * 1000;
+	t.run_us = (uint64_t)(fp_mono_ms() - o->start_ms) * 1000;
 	if (e == -1) {
 		fp_error("the tracer on '%s' did not confirm its stop in time; it removes its patterns by itself", cfg->node);
 		rc = EX_TEMPFAIL;
@@ -193,17 +193,17 @@ static FILE *open_out(const char *name, const char *opt)
 	return f;
 }
 
-int requests_main(int argc, char **argv)
+int fp_requests_main(int argc, char **argv)
 {
 	struct requests_config cfg;
 	struct outputs o;
 	fp_help_command = "flameprof requests --help";
 	memset(&o, 0, sizeof o);
-	int rc = requests_parse_options(argc, argv, &cfg);
+	int rc = fp_requests_parse_options(argc, argv, &cfg);
 	if (rc)
 		goto done;
 	if (cfg.help) {
-		requests_print_help();
+		fp_requests_print_help();
 		goto done;
 	}
 	fp_verbosity = cfg.verbosity;
@@ -230,6 +230,6 @@ done:
 		rc = EX_IOERR;
 	if (o.slow && fclose(o.slow) != 0 && rc == 0)
 		rc = EX_IOERR;
-	requests_config_free(&cfg);
+	fp_requests_config_free(&cfg);
 	return rc;
 }

@@ -224,13 +224,13 @@ static const struct fp_command REQUESTS = {
 	.check = check,
 };
 
-int requests_parse_options(int argc, char **argv, struct requests_config *cfg)
+int fp_requests_parse_options(int argc, char **argv, struct requests_config *cfg)
 {
 	defaults(cfg);
 	return fp_opt_command(&REQUESTS, argc, argv, cfg);
 }
 
-void requests_config_free(struct requests_config *cfg)
+void fp_requests_config_free(struct requests_config *cfg)
 {
 	free(cfg->entry_text);
 	cfg->entry_text = NULL;
@@ -242,7 +242,7 @@ void requests_config_free(struct requests_config *cfg)
 	cfg->nfull = 0;
 }
 
-void requests_print_help(void)
+void fp_requests_print_help(void)
 {
 	fp_opt_help(&REQUESTS, stdout);
 }

@@ -42,9 +42,9 @@ struct requests_config {
 };
 
 /* Fills cfg from argv (argv[0] is "requests"). @return 0, or 64 after
- * saying why (fp_opt_usage()). Free with requests_config_free(). */
-int requests_parse_options(int argc, char **argv, struct requests_config *cfg);
-void requests_config_free(struct requests_config *cfg);
-void requests_print_help(void);
+ * saying why (fp_opt_usage()). Free with fp_requests_config_free(). */
+int fp_requests_parse_options(int argc, char **argv, struct requests_config *cfg);
+void fp_requests_config_free(struct requests_config *cfg);
+void fp_requests_print_help(void);
 
 #endif

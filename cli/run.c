@@ -13,6 +13,7 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
+#include "agent_ctl.h"
 #include "batch_out.h"
 #include "msg.h"
 #include "run.h"
@@ -79,46 +80,18 @@ static int write_batch(struct run *r, const struct sampler_batch *b)
 	return fp_batch_write(&r->out, b->samples, b->nsamples);
 }
 
-static int confirm_unloaded(struct run *r);
-
-/* Stops the agent and waits (bounded) for its last batch and its goodbye.
- * Writing errors here are reported by the caller; the node comes first. */
-static int stop_agent(struct run *r, int write)
+static int batch_sink(void *ctx, const struct sampler_batch *b)
 {
-	struct sampler_batch b;
-	fp_status_stopping(&r->status);
-	int rc = sampler_request_stop(r->sampler);
-	long long deadline = fp_now_ms() + r->cfg->connect_timeout_us / 1000;
-	while (rc == 0 && fp_stop_signals() < 2) {
-		long long left = deadline - fp_now_ms();
-		if (left <= 0)
-			break;
-		rc = sampler_next(r->sampler, left > 200 ? 200 : (int)left, &b);
-		if (rc == 1) {
-			if (write && write_batch(r, &b) < 0)
-				write = 0;
-			rc = 0;
-		} else if (rc == 2) {
-			break;
-		}
-	}
-	if (rc != 2) {
-		fp_warn("the agent on '%s' did not confirm its stop; it cleans up by itself once we disconnect",
-			r->cfg->node);
-		return -1;
-	}
-	return confirm_unloaded(r);
+	return write_batch(ctx, b);
 }
 
-/* The agent has ended: checks (bounded) that its module is gone. */
-static int confirm_unloaded(struct run *r)
+/* Stops the agent and waits (bounded) for its last batch and its goodbye
+ * (cli/agent_ctl.c). Writing errors here are reported by the caller; the
+ * node comes first. */
+static int stop_agent(struct run *r, int write)
 {
-	int u = sampler_unload(r->sampler);
-	fp_node_say_unload(&r->nc, u, "agent", NULL);
-	if (u < 0)
-		return -1;
-	fp_note("agent stopped, backtrace_depth restored to %d, module unloaded", sampler_old_depth(r->sampler));
-	return 0;
+	fp_status_stopping(&r->status);
+	return fp_agent_stop(r->sampler, &r->nc, r->cfg->connect_timeout_us / 1000, write ? batch_sink : NULL, r);
 }
 
 static void settings_text(const struct fp_config *cfg, const struct at_start *at, const char *names,
@@ -251,17 +224,8 @@ static int pick_names(struct run *r)
 static int connect_node(struct run *r)
 {
 	const struct fp_config *cfg = r->cfg;
-	struct sampler_options so = {
-		.silence_timeout_ms = (int)(cfg->silence_timeout_us / 1000),
-		.top = cfg->top, .hz = cfg->hz, .every_ms = (unsigned)(cfg->every_us / 1000),
-		.depth = cfg->depth, .pids = cfg->pids, .npids = cfg->npids,
-		.names = cfg->names, .nnames = cfg->nnames,
-		.max_cost_ppm = cfg->max_cost_ppm,
-	};
-	/* at low rates the silence timeout must cover three agent rounds
-	 * (a period is 1000 / hz ms) */
-	if (so.silence_timeout_ms < 3000 / cfg->hz)
-		so.silence_timeout_ms = (int)(3000 / cfg->hz);
+	struct sampler_options so;
+	fp_agent_options(cfg, &so);
 	int e = fp_node_connect(&r->nc);
 	if (e != 0)
 		return e;
@@ -326,12 +290,12 @@ static int close_output(struct run *r, const char *said)
 static int capture(struct run *r)
 {
 	const struct fp_config *cfg = r->cfg;
-	long long start = fp_now_ms(), next_flush = start + cfg->flush_us / 1000;
+	long long start = fp_mono_ms(), next_flush = start + cfg->flush_us / 1000;
 	long long end = cfg->duration_us ? start + cfg->duration_us / 1000 : 0;
 	struct sampler_batch b;
 
-	while (!fp_stop_signals() && (!end || fp_now_ms() < end)) {
-		long long now = fp_now_ms(), wait = next_flush - now;
+	while (!fp_stop_signals() && (!end || fp_mono_ms() < end)) {
+		long long now = fp_mono_ms(), wait = next_flush - now;
 		if (end && end - now < wait)
 			wait = end - now;
 		if (wait > 200)
@@ -340,16 +304,16 @@ static int capture(struct run *r)
 		if (rc < 0) {
 			fp_error("%s", node_error(r->nc.n));
 			if (rc == NODE_ERR_AGENT_DOWN)
-				confirm_unloaded(r);
+				fp_agent_unloaded(r->sampler, &r->nc);
 			else if (rc != NODE_ERR_LOST)
 				stop_agent(r, 0);
 			close_output(r, NULL);
 			return fp_exit_for_node(rc);
 		}
 		int e = rc == 1 ? write_batch(r, &b) : 0;
-		if (e == 0 && fp_now_ms() >= next_flush) {
+		if (e == 0 && fp_mono_ms() >= next_flush) {
 			e = rot_flush(r->rot);
-			next_flush = fp_now_ms() + cfg->flush_us / 1000;
+			next_flush = fp_mono_ms() + cfg->flush_us / 1000;
 		}
 		if (e < 0) {
 			char first[512];
@@ -371,14 +335,10 @@ static int capture(struct run *r)
 
 int fp_run(const struct fp_config *cfg)
 {
-	struct run r = {
-		.cfg = cfg, .node = cfg->node,
-		.nc = { .node = cfg->node, .node_name = cfg->node_name, .cookie = cfg->cookie,
-			.cookie_file = cfg->cookie_file, .connect_timeout_us = cfg->connect_timeout_us,
-			.compile_on_target = cfg->compile_on_target },
-	};
+	struct run r = { .cfg = cfg, .node = cfg->node };
 	int rc;
 
+	fp_agent_node(cfg, &r.nc);
 	fp_status_init(&r.status, cfg);
 	fmt_ctx *fmt = NULL;
 	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers, cfg->statuses };

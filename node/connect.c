@@ -154,7 +154,7 @@ int node_connect(node_t **out, const struct node_options *opts)
 	/* ei keeps the cookie in s->ec for the handshake only: it is wiped
 	 * right after it, whatever the outcome (a run connects once). */
 	s->opts.cookie = NULL;
-	long long deadline = fp_now_ms() + opts->connect_timeout_ms;
+	long long deadline = fp_mono_ms() + opts->connect_timeout_ms;
 	int port = node_epmd_port(s, target_alive, &addr, deadline);
 	if (port < 0) {
 		explicit_bzero(s->ec.ei_connect_cookie, sizeof s->ec.ei_connect_cookie);
@@ -166,11 +166,11 @@ int node_connect(node_t **out, const struct node_options *opts)
 	 * half a second apart, within the deadline. */
 	int fd;
 	for (int tries = 0;; tries++) {
-		long long left = deadline - fp_now_ms();
+		long long left = deadline - fp_mono_ms();
 		if (left < 1)
 			left = 1;
 		fd = ei_xconnect_host_port_tmo(&s->ec, &addr, port, (unsigned)left);
-		if (fd >= 0 || erl_errno != EIO || tries == 2 || deadline - fp_now_ms() < 1000)
+		if (fd >= 0 || erl_errno != EIO || tries == 2 || deadline - fp_mono_ms() < 1000)
 			break;
 		struct timespec pause = { 0, 500 * 1000 * 1000 };
 		nanosleep(&pause, NULL);
@@ -192,7 +192,7 @@ int node_connect(node_t **out, const struct node_options *opts)
 			    s->node, port, strerror(e ? e : ECONNREFUSED));
 	}
 	s->fd = fd;
-	s->last_rx_ms = fp_now_ms();
+	s->last_rx_ms = fp_mono_ms();
 	return NODE_OK;
 }
 

@@ -38,7 +38,7 @@ static int epmd_tcp_port(void)
 static int wait_fd(int fd, short events, long long deadline_ms)
 {
 	for (;;) {
-		long long left = deadline_ms - fp_now_ms();
+		long long left = deadline_ms - fp_mono_ms();
 		if (left <= 0)
 			return 0;
 		struct pollfd p = { fd, events, 0 };

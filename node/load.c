@@ -218,10 +218,10 @@ int node_clear_stale(node_t *s, const char *module, const char *what)
 	if (loaded && (r = node_unload_embedded(s, module)) < 0)
 		return r;
 	/* a purge of a few seconds (a busy node) is waited for */
-	long long until = fp_now_ms() + s->opts.connect_timeout_ms;
+	long long until = fp_mono_ms() + s->opts.connect_timeout_ms;
 	struct timespec pause = { 0, 200 * 1000 * 1000 };
 	while ((r = node_rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) == 0 &&
-	       old && fp_now_ms() < until)
+	       old && fp_mono_ms() < until)
 		nanosleep(&pause, NULL);
 	if (r < 0)
 		return r;
@@ -234,7 +234,7 @@ int node_clear_stale(node_t *s, const char *module, const char *what)
 
 int node_unload_wait(node_t *s, const char *name)
 {
-	long long deadline = fp_now_ms() + s->opts.connect_timeout_ms;
+	long long deadline = fp_mono_ms() + s->opts.connect_timeout_ms;
 	int loaded, old, r, deleted = 0;
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	for (;;) {
@@ -243,13 +243,13 @@ int node_unload_wait(node_t *s, const char *name)
 			return r;
 		if (!loaded && !old)
 			return 0;
-		if (fp_now_ms() >= deadline)
+		if (fp_mono_ms() >= deadline)
 			break;
 		/* Deleted: give the node's purge a second, not the whole timeout. */
-		if (!loaded && deadline > fp_now_ms() + 1000)
-			deadline = fp_now_ms() + 1000;
+		if (!loaded && deadline > fp_mono_ms() + 1000)
+			deadline = fp_mono_ms() + 1000;
 		/* The agent deletes its module itself; if it could not, we do. */
-		if (loaded && !deleted && fp_now_ms() + s->opts.connect_timeout_ms / 2 >= deadline) {
+		if (loaded && !deleted && fp_mono_ms() + s->opts.connect_timeout_ms / 2 >= deadline) {
 			if ((r = node_rex_call_atom_is(s, "code", "delete", name, "true", &deleted)) < 0)
 				return r;
 			deleted = 1;

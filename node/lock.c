@@ -229,13 +229,13 @@ static int held_by_or_free(node_t *s, const erlang_pid *pid)
  * doing this, one wins. @return 1 registered, 0 taken by another, <0. */
 static int retake(node_t *s, const erlang_pid *holder)
 {
-	long long until = fp_now_ms() + s->opts.connect_timeout_ms;
+	long long until = fp_mono_ms() + s->opts.connect_timeout_ms;
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	for (;;) {
 		int r = register_lock(s);
 		if (r != 0 || (r = held_by_or_free(s, holder)) <= 0)
 			return r;
-		if (fp_now_ms() >= until)
+		if (fp_mono_ms() >= until)
 			return 0;
 		nanosleep(&pause, NULL);
 	}

@@ -103,13 +103,13 @@ const erlang_pid *node_self(node_t *n);
  * timeout. @return 0, or -1 (the caller says what could not be sent). */
 int node_send(node_t *n, const erlang_pid *pid, const ei_x_buff *x);
 /* Receives one message (at most NODE_MAX_MSG bytes, else NODE_ERR_PROTO)
- * before deadline_ms (fp_now_ms()), leaving held messages where they are.
+ * before deadline_ms (fp_mono_ms()), leaving held messages where they are.
  * @return 1 with *msg on it (valid until the next receive), 0 timeout,
  * negative node_err. */
 int node_recv(node_t *n, long long deadline_ms, const ei_x_buff **msg);
 /* The same, but the messages held during rex calls first, oldest first. */
 int node_next(node_t *n, long long deadline_ms, const ei_x_buff **msg);
-/* When the last message or tick arrived (fp_now_ms()). */
+/* When the last message or tick arrived (fp_mono_ms()). */
 long long node_last_rx_ms(const node_t *n);
 
 /* ---------------------------------------------------------------- rex calls */

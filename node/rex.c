@@ -25,7 +25,7 @@
 
 static unsigned left_ms(long long deadline_ms)
 {
-	long long left = deadline_ms - fp_now_ms();
+	long long left = deadline_ms - fp_mono_ms();
 	return left < 1 ? 1 : (unsigned)left;
 }
 
@@ -35,7 +35,7 @@ static unsigned left_ms(long long deadline_ms)
 static int next_packet_fits(node_t *s, long long deadline_ms)
 {
 	for (;;) {
-		long long left = deadline_ms - fp_now_ms();
+		long long left = deadline_ms - fp_mono_ms();
 		if (left <= 0)
 			return 0;
 		struct pollfd p = { s->fd, POLLIN, 0 };
@@ -70,7 +70,7 @@ static int next_packet_fits(node_t *s, long long deadline_ms)
 int node_recv_one(node_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_ms)
 {
 	for (;;) {
-		if (fp_now_ms() >= deadline_ms)
+		if (fp_mono_ms() >= deadline_ms)
 			return 0;
 		int fits = next_packet_fits(s, deadline_ms);
 		if (fits <= 0)
@@ -78,11 +78,11 @@ int node_recv_one(node_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_m
 		x->index = 0;
 		int r = ei_xreceive_msg_tmo(s->fd, msg, x, left_ms(deadline_ms));
 		if (r == ERL_TICK) {
-			s->last_rx_ms = fp_now_ms();
+			s->last_rx_ms = fp_mono_ms();
 			continue;
 		}
 		if (r == ERL_MSG) {
-			s->last_rx_ms = fp_now_ms();
+			s->last_rx_ms = fp_mono_ms();
 			if (msg->msgtype == ERL_SEND || msg->msgtype == ERL_REG_SEND)
 				return 1;
 			continue; /* links, exits, monitors: nothing of ours */
@@ -181,7 +181,7 @@ static int same_pid(const erlang_pid *a, const erlang_pid *b)
 static int rex_call(node_t *s, const char *mod, const char *fun, const ei_x_buff *args,
 	     ei_x_buff *reply, struct node_rex_reply *out, int timeout_ms)
 {
-	long long deadline = fp_now_ms() + timeout_ms;
+	long long deadline = fp_mono_ms() + timeout_ms;
 	erlang_pid from;
 	erlang_msg msg;
 	ei_x_buff req;

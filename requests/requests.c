@@ -141,7 +141,7 @@ int req_next(tracer_t *s, int timeout_ms, struct req_window *w, struct req_token
 {
 	const ei_x_buff *x;
 	char why[160];
-	int r = node_recv(s->node, fp_now_ms() + timeout_ms, &x);
+	int r = node_recv(s->node, fp_mono_ms() + timeout_ms, &x);
 	if (r <= 0)
 		return r;
 	struct req_msg *m = malloc(sizeof *m);

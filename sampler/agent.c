@@ -57,7 +57,7 @@ static int spawn_agent(sampler_t *s)
 /* Waits for fp_started (or fp_error), holding any early batch. */
 static int await_start(sampler_t *s)
 {
-	long long deadline = fp_now_ms() + node_timeout_ms(s->node);
+	long long deadline = fp_mono_ms() + node_timeout_ms(s->node);
 	const ei_x_buff *x;
 	struct dec_result res;
 	char why[128];
@@ -125,7 +125,7 @@ static int load_and_spawn(sampler_t *s)
 
 int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 {
-	long long deadline = fp_now_ms() + timeout_ms;
+	long long deadline = fp_mono_ms() + timeout_ms;
 	struct dec_result res;
 	char why[160];
 	for (;;) {
@@ -134,7 +134,7 @@ int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 		int r = node_next(s->node, deadline < silent_until ? deadline : silent_until, &x);
 		if (r < 0)
 			return r;
-		if (r == 0 && fp_now_ms() >= silent_until)
+		if (r == 0 && fp_mono_ms() >= silent_until)
 			return node_errf(s->node, NODE_ERR_LOST,
 					 "'%s' has sent nothing for %d s (frozen, overloaded or cut off)",
 					 node_target(s->node), s->opts.silence_timeout_ms / 1000);

@@ -122,7 +122,7 @@ static int refused(tracer_t *t, const struct tracer_kind *k, const struct tracer
 /* Waits for the tracer's first word, holding anything else. */
 static int await_start(tracer_t *t, const struct tracer_kind *k, const void *opts, unsigned *a, unsigned *b)
 {
-	long long deadline = fp_now_ms() + node_timeout_ms(t->node);
+	long long deadline = fp_mono_ms() + node_timeout_ms(t->node);
 	const ei_x_buff *x;
 	struct tracer_word *w = malloc(sizeof *w);
 	char why[160];

@@ -447,8 +447,8 @@ static void stack_of(struct stack *st, const char *const *mfa, size_t n)
 
 static void test_tiers(void)
 {
-	const struct fp_tier_pattern tiers[] = { { "handle", { "kv", "handle", 2 } },
-						 { "db", { "kv", "db", -1 } } };
+	const struct fp_tier_pattern tiers[] = { { "handle", { "kv", "handle", 2, 0 } },
+						 { "db", { "kv", "db", -1, 0 } } };
 	const enum fmt_category cats[] = { FMT_CAT_SEQ_TRACE, FMT_CAT_TIER, FMT_CAT_NAME };
 	struct fmt_options opts = { cats, 3, tiers, 2, 0 };
 	fmt_ctx *ctx = fmt_create(&opts);
@@ -492,7 +492,7 @@ static void test_tiers(void)
 	fmt_free(ctx);
 
 	/* several tiers match one frame: the first given */
-	const struct fp_tier_pattern both[] = { { "any", { "kv", "_", -1 } }, { "db", { "kv", "db", -1 } } };
+	const struct fp_tier_pattern both[] = { { "any", { "kv", "_", -1, 0 } }, { "db", { "kv", "db", -1, 0 } } };
 	opts.tiers = both;
 	opts.ntiers = 2;
 	ctx = fmt_create(&opts);

@@ -31,7 +31,7 @@ static const struct fp_opt options[] = {
 	{ "pid", 0, "PID", K_LIST, F(pids), 0, 0,
 	  "also sample this process, e.g. '<0.123.0>' (repeatable)" },
 	{ "name", 0, "NAME", K_LIST, F(names), 0, 0,
-	  "also sample this registered process (repeatable)" },
+	  "also sample this registered process, e.g. my_server or MyApp.Server (repeatable)" },
 	{ "status", 0, "LIST", K_STATUS, F(statuses), 0, 0,
 	  "write samples of these statuses: on-cpu (default: running,garbage_collecting), all (the wall-clock view: also waiting, runnable, suspended), or a list" },
 	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
@@ -157,6 +157,8 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			snprintf(detail, cap, "too many %s options: at most %d", spelled, FP_MAX_TARGETS);
 			return FP_OPT_USAGE;
 		}
+		if (o->field == F(names) && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
+			return FP_OPT_USAGE;
 		((const char **)field)[(*n)++] = val;
 		return FP_OPT_OK;
 	}

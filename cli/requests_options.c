@@ -85,7 +85,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			return FP_OPT_USAGE;
 		}
 		if (fp_mfa_pattern_split(cfg->entry_text, &cfg->entry) < 0) {
-			snprintf(detail, cap, "'%s' is not an entry for %s: write MOD:FUN/ARITY, e.g. kv_handler:handle/2 ('_' for FUN or ARITY)",
+			snprintf(detail, cap, "'%s' is not an entry for %s: write MOD:FUN/ARITY, e.g. kv_handler:handle/2 or MyApp.Handler.handle/2 ('_' for FUN or ARITY)",
 				 val, spelled);
 			return FP_OPT_USAGE;
 		}
@@ -97,9 +97,10 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		if (!t)
 			return FP_OPT_USAGE;
 		struct fp_mfa_pattern *p = &cfg->full[cfg->nfull++];
-		int bad = strchr(t, ':') ? fp_mfa_pattern_split(t, p) : (p->module = t, p->function = "_", p->arity = -1,
-								   !*t || strcmp(t, "_") == 0 || strlen(t) > 255);
-		if (bad) {
+		int parts = fp_mfa_parse(t, p);
+		if (parts == 1)
+			p->function = "_";
+		if ((parts != 1 && parts != 3) || strcmp(p->module, "_") == 0) {
 			snprintf(detail, cap, "'%s' is not a module or function for %s: write MOD or MOD:FUN/ARITY (a module, not '_')",
 				 val, spelled);
 			return FP_OPT_USAGE;

@@ -308,9 +308,7 @@ short(Why) ->
 %% Patterns are {Module, Function | '_', Arity | '_'}, names as binaries;
 %% no atom is made from the user's text.
 expand({ModText, F, A} = P) ->
-    M = existing_atom(ModText),
-    (M =:= undefined orelse not erlang:module_loaded(M)) andalso
-        throw({nomatch, <<"module '", ModText/binary, "' is not loaded">>}),
+    M = loaded_module(ModText),
     Fun = case F of '_' -> '_'; _ -> existing_atom(F) end,
     Found = [{M, Fn, Ar} || {Fn, Ar} <- functions(M),
                             F =:= '_' orelse Fn =:= Fun,
@@ -318,6 +316,19 @@ expand({ModText, F, A} = P) ->
     Found =:= [] andalso
         throw({nomatch, <<"pattern ", (pattern_text(P))/binary, " matches no function">>}),
     lists:usort(Found).
+
+%% A module named by one text, or by the names to try in order (an Elixir
+%% alias, Shop.Pricing: 'Elixir.Shop.Pricing', then an Erlang module of
+%% that very name): the first one loaded.
+loaded_module(Texts) when is_list(Texts) ->
+    case [M || T <- Texts, M <- [existing_atom(T)], M =/= undefined, erlang:module_loaded(M)] of
+        [M | _] -> M;
+        [] -> throw({nomatch, not_loaded(Texts)})
+    end;
+loaded_module(Text) -> loaded_module([Text]).
+
+not_loaded([T]) -> <<"module '", T/binary, "' is not loaded">>;
+not_loaded([A, B]) -> <<"neither '", A/binary, "' nor '", B/binary, "' is loaded">>.
 
 functions(M) ->
     try erlang:get_module_info(M, functions)
@@ -861,7 +872,7 @@ mfa_text({M, F, A}) ->
     iolist_to_binary([atom_to_binary(M, utf8), $:, atom_to_binary(F, utf8), $/, integer_to_binary(A)]).
 
 pattern_text({M, F, A}) ->
-    T = fun('_') -> <<"_">>; (B) when is_binary(B) -> B; (I) -> integer_to_binary(I) end,
+    T = fun('_') -> <<"_">>; (B) when is_binary(B) -> B; ([_, B]) -> B; (I) -> integer_to_binary(I) end,
     <<"'", (T(M))/binary, ":", (T(F))/binary, "/", (T(A))/binary, "'">>.
 
 pid_text(P) when is_pid(P) -> pid_to_list(P);

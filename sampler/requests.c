@@ -21,7 +21,7 @@ static void arg_text_or_any(struct args *a, const char *t)
 static void arg_pattern(struct args *a, const struct fp_mfa_pattern *p)
 {
 	a->ok = a->ok && ei_x_encode_tuple_header(&a->x, 3) == 0;
-	a->ok = a->ok && ei_x_encode_binary(&a->x, p->module, (int)strlen(p->module)) == 0;
+	arg_module(a, p);
 	arg_text_or_any(a, p->function);
 	if (p->arity < 0)
 		arg_atom(a, "_");

@@ -509,6 +509,22 @@ static void test_tiers(void)
 	is_str(line(5), "\t0 name:kv_server ([category])", "without the tier category ...");
 	is_str(line(6), "", "... no tier frame");
 	fmt_free(ctx);
+
+	/* an Elixir alias (Shop.Repo): Elixir's 'Elixir.Shop.Repo' or an Erlang
+	 * module of that very name, never a longer or shorter one */
+	const struct fp_tier_pattern alias[] = { { "db", { "Shop.Repo", "query", 2, 1 } } };
+	opts.tiers = alias;
+	opts.ntiers = 1;
+	ctx = fmt_create(&opts);
+	const char *elixir[] = { "Elixir.Shop.Repo:query/2" }, *erlang[] = { "Shop.Repo:query/2" },
+		   *other[] = { "Elixir.Shop.Repox:query/2", "Elixir.Repo:query/2", "Elixir.Shop.Repo:query/3" };
+	stack_of(&st, elixir, 1);
+	is_int(fmt_tier_of(ctx, &st.s), 0, "the alias Shop.Repo matches 'Elixir.Shop.Repo'");
+	stack_of(&st, erlang, 1);
+	is_int(fmt_tier_of(ctx, &st.s), 0, "... and an Erlang module 'Shop.Repo'");
+	stack_of(&st, other, 3);
+	is_int(fmt_tier_of(ctx, &st.s), -1, "... and nothing else");
+	fmt_free(ctx);
 }
 
 static const char *bucket_of(enum fmt_category cat, int64_t v)

@@ -30,7 +30,7 @@ static const struct fp_opt options[] = {
 	{ "identity", 'i', "arg:N", K_IDENTITY, F(identity), 0, 0,
 	  "group requests by the entry call's Nth argument (default: the entry function's name)" },
 	{ "identity-fun", 0, "SOURCE", K_IDFUN, F(identity_fun), 0, 0,
-	  "group by what an Erlang fun({M, F, Args}) returns (an atom, string or undefined): code the node runs for each request; refused unless it parses as a fun of one argument" },
+	  "group by what an Erlang fun({M, F, Args}) (or, on an Elixir node, an Elixir fn) returns (an atom, string or undefined): code the node runs for each request; refused unless it parses as a fun of one argument" },
 	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
 	  "trace for DUR, e.g. 30s, 5m (default 10s; Ctrl-C or SIGTERM end it sooner, with the summary)" },
 	{ "every", 0, "DUR", K_DUR, F(every_us), 0, 0,

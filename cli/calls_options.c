@@ -8,12 +8,13 @@
 #include <string.h>
 #include <sysexits.h>
 #include "calls_options.h"
+#include "../common/names.h"
 #include "optparse.h"
 #include "options.h"
 
 /* Each row's id is its kind: how apply() reads the value into field
  * (K_UINT: within min..max; K_SET: the switch stores min). */
-enum kind { K_UINT, K_DUR, K_STR, K_LIST, K_TYPE, K_FORMAT, K_PATTERN, K_SET };
+enum kind { K_UINT, K_DUR, K_STR, K_LIST, K_TYPE, K_FORMAT, K_PATTERN, K_SET, K_NAMES };
 
 #define F(field) offsetof(struct calls_config, field)
 
@@ -40,6 +41,8 @@ static const struct fp_opt options[] = {
 	  "also write every row to FILE as JSON ('-': standard output, instead of the table)" },
 	{ "format", 0, "FORMAT", K_FORMAT, F(format), 0, 0,
 	  "table (default, as OTP's tprof) or folded (lines for flame graph tools)" },
+	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
+	  "spell functions as elixir (Shop.Tax.rate/1) or erlang (Elixir.Shop.Tax:rate/1) in the output; auto (default): elixir when the node runs the elixir application" },
 	{ "limit", 0, "N", K_UINT, F(limit), 1, 1000000,
 	  "refuse patterns that match more than N functions (default 1000)" },
 	{ "force", 0, NULL, K_SET, F(force), 1, 0, "trace however many functions match" },
@@ -136,6 +139,12 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	}
 	case K_SET:
 		*(int *)field = (int)o->min;
+		return FP_OPT_OK;
+	case K_NAMES:
+		if ((*(int *)field = fp_names_parse(val)) < 0) {
+			snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
+			return FP_OPT_USAGE;
+		}
 		return FP_OPT_OK;
 	}
 	snprintf(detail, cap, "%s: no such kind of option", spelled);

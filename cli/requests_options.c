@@ -11,10 +11,11 @@
 #include "optparse.h"
 #include "options.h"
 #include "requests_options.h"
+#include "../common/names.h"
 
 /* Each row's id is its kind: how apply() reads the value into field
  * (K_UINT: within min..max; K_SET: the switch stores min). */
-enum kind { K_UINT, K_DUR, K_STR, K_ENTRY, K_TIER, K_FULL, K_IDENTITY, K_IDFUN, K_FRACTION, K_SET };
+enum kind { K_UINT, K_DUR, K_STR, K_ENTRY, K_TIER, K_FULL, K_IDENTITY, K_IDFUN, K_FRACTION, K_SET, K_NAMES };
 
 #define F(field) offsetof(struct requests_config, field)
 
@@ -47,6 +48,8 @@ static const struct fp_opt options[] = {
 	  "circuit breaker: pause tracing when trace messages arrive DUR late (default 1s)" },
 	{ "max-queue", 0, "N", K_UINT, F(max_queue), 100, 10000000,
 	  "circuit breaker: pause tracing when the node's tracer holds N messages (default 50000)" },
+	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
+	  "spell functions as elixir (Shop.Pricing.price/2) or erlang (Elixir.Shop.Pricing:price/2) in the table, --stats and --slow; auto (default): elixir when the node runs the elixir application" },
 	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
 	  "our node name before the '@' (default flameprof_requests_<user>)" },
 	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
@@ -143,6 +146,12 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	}
 	case K_SET:
 		*(int *)field = (int)o->min;
+		return FP_OPT_OK;
+	case K_NAMES:
+		if ((*(int *)field = fp_names_parse(val)) < 0) {
+			snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
+			return FP_OPT_USAGE;
+		}
 		return FP_OPT_OK;
 	}
 	snprintf(detail, cap, "%s: no such kind of option", spelled);

@@ -12,6 +12,7 @@
  */
 #include "names.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 struct w {
@@ -215,3 +216,33 @@ long fp_names_elixir(int category, const char *s, size_t n, char *out, size_t ca
 	return -1;
 }
 
+
+int fp_names_respell(char **text)
+{
+	size_t n = strlen(*text), cap = 2 * n + 64;
+	char *out = malloc(cap), *in;
+	long len;
+	if (!out)
+		return -1;
+	len = fp_names_elixir(0, *text, n, out, cap);
+	if (len < 0) {
+		/* an alias alone: as the value of a category frame "n:..." */
+		if (!(in = malloc(n + 3))) {
+			free(out);
+			return -1;
+		}
+		memcpy(in, "n:", 2);
+		memcpy(in + 2, *text, n + 1);
+		len = fp_names_elixir(1, in, n + 2, out, cap);
+		if (len >= 2)
+			memmove(out, out + 2, (size_t)len - 1);
+		free(in);
+	}
+	if (len < 0) {
+		free(out);
+		return 0;
+	}
+	free(*text);
+	*text = out;
+	return 0;
+}

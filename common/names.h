@@ -33,4 +33,12 @@ static inline int fp_names_parse(const char *s)
  */
 long fp_names_elixir(int category, const char *s, size_t n, char *out, size_t cap);
 
+/*
+ * *text (malloc'd, the caller's) replaced by its Elixir spelling: a code
+ * name `MOD:FUN/ARITY` as fp_names_elixir() writes it, an alias
+ * `Elixir.Shop.Pricer` as `Shop.Pricer`; anything else stays as it is.
+ * @return 0, or -1 out of memory (*text unchanged).
+ */
+int fp_names_respell(char **text);
+
 #endif

@@ -58,7 +58,7 @@ kill -INT "$FP_PID"
 fp_wait 30
 is "$FP_RC" 0 "calls on the release exits 0"
 sed 's/^/#   /' "$T_DIR/fp.out"
-is "$(awk '$1 == "Elixir.RelShop:hello/0" { print $2 }' "$T_DIR/fp.out")" "$K" "exactly $K calls of RelShop.hello/0"
+is "$(awk '$1 == "RelShop.hello/0" { print $2 }' "$T_DIR/fp.out")" "$K" "exactly $K calls of RelShop.hello/0"
 check "no tracer is left" wait_until 5 tracer_gone "$NODE"
 check "the node is left clean after calls" node_clean_within 10 "$NODE"
 

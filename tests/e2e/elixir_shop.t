@@ -95,7 +95,7 @@ kill -INT "$FP_PID"
 fp_wait 30
 is "$FP_RC" 0 "calls ends with exit 0"
 sed "s/^/#   /" "$T_DIR/fp.out"
-is "$(awk '$1 == "Elixir.Shop.Tax:rate/1" { print $2 }' "$T_DIR/fp.out")" "$K" "calls counts exactly $K calls of Shop.Tax.rate/1"
+is "$(awk '$1 == "Shop.Tax.rate/1" { print $2 }' "$T_DIR/fp.out")" "$K" "calls counts exactly $K calls of Shop.Tax.rate/1 (spelled as Elixir does: --names auto)"
 check "no tracer is left" wait_until 5 tracer_gone "$NODE"
 check "the node is left clean after calls" node_clean_within 10 "$NODE"
 

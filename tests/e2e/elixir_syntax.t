@@ -2,13 +2,15 @@
 # Functions and names written in Elixir's syntax, on a real Elixir node
 # (examples/elixir_shop/shop.exs):
 # - calls --pattern Shop.Tax.rate/1 counts exactly the k calls of
-#   Shop.Checkout.run(k), as do 'Elixir.Shop.Tax':rate/_ (a quoted Erlang
-#   atom, quotes taken off) and :"Elixir.Shop.Tax".rate/1;
+#   Shop.Checkout.run(k), as does 'Elixir.Shop.Tax':rate/_ (a quoted Erlang
+#   atom, quotes taken off); :"Shop.Legacy".ping/1 names an Erlang atom;
 # - Shop.Legacy, an Erlang module named like an alias, is found by what
 #   is loaded ('Elixir.Shop.Legacy' is not, 'Shop.Legacy' is), and a
 #   module that is neither says both names it tried (exit 64);
 # - --name takes an alias (Shop.Supervisor) and :atom (:pricer_1);
-# - requests --entry/--tier and record --tier in Elixir's syntax;
+# - requests --entry/--tier/--full and record --tier in Elixir's syntax;
+# - calls and requests print Elixir's spelling (--names auto), Erlang's
+#   with --names erlang;
 # - the node is left clean after each run.
 . "$(dirname "$0")/../lib.sh"
 if ! command -v elixir >/dev/null 2>&1; then
@@ -50,13 +52,13 @@ count_calls() {
 row() { awk -v m="$1" '$1 == m { print $2 }' "$T_DIR/fp.out"; }
 
 count_calls 4321 17 --pattern Shop.Tax.rate/1 --pattern Shop.Legacy.ping/_
-is "$(row Elixir.Shop.Tax:rate/1)" 4321 "Shop.Tax.rate/1: exactly the 4321 calls"
-is "$(row Shop.Legacy:ping/1)" 17 "Shop.Legacy.ping/_ is the Erlang module 'Shop.Legacy' (the one loaded): 17 calls"
+is "$(row Shop.Tax.rate/1)" 4321 "Shop.Tax.rate/1: exactly the 4321 calls (the rows spelled as Elixir does: --names auto)"
+is "$(row ':"Shop.Legacy".ping/1')" 17 "Shop.Legacy.ping/_ is the Erlang module 'Shop.Legacy' (the one loaded): 17 calls"
 check "no tracer is left" wait_until 5 tracer_gone "$NODE"
 check "the node is left clean" node_clean_within 10 "$NODE"
 
-count_calls 999 5 --pattern "'Elixir.Shop.Tax':rate/_" --pattern ':"Shop.Legacy".ping/1'
-is "$(row Elixir.Shop.Tax:rate/1)" 999 "'Elixir.Shop.Tax':rate/_ (a quoted atom): exactly 999 calls"
+count_calls 999 5 --names erlang --pattern "'Elixir.Shop.Tax':rate/_" --pattern ':"Shop.Legacy".ping/1'
+is "$(row Elixir.Shop.Tax:rate/1)" 999 "'Elixir.Shop.Tax':rate/_ (a quoted atom): exactly 999 calls (--names erlang: Erlang's spelling)"
 is "$(row Shop.Legacy:ping/1)" 5 ':"Shop.Legacy".ping/1: exactly 5 calls'
 check "the node is left clean again" node_clean_within 10 "$NODE"
 
@@ -83,6 +85,15 @@ sed 's/^/#   /' "$T_DIR/fp.out" | head -8
 check "requests: the pricing tier (Enum.map/2) has requests" grep -q '^handle_call  *pricing  *[1-9]' "$T_DIR/fp.out"
 check "the node is left clean after requests" node_clean_within 10 "$NODE"
 check "no tracer is left after requests" wait_until 5 tracer_gone "$NODE"
+
+timeout -s KILL 60 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" \
+	--entry Shop.Pricing.handle_call/_ --full Shop.Pricing.line_total/2 --duration 2s --stats "$T_DIR/stats.jsonl" "$NODE" \
+	>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+is "$?" 0 "requests --full Shop.Pricing.line_total/2 exits 0"
+sed 's/^/#   /' "$T_DIR/fp.out" | head -8
+check "... its tiers named as Elixir does (Shop.Pricing.line_total/2)" grep -q '^handle_call  *Shop.Pricing.line_total/2  *[1-9]' "$T_DIR/fp.out"
+check "... in --stats too" grep -q '"tier":"Shop.Pricing.line_total/2"' "$T_DIR/stats.jsonl"
+check "the node is left clean after requests --full" node_clean_within 10 "$NODE"
 
 fp --top 10 --every 1s --duration 3s --tier pricing=Shop.Pricing.handle_call/_ -o "$T_DIR/out" "$NODE"
 is "$FP_RC" 0 "record --tier pricing=Shop.Pricing.handle_call/_ exits 0"

@@ -203,6 +203,7 @@ static const struct fp_command CALLS = {
 		    "Everything set is removed at the end, on Ctrl-C, and if flameprof dies.\n\n"
 		    "options:\n",
 	.epilog = "\nexample: flameprof calls --type time --pattern 'my_db:query/_' --duration 30s app@db1\n"
+		  "         flameprof calls --pattern Shop.Pricing.handle_call/3 shop@db1 (Elixir's syntax)\n"
 		  "\nexit status: 0 done, 64 usage (also: a pattern that matches nothing, too many\n"
 		  "functions), 69 cannot connect, node busy with another tracing session, or\n"
 		  "memory asked of a node older than OTP 26, 73 JSON file or /tmp/flameprof-UID\n"

@@ -216,6 +216,7 @@ static const struct fp_command REQUESTS = {
 		    "options:\n",
 	.epilog = "\nexample: flameprof requests --entry kv_handler:handle/2 --identity arg:1 \\\n"
 		  "           --tier parse=kv_proto:parse/1 --tier db=kv_db:_/_ --stats s.jsonl app@db1\n"
+		  "         flameprof requests --entry Shop.Pricing.handle_call/3 --tier db=Shop.Repo.query/_ shop@db1\n"
 		  "\nCost: two trace messages per entry and per tier call inside a request; a\n"
 		  "message sent without waiting for its answer (a cast) carries the request's\n"
 		  "token into the work it starts: call seq_trace:set_token([]) before casting\n"

@@ -305,7 +305,9 @@ elixir_fn(Source) ->
     end.
 
 elixir_fun(Source) ->
-    code:ensure_loaded('Elixir.Code') =:= {module, 'Elixir.Code'} orelse
+    %% as --names auto decides: the elixir application runs here
+    is_pid(application_controller:get_master(elixir)) andalso
+        code:ensure_loaded('Elixir.Code') =:= {module, 'Elixir.Code'} orelse
         throw({badfun, <<"fn ... end is Elixir and this node does not run Elixir">>}),
     try 'Elixir.Code':string_to_quoted(Source) of
         {ok, {fn, _, Clauses} = Quoted} when is_list(Clauses) ->

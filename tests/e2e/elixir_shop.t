@@ -10,7 +10,8 @@
 # - calls --pattern Elixir.Shop.Tax:rate/1 counts exactly the k calls of
 #   Shop.Checkout.run(k); RELEASE_COOKIE stands for a mix release's cookie;
 # - requests times a tier inside Shop.Pricing.handle_call/3, grouped by an
-#   --identity-fun in Elixir's syntax (refused unless one fn of one argument);
+#   --identity-fun in Elixir's syntax (refused unless one fn of one argument,
+#   and on the Erlang node);
 # - an Erlang node beside it keeps its header and Erlang's spelling;
 # - each node is left clean after each run.
 . "$(dirname "$0")/../lib.sh"
@@ -145,5 +146,11 @@ check "its header says nothing of names" sh -c "! zstd -dcq $T_DIR/plain/flamepr
 "$FLAMEPROF" report -q -f folded -o "$T_DIR/p.folded" "$T_DIR/plain"
 check "its report keeps Erlang's spelling (mod:fun/arity)" grep -Eq ';[a-z_]+:[a-z_0-9]+/[0-9]+( |;)' "$T_DIR/p.folded"
 check "... and no Elixir spelling" sh -c "! grep -q ';:' '$T_DIR/p.folded'"
+timeout -s KILL 60 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" \
+	--entry lists:reverse/1 --identity-fun 'fn x -> x end' --duration 1s "$NODE" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+is "$?" 64 "an Elixir fn as --identity-fun on an Erlang node: exit 64"
+sed 's/^/#   stderr: /' "$T_DIR/fp.err"
+check "... in one sentence that says the node does not run Elixir" \
+	sh -c "[ \$(wc -l <'$T_DIR/fp.err') -eq 1 ] && grep -q 'does not run Elixir' '$T_DIR/fp.err'"
 check "the Erlang node is left clean" node_clean_within 10 "$NODE"
 finish

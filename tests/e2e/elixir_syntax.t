@@ -95,8 +95,12 @@ check "... its tiers named as Elixir does (Shop.Pricing.line_total/2)" grep -q '
 check "... in --stats too" grep -q '"tier":"Shop.Pricing.line_total/2"' "$T_DIR/stats.jsonl"
 check "the node is left clean after requests --full" node_clean_within 10 "$NODE"
 
-fp --top 10 --every 1s --duration 3s --tier pricing=Shop.Pricing.handle_call/_ -o "$T_DIR/out" "$NODE"
-is "$FP_RC" 0 "record --tier pricing=Shop.Pricing.handle_call/_ exits 0"
+fp --top 10 --every 1s --duration 3s --tier pricing=Shop.Pricing.handle_call/_ --name Shop.Supervisor \
+	--status all -o "$T_DIR/out" "$NODE"
+is "$FP_RC" 0 "record --tier pricing=Shop.Pricing.handle_call/_ --name Shop.Supervisor exits 0"
+check "... the supervisor (registered as an alias) is found: no warning of a missing process" \
+	sh -c "! grep -q 'no live process' '$T_DIR/fp.err'"
+check "... and sampled (its name frame)" sh -c "zstd -dcq $T_DIR/out/flameprof_*.perf.zst | grep -q 'name:Elixir.Shop.Supervisor'"
 check "samples carry the tier frame" sh -c "zstd -dcq $T_DIR/out/flameprof_*.perf.zst | grep -q 'tier:pricing'"
 check "the node is left clean after record" node_clean_within 10 "$NODE"
 finish

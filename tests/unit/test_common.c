@@ -218,6 +218,30 @@ static void test_mfa_syntax(void)
 		   c->alias ? " (an alias)" : "", c->function ? c->function : "(none)", c->arity);
 	}
 
+	/* every prefix of every case, and every case with each byte changed to
+	 * each of the grammar's own bytes: parsed without a crash (ASan), and
+	 * what parses has a module of 1..255 bytes */
+	static const char marks[] = "'\":./_\\A a9";
+	int sane = 1;
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		size_t n = strlen(cases[k].text);
+		for (size_t cut = 0; cut <= n; cut++)
+			for (size_t m = 0; m <= sizeof marks - 1; m++) {
+				char text[128];
+				struct fp_mfa_pattern p;
+				memcpy(text, cases[k].text, cut);
+				text[cut] = '\0';
+				if (m < sizeof marks - 1 && cut < n) {
+					memcpy(text, cases[k].text, n + 1);
+					text[cut] = marks[m];
+				}
+				int parts = fp_mfa_parse(text, &p);
+				if (parts > 0 && (!*p.module || strlen(p.module) > FP_ATOM_MAX))
+					sane = 0;
+			}
+	}
+	ok(sane, "cut and changed texts: no crash, and a module whenever one parses");
+
 	char buf[FP_ALIAS_CAP], a[] = "Shop.Pricing", e[] = "'Foo'", n[] = "Shop.Pricer", x[] = "pricer:x";
 	const char *names[2];
 	struct fp_mfa_pattern p;

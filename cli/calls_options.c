@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sysexits.h>
 #include "calls_options.h"
-#include "../common/names.h"
 #include "optparse.h"
 #include "options.h"
 
@@ -141,11 +140,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		*(int *)field = (int)o->min;
 		return FP_OPT_OK;
 	case K_NAMES:
-		if ((*(int *)field = fp_names_parse(val)) < 0) {
-			snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
-			return FP_OPT_USAGE;
-		}
-		return FP_OPT_OK;
+		return fp_opt_names(val, spelled, (int *)field, detail, cap);
 	}
 	snprintf(detail, cap, "%s: no such kind of option", spelled);
 	return FP_OPT_USAGE;

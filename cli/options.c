@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sysexits.h>
 #include "msg.h"
-#include "../common/names.h"
 #include "optparse.h"
 #include "options.h"
 #include "run.h"
@@ -135,11 +134,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		return FP_OPT_OK;
 	}
 	case K_NAMES:
-		if ((*(int *)field = fp_names_parse(val)) < 0) {
-			snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
-			return FP_OPT_USAGE;
-		}
-		return FP_OPT_OK;
+		return fp_opt_names(val, spelled, (int *)field, detail, cap);
 	case K_DUR:
 		return fp_opt_duration(val, spelled, "5s", (int64_t *)field, detail, cap);
 	case K_SIZE:

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "msg.h"
+#include "../common/names.h"
 
 static const struct fp_opt *find_long(const struct fp_command *cmd, const char *name, size_t n)
 {
@@ -205,6 +206,14 @@ int fp_opt_name(const char *val, const char *spelled, char *detail, size_t cap)
 		return FP_OPT_OK;
 	snprintf(detail, cap, "'%s' is not a registered name for %s: write it as Erlang does (my_server, 'my server') or as Elixir does (MyApp.Server, :my_server)",
 		 val, spelled);
+	return FP_OPT_USAGE;
+}
+
+int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, size_t cap)
+{
+	if ((*lang = fp_names_parse(val)) >= 0)
+		return FP_OPT_OK;
+	snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
 	return FP_OPT_USAGE;
 }
 

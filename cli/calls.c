@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "calls.h"
 #include "calls_options.h"
+#include "lang.h"
 #include "msg.h"
 #include "session.h"
 #include "../calls/calls_out.h"
@@ -94,7 +95,7 @@ static int run(const struct calls_config *cfg, const char *cookie, struct rot_ou
 	struct calls_result res;
 	unsigned nf = 0, np = 0;
 	sampler_t *s = NULL;
-	int rc;
+	int rc, elixir = 0;
 
 	fp_note("connecting to '%s'", cfg->node);
 	int e = sampler_connect(&s, &so);
@@ -106,6 +107,7 @@ static int run(const struct calls_config *cfg, const char *cookie, struct rot_ou
 		rc = fp_exit_for_sampler(e);
 		goto out;
 	}
+	elixir = fp_lang_elixir(cfg->lang, s);
 	if (cfg->type == CALLS_COUNT)
 		fp_note("counting calls of %u functions on '%s' (OTP %s) for %.3g s", nf, cfg->node,
 			sampler_otp_release(s), cfg->duration_us / 1e6);
@@ -126,6 +128,8 @@ static int run(const struct calls_config *cfg, const char *cookie, struct rot_ou
 		rc = fp_exit_for_sampler(e);
 		goto out;
 	}
+	if (elixir && calls_names_elixir(&res, cfg->format == CALLS_FORMAT_FOLDED) < 0)
+		fp_warn("out of memory while spelling the rows as Elixir does; some keep Erlang's spelling");
 	rc = print_results(cfg, &res, json);
 	calls_result_free(&res);
 	e = sampler_calls_unload(s);

@@ -33,7 +33,7 @@ static int spawn_agent(sampler_t *s)
 	arg_atom(&a, "pids");
 	arg_binaries(&a, s->opts.pids, s->opts.npids);
 	arg_atom(&a, "names");
-	arg_binaries(&a, s->opts.names, s->opts.nnames);
+	arg_names(&a, s->opts.names, s->opts.nnames);
 	arg_atom(&a, "lock");
 	a.ok = a.ok && ei_x_encode_pid(&a.x, &s->lock) == 0;
 	arg_atom(&a, "lock_timer");

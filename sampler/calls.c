@@ -20,7 +20,7 @@ static void arg_pattern(struct args *a, const struct fp_mfa_pattern *p)
 	if (strcmp(p->module, "_") == 0)
 		arg_atom(a, "_");
 	else
-		a->ok = a->ok && ei_x_encode_binary(&a->x, p->module, (int)strlen(p->module)) == 0;
+		arg_module(a, p);
 	if (!p->function || strcmp(p->function, "_") == 0)
 		arg_atom(a, "_");
 	else
@@ -64,7 +64,7 @@ static int spawn_tracer(sampler_t *s, const struct calls_options *o)
 		a.ok = a.ok && ei_x_encode_tuple_header(&a.x, 3) == 0;
 		arg_atom(&a, "list");
 		arg_binaries(&a, o->pids, o->npids);
-		arg_binaries(&a, o->names, o->nnames);
+		arg_names(&a, o->names, o->nnames);
 	} else {
 		arg_atom(&a, o->procs == CALLS_PROCS_NEW ? "new" : "all");
 	}

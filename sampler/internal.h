@@ -88,6 +88,12 @@ void arg_atom(struct args *a, const char *v);
 void arg_raw(struct args *a, const char *buf, int len);
 /* A list of n strings, each as a binary. */
 void arg_binaries(struct args *a, const char *const *v, size_t n);
+/* names_arg.c: a pattern's module as the node's tracers read it: one
+ * binary, or the list of names to try in order (an Elixir alias); and n
+ * registered names (--name) the same way. */
+struct fp_mfa_pattern;
+void arg_module(struct args *a, const struct fp_mfa_pattern *p);
+void arg_names(struct args *a, const char *const *v, size_t n);
 /* M:F(Args) through rex; frees the args. reply/out as rex_call(). */
 int rex_call_args(sampler_t *s, const char *mod, const char *fun, struct args *a,
 		  ei_x_buff *reply, struct rex_reply *out, int timeout_ms);

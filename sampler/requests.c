@@ -21,7 +21,7 @@ static void arg_text_or_any(struct args *a, const char *t)
 static void arg_pattern(struct args *a, const struct fp_mfa_pattern *p)
 {
 	a->ok = a->ok && ei_x_encode_tuple_header(&a->x, 3) == 0;
-	a->ok = a->ok && ei_x_encode_binary(&a->x, p->module, (int)strlen(p->module)) == 0;
+	arg_module(a, p);
 	arg_text_or_any(a, p->function);
 	if (p->arity < 0)
 		arg_atom(a, "_");
@@ -117,7 +117,7 @@ static int error_sentence(sampler_t *s, const struct req_msg *m)
 			    d, s->node);
 	if (strcmp(r, "badfun") == 0)
 		return serr(s, SAMPLER_ERR_USAGE,
-			    "--identity-fun is not a fun of one argument that '%s' can read (%s); write it in Erlang's syntax, also for an Elixir node (not fn ... end), e.g. 'fun({_M, _F, [Req | _]}) -> element(1, Req) end'",
+			    "--identity-fun is not a fun of one argument that '%s' can read (%s); write it in Erlang's syntax, e.g. 'fun({_M, _F, [Req | _]}) -> element(1, Req) end', or in Elixir's on a node that runs Elixir, e.g. 'fn {_m, _f, [req | _]} -> elem(req, 0) end'",
 			    s->node, d);
 	return serr(s, SAMPLER_ERR_AGENT, "the tracer refused to start on '%s' (%s: %s)", s->node, r, d);
 }

@@ -26,7 +26,7 @@ static void arg_pattern(struct node_args *a, const struct fp_mfa_pattern *p)
 	if (strcmp(p->module, "_") == 0)
 		node_arg_atom(a, "_");
 	else
-		a->ok = a->ok && ei_x_encode_binary(&a->x, p->module, (int)strlen(p->module)) == 0;
+		node_arg_module(a, p);
 	if (!p->function || strcmp(p->function, "_") == 0)
 		node_arg_atom(a, "_");
 	else
@@ -61,7 +61,7 @@ static void args(struct node_args *a, const void *opts)
 		a->ok = a->ok && ei_x_encode_tuple_header(&a->x, 3) == 0;
 		node_arg_atom(a, "list");
 		node_arg_binaries(a, o->pids, o->npids);
-		node_arg_binaries(a, o->names, o->nnames);
+		node_arg_names(a, o->names, o->nnames);
 	} else {
 		node_arg_atom(a, o->procs == CALLS_PROCS_NEW ? "new" : "all");
 	}

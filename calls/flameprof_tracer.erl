@@ -159,11 +159,7 @@ expand(Patterns) ->
 expand1({ModText, F, A} = P) ->
     Mods = case ModText of
                '_' -> [M || {M, _} <- code:all_loaded(), not ours(M)];
-               _ ->
-                   M = existing_atom(ModText),
-                   (M =:= undefined orelse not erlang:module_loaded(M)) andalso
-                       throw({nomatch, <<"module '", ModText/binary, "' is not loaded">>}),
-                   [M]
+               _ -> [loaded_module(ModText)]
            end,
     Fun = case F of '_' -> '_'; _ -> existing_atom(F) end,
     Found = [{M, Fn, Ar} || M <- Mods, {Fn, Ar} <- functions(M),
@@ -196,7 +192,7 @@ procs(_, #{procs := new}, Tr) -> check_untraced(Tr, new), new;
 procs(_, #{procs := {list, Pids, Names}}, Tr) ->
     Found = [to_pid(P) || P <- Pids] ++ [whereis_bin(N) || N <- Names],
     Missing = [T || {T, P} <- lists:zip(Pids ++ Names, Found), not is_pid(P)],
-    Missing =/= [] andalso throw({noproc, hd(Missing)}),
+    Missing =/= [] andalso throw({noproc, name_text(hd(Missing))}),
     check_untraced(Tr, {list, Found}),
     {list, lists:usort(Found)}.
 
@@ -293,7 +289,9 @@ lost(Tr, MFA, Type) ->
 %% and the run says that module's counts may be incomplete.
 reapply(Guardian, #{type := Type, mfas := MFAs, tr := Tr} = Set, Opts, Mods) ->
     Names = [atom_to_binary(M, utf8) || M <- Mods],
-    Patterns = [P || {M, _, _} = P <- maps:get(patterns, Opts), M =:= '_' orelse lists:member(M, Names)],
+    %% a pattern's module is a binary or the names it may be (an alias)
+    Patterns = [P || {M, _, _} = P <- maps:get(patterns, Opts),
+                     M =:= '_' orelse lists:any(fun(T) -> lists:member(T, Names) end, lists:flatten([M]))],
     New = lists:usort([MFA || P <- Patterns, MFA <- expand_quietly(P),
                               lists:member(element(1, MFA), Mods)]),
     Fresh = New -- MFAs,
@@ -408,6 +406,15 @@ to_pid(Text) ->
     catch error:badarg -> undefined
     end.
 
+%% A registered name, or the names to try in order (an Elixir alias).
+name_text([_, Name]) -> Name;
+name_text(Name) -> Name.
+
+whereis_bin(Names) when is_list(Names) ->
+    case [P || N <- Names, P <- [whereis_bin(N)], is_pid(P)] of
+        [P | _] -> P;
+        [] -> undefined
+    end;
 whereis_bin(Name) ->
     case existing_atom(Name) of
         undefined -> undefined;

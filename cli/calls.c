@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "calls.h"
 #include "calls_options.h"
+#include "lang.h"
 #include "msg.h"
 #include "session.h"
 #include "../calls/calls_out.h"
@@ -89,7 +90,7 @@ static int run(const struct calls_config *cfg, struct fp_node_cmd *nc, struct ro
 	struct calls_result res;
 	unsigned nf = 0, np = 0;
 	tracer_t *s = NULL;
-	int rc, e;
+	int rc, e, elixir = 0;
 
 	if ((rc = fp_node_connect(nc)) != 0)
 		goto out;
@@ -97,6 +98,7 @@ static int run(const struct calls_config *cfg, struct fp_node_cmd *nc, struct ro
 		rc = fp_node_fail(nc, e);
 		goto out;
 	}
+	elixir = fp_lang_elixir(cfg->lang, nc->n);
 	if (cfg->type == CALLS_COUNT)
 		fp_note("counting calls of %u functions on '%s' (OTP %s) for %.3g s", nf, cfg->node,
 			node_otp_release(nc->n), cfg->duration_us / 1e6);
@@ -116,6 +118,8 @@ static int run(const struct calls_config *cfg, struct fp_node_cmd *nc, struct ro
 		rc = fp_node_fail(nc, e);
 		goto out;
 	}
+	if (elixir && calls_names_elixir(&res, cfg->format == CALLS_FORMAT_FOLDED) < 0)
+		fp_warn("out of memory while spelling the rows as Elixir does; some keep Erlang's spelling");
 	rc = print_results(cfg, &res, json);
 	calls_result_free(&res);
 	fp_node_say_unload(nc, calls_unload(s), "tracer", "breakpoints and trace flags removed, tracer unloaded");

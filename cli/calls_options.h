@@ -31,6 +31,7 @@ struct calls_config {
 	unsigned top;                      /* --top; 0: every row */
 	const char *json;                  /* --json FILE */
 	enum calls_format format;          /* --format */
+	int lang;                          /* --names: an enum fp_names */
 	unsigned limit;                    /* --limit */
 	int force;                         /* --force */
 	unsigned max_run_queue;            /* --max-run-queue; 0: no limit */

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sysexits.h>
 #include "msg.h"
-#include "../common/names.h"
 #include "optparse.h"
 #include "session.h"
 #include "options.h"
@@ -32,7 +31,7 @@ static const struct fp_opt options[] = {
 	{ "pid", 0, "PID", K_LIST, F(pids), 0, 0,
 	  "also sample this process, e.g. '<0.123.0>' (repeatable)" },
 	{ "name", 0, "NAME", K_LIST, F(names), 0, 0,
-	  "also sample this registered process (repeatable)" },
+	  "also sample this registered process, e.g. my_server or MyApp.Server (repeatable)" },
 	{ "status", 0, "LIST", K_STATUS, F(statuses), 0, 0,
 	  "write samples of these statuses: on-cpu (default: running,garbage_collecting), all (the wall-clock view: also waiting, runnable, suspended), or a list" },
 	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
@@ -135,11 +134,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		return FP_OPT_OK;
 	}
 	case K_NAMES:
-		if ((*(int *)field = fp_names_parse(val)) < 0) {
-			snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
-			return FP_OPT_USAGE;
-		}
-		return FP_OPT_OK;
+		return fp_opt_names(val, spelled, (int *)field, detail, cap);
 	case K_DUR:
 		return fp_opt_duration(val, spelled, "5s", (int64_t *)field, detail, cap);
 	case K_SIZE:
@@ -157,6 +152,8 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			snprintf(detail, cap, "too many %s options: at most %d", spelled, FP_MAX_TARGETS);
 			return FP_OPT_USAGE;
 		}
+		if (o->field == F(names) && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
+			return FP_OPT_USAGE;
 		((const char **)field)[(*n)++] = val;
 		return FP_OPT_OK;
 	}

@@ -17,6 +17,7 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
+#include "lang.h"
 #include "msg.h"
 #include "session.h"
 #include "requests.h"
@@ -34,6 +35,7 @@ struct outputs {
 	uint64_t pauses_said;
 	int id_fun_said;    /* identity fun failures said (once) */
 	long long start_ms; /* tracing started: the run's length for the table */
+	int elixir;         /* --names: Elixir's spelling */
 	struct req_tokens tokens;
 };
 
@@ -103,6 +105,8 @@ static int trace_for(tracer_t *s, const struct requests_config *cfg, struct req_
 		if (r < 0 || r == 2)
 			return r < 0 ? r : 0;
 		if (r == 1) {
+			if (o->elixir && req_window_names_elixir(&w) < 0)
+				fp_warn("out of memory while spelling names as Elixir does; some keep Erlang's spelling");
 			int m = take_window(t, &w, o);
 			req_window_free(&w);
 			if (m < 0) {
@@ -141,6 +145,7 @@ static int run(const struct requests_config *cfg, struct fp_node_cmd *nc, struct
 			nt);
 	fp_note("tracing requests from %u entry function(s) with %u tier function(s) on '%s' (OTP %s) for %.3g s",
 		ne, nt, cfg->node, node_otp_release(nc->n), cfg->duration_us / 1e6);
+	o->elixir = fp_lang_elixir(cfg->lang, nc->n);
 	o->start_ms = fp_mono_ms();
 	e = trace_for(s, cfg, &t, o);
 	t.run_us = (uint64_t)(fp_mono_ms() - o->start_ms) * 1000;

@@ -37,6 +37,7 @@ struct requests_config {
 	const char *cookie_file;
 	const char *cookie;
 	int64_t connect_timeout_us;
+	int lang;                      /* --names: an enum fp_names */
 	int verbosity;
 	int help;
 };

@@ -59,9 +59,15 @@ int node_read_cookie(const char *path, char *buf, size_t cap, char *err, size_t 
 		return -1;
 	}
 	if (st.st_mode & 077) {
+		/* mix release writes releases/COOKIE readable by all (0644), and
+		 * its scripts read it without a check: flameprof keeps erl's rule
+		 * (the cookie runs any code on the node) and names the release's
+		 * own way around it */
+		const char *base = strrchr(path, '/');
+		int release = strcmp(base ? base + 1 : path, "COOKIE") == 0;
 		close(fd);
-		snprintf(err, errlen, "cookie file '%s' must be accessible by its owner only, as erl requires; run 'chmod 400 %s'",
-			 path, path);
+		snprintf(err, errlen, "cookie file '%s' must be accessible by its owner only, as erl requires; run 'chmod 400 %s'%s",
+			 path, path, release ? ", or give a mix release's cookie as its scripts take it: RELEASE_COOKIE=$(cat FILE) flameprof ..." : "");
 		return -1;
 	}
 	ssize_t n = read_some(fd, buf, cap);

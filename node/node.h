@@ -125,6 +125,12 @@ void node_arg_atom(struct node_args *a, const char *v);
 void node_arg_raw(struct node_args *a, const char *buf, int len);
 /* A list of n strings, each as a binary. */
 void node_arg_binaries(struct node_args *a, const char *const *v, size_t n);
+/* names_arg.c: a pattern's module as the node's tracers read it: one
+ * binary, or the list of names to try in order (an Elixir alias); and n
+ * registered names (--name) the same way. */
+struct fp_mfa_pattern;
+void node_arg_module(struct node_args *a, const struct fp_mfa_pattern *p);
+void node_arg_names(struct node_args *a, const char *const *v, size_t n);
 
 /* The one call through the node's rex server: M:F(Args) sent from a fresh
  * pid, its reply the message to that pid, received before timeout_ms,

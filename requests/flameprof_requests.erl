@@ -198,25 +198,79 @@ entry_pattern(#{entry := Entry, tr := Tr}, On) ->
     [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
     ok.
 
-%% The user's fun, as source: read, checked to be a fun expression of one
-%% argument (its parsed form, before anything is evaluated: evaluating a
-%% fun expression only makes the closure), then evaluated here, once. Its
-%% body is code the node runs for each request.
+%% The user's fun, as source (Erlang's fun, or Elixir's fn on a node that
+%% runs Elixir): read, checked to be a fun expression of one argument (its
+%% parsed form, before anything is evaluated: evaluating a fun expression
+%% only makes the closure), then evaluated here, once. Its body is code the
+%% node runs for each request.
 identity_fun({'fun', Source}) ->
-    Fun = try
-              {ok, Tokens, _} = ok_or_throw(erl_scan:string(binary_to_list(Source) ++ ".")),
-              {ok, [Expr]} = ok_or_throw(erl_parse:parse_exprs(Tokens)),
-              fun_of_one(Expr) orelse
-                  throw({badfun, <<"it is not a fun expression of one argument">>}),
-              {value, F, _} = erl_eval:expr(Expr, erl_eval:new_bindings()),
-              F
-          catch
-              throw:{badfun, _} = Bad -> throw(Bad);
-              _:Why -> throw({badfun, short(Why)})
+    Fun = case elixir_fn(Source) of
+              true -> elixir_fun(Source);
+              false -> erlang_fun(Source)
           end,
     is_function(Fun, 1) orelse throw({badfun, <<"it is not a fun of one argument">>}),
     {'fun', Fun};
 identity_fun(Other) -> Other.
+
+erlang_fun(Source) ->
+    try
+        {ok, Tokens, _} = ok_or_throw(erl_scan:string(binary_to_list(Source) ++ ".")),
+        {ok, [Expr]} = ok_or_throw(erl_parse:parse_exprs(Tokens)),
+        fun_of_one(Expr) orelse
+            throw({badfun, <<"it is not a fun expression of one argument">>}),
+        {value, F, _} = erl_eval:expr(Expr, erl_eval:new_bindings()),
+        F
+    catch
+        throw:{badfun, _} = Bad -> throw(Bad);
+        _:Why -> throw({badfun, short(Why)})
+    end.
+
+%% Elixir's fn ... end, on a node that runs Elixir: read by Elixir's own
+%% parser (Code.string_to_quoted/1), checked the same way before anything
+%% is evaluated (the quoted form is one fn whose every clause takes one
+%% argument, a guard or not), then Code.eval_quoted/1 makes the closure.
+elixir_fn(Source) ->
+    case string:trim(Source, leading) of
+        <<"fn", C, _/binary>> when C =:= $\s; C =:= $\t; C =:= $\n; C =:= $( -> true;
+        _ -> false
+    end.
+
+elixir_fun(Source) ->
+    %% as --names auto decides: the elixir application runs here
+    is_pid(application_controller:get_master(elixir)) andalso
+        code:ensure_loaded('Elixir.Code') =:= {module, 'Elixir.Code'} orelse
+        throw({badfun, <<"fn ... end is Elixir and this node does not run Elixir">>}),
+    try 'Elixir.Code':string_to_quoted(Source) of
+        {ok, {fn, _, Clauses} = Quoted} when is_list(Clauses) ->
+            elixir_one_arg(Clauses) orelse
+                throw({badfun, <<"it is not a fn of one argument">>}),
+            {F, _} = 'Elixir.Code':eval_quoted(Quoted),
+            F;
+        {ok, _} -> throw({badfun, <<"it is not one fn expression">>});
+        {error, {_, Msg, Token}} -> throw({badfun, elixir_error(Msg, Token)})
+    catch
+        throw:{badfun, _} = Bad -> throw(Bad);
+        _:Why -> throw({badfun, short(Why)})
+    end.
+
+%% Elixir's parse errors are a message (a binary, or a prefix and a
+%% suffix) and the token it stopped at.
+elixir_error(Msg, Token) ->
+    try iolist_to_binary([tuple_to_list_or(Msg), Token]) of
+        B -> binary:part(B, 0, min(byte_size(B), 400))
+    catch error:_ -> short({Msg, Token})
+    end.
+
+tuple_to_list_or({A, B}) -> [A, B];
+tuple_to_list_or(M) -> M.
+
+elixir_one_arg(Cs) ->
+    Cs =/= [] andalso
+        lists:all(fun({'->', _, [[{'when', _, [_, _]}], _]}) -> true;
+                     ({'->', _, [[{'when', _, _}], _]}) -> false;
+                     ({'->', _, [[_], _]}) -> true;
+                     (_) -> false
+                  end, Cs).
 
 %% fun(A) -> ... end, fun Name(A) -> ... end, fun m:f/1: nothing else.
 fun_of_one({'fun', _, {clauses, Cs}}) -> one_arg(Cs);
@@ -239,9 +293,7 @@ short(Why) ->
 %% Patterns are {Module, Function | '_', Arity | '_'}, names as binaries;
 %% no atom is made from the user's text.
 expand({ModText, F, A} = P) ->
-    M = existing_atom(ModText),
-    (M =:= undefined orelse not erlang:module_loaded(M)) andalso
-        throw({nomatch, <<"module '", ModText/binary, "' is not loaded">>}),
+    M = loaded_module(ModText),
     Fun = case F of '_' -> '_'; _ -> existing_atom(F) end,
     Found = [{M, Fn, Ar} || {Fn, Ar} <- functions(M),
                             F =:= '_' orelse Fn =:= Fun,

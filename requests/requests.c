@@ -27,7 +27,7 @@ static void arg_text_or_any(struct node_args *a, const char *t)
 static void arg_pattern(struct node_args *a, const struct fp_mfa_pattern *p)
 {
 	a->ok = a->ok && ei_x_encode_tuple_header(&a->x, 3) == 0;
-	a->ok = a->ok && ei_x_encode_binary(&a->x, p->module, (int)strlen(p->module)) == 0;
+	node_arg_module(a, p);
 	arg_text_or_any(a, p->function);
 	if (p->arity < 0)
 		node_arg_atom(a, "_");
@@ -105,7 +105,7 @@ static int refused(tracer_t *s, const struct tracer_word *w, const void *opts)
 			    d, node_target(s->node));
 	if (strcmp(r, "badfun") == 0)
 		return node_errf(s->node, NODE_ERR_USAGE,
-			    "--identity-fun is not a fun of one argument that '%s' can read (%s); write it in Erlang's syntax, also for an Elixir node (not fn ... end), e.g. 'fun({_M, _F, [Req | _]}) -> element(1, Req) end'",
+			    "--identity-fun is not a fun of one argument that '%s' can read (%s); write it in Erlang's syntax, e.g. 'fun({_M, _F, [Req | _]}) -> element(1, Req) end', or in Elixir's on a node that runs Elixir, e.g. 'fn {_m, _f, [req | _]} -> elem(req, 0) end'",
 			    node_target(s->node), d);
 	return 0;
 }

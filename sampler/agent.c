@@ -40,7 +40,7 @@ static int spawn_agent(sampler_t *s)
 	node_arg_atom(&a, "pids");
 	node_arg_binaries(&a, s->opts.pids, s->opts.npids);
 	node_arg_atom(&a, "names");
-	node_arg_binaries(&a, s->opts.names, s->opts.nnames);
+	node_arg_names(&a, s->opts.names, s->opts.nnames);
 	node_arg_lock(&a, s->node);
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
 	/* spawn_opt options: [{priority, high}] (why high: the agent's ?PRIO) */

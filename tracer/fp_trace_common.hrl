@@ -105,6 +105,19 @@ unload_self() ->
 
 %% ---------------------------------------------------------------- helpers
 
+%% A module named by one text, or by the names to try in order (an Elixir
+%% alias, Shop.Pricing: 'Elixir.Shop.Pricing', then an Erlang module of
+%% that very name): the first one loaded.
+loaded_module(Texts) when is_list(Texts) ->
+    case [M || T <- Texts, M <- [existing_atom(T)], M =/= undefined, erlang:module_loaded(M)] of
+        [M | _] -> M;
+        [] -> throw({nomatch, not_loaded(Texts)})
+    end;
+loaded_module(Text) -> loaded_module([Text]).
+
+not_loaded([T]) -> <<"module '", T/binary, "' is not loaded">>;
+not_loaded([A, B]) -> <<"neither '", A/binary, "' nor '", B/binary, "' is loaded">>.
+
 functions(M) ->
     try erlang:get_module_info(M, functions)
     catch error:badarg -> []
@@ -126,7 +139,7 @@ mfa_text({M, F, A}) ->
     iolist_to_binary([atom_to_binary(M, utf8), $:, atom_to_binary(F, utf8), $/, integer_to_binary(A)]).
 
 pattern_text({M, F, A}) ->
-    T = fun('_') -> <<"_">>; (B) when is_binary(B) -> B; (I) -> integer_to_binary(I) end,
+    T = fun('_') -> <<"_">>; (B) when is_binary(B) -> B; ([_, B]) -> B; (I) -> integer_to_binary(I) end,
     <<"'", (T(M))/binary, ":", (T(F))/binary, "/", (T(A))/binary, "'">>.
 
 pid_text(P) when is_pid(P) -> pid_to_list(P);

@@ -42,26 +42,26 @@ LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 
 # The library holds every room and the front door's parts; cli/main.c alone
 # makes the program (the unit tests link the rest).
-LIB_SRC  = $(wildcard common/*.c sampler/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c requests/*.c) \
+LIB_SRC  = $(wildcard common/*.c node/*.c sampler/*.c tracer/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c requests/*.c top/*.c) \
 	$(filter-out cli/main.c,$(wildcard cli/*.c)) $(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c \
 	$(B)/gen/requests_blob.c
 CLI_SRC  = cli/main.c
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # The fuzz targets' sources (tests/fuzz/run.sh runs what these build).
-FMT_SRC  = $(wildcard formatter/*.c) sampler/sample.c
-FUZZ_SRC_decode = sampler/decode.c sampler/term_check.c $(FMT_SRC)
+FMT_SRC  = $(wildcard formatter/*.c) common/sample.c
+FUZZ_SRC_decode = sampler/decode.c node/term_check.c $(FMT_SRC)
 FUZZ_SRC_format = $(FMT_SRC)
 FUZZ_SRC_index  = report/rep_index_read.c report/rep_collect.c report/rep_frames.c report/rep_trie.c \
 	index/ix_parse.c report/rep_order.c report/rep_folded.c formatter/escape.c formatter/out.c \
 	report/rep_input.c report/rep_speedscope.c report/rep_flame.c report/rep_heatmap.c \
 	report/rep_text.c report/rep_color.c report/rep_svg_assets.c common/text.c rotate/adopt.c
 FUZZ_LIBS_index = -lzstd -lz
-FUZZ_SRC_index += report/rep_names.c
-FUZZ_SRC_calls  = sampler/calls_decode.c sampler/term_check.c sampler/term_cursor.c calls/calls_out.c common/text.c common/ctl_escape.c
-FUZZ_SRC_requests = sampler/requests_decode.c sampler/term_check.c sampler/term_cursor.c requests/req_table.c requests/hist.c common/text.c common/ctl_escape.c
+FUZZ_SRC_index += report/rep_names.c common/names.c
+FUZZ_SRC_calls  = calls/calls_decode.c node/term_check.c node/term_cursor.c calls/calls_out.c common/text.c common/ctl_escape.c
+FUZZ_SRC_requests = requests/requests_decode.c node/term_check.c node/term_cursor.c requests/req_table.c requests/hist.c common/text.c common/ctl_escape.c
 FUZZ_LIBS_requests = -lm
-FUZZ_SRC_rex    = sampler/rex_reply.c sampler/term_check.c
-FUZZ_SRC_epmd   = sampler/epmd_reply.c
+FUZZ_SRC_rex    = node/rex_reply.c node/term_check.c
+FUZZ_SRC_epmd   = node/epmd_reply.c
 FUZZ     = decode format index calls requests rex epmd
 
 .PHONY: all check check-loaded check-unit check-e2e check-long check-fuzz bench bench-requests demo demo-requests demo-elixir fuzz install clean deps-demo deps-check
@@ -77,37 +77,25 @@ deps-check:
 $(B)/config.mk: scripts/configure.sh scripts/install-deps.sh
 	@mkdir -p $(B) && scripts/configure.sh > $@.tmp && mv $@.tmp $@
 
-# The agent: compiled by erlc under a versioned module name, embedded with its source.
-$(B)/gen/$(AGENT_MOD).erl: sampler/flameprof_agent.erl
-	@mkdir -p $(@D) && sed 's/^-module(flameprof_agent)\./-module($(AGENT_MOD))./' $< > $@
-$(B)/gen/$(AGENT_MOD).beam: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
-	erlc +deterministic $(ERLC_FLAGS) -o $(@D) $<
-# The source is embedded preprocessed (erlc -P): erl_parse on the node
-# cannot read -define or ?MACRO.
-$(B)/gen/$(AGENT_MOD).P: $(B)/gen/$(AGENT_MOD).erl $(B)/config.mk
-	erlc -P $(ERLC_FLAGS) -o $(@D) $<
-$(B)/gen/agent_blob.c: $(B)/gen/$(AGENT_MOD).beam $(B)/gen/$(AGENT_MOD).P scripts/embed.sh
-	(scripts/embed.sh fp_agent_beam $< && scripts/embed.sh fp_agent_source $(B)/gen/$(AGENT_MOD).P) > $@
-
-# The tracer of `flameprof calls` (sampler/flameprof_tracer.erl): the same steps.
-$(B)/gen/$(TRACER_MOD).erl: sampler/flameprof_tracer.erl
-	@mkdir -p $(@D) && sed 's/^-module(flameprof_tracer)\./-module($(TRACER_MOD))./' $< > $@
-$(B)/gen/$(TRACER_MOD).beam: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk sampler/fp_trace_session.hrl
-	erlc +deterministic -I sampler -o $(@D) $<
-$(B)/gen/$(TRACER_MOD).P: $(B)/gen/$(TRACER_MOD).erl $(B)/config.mk sampler/fp_trace_session.hrl
-	erlc -P -I sampler -o $(@D) $<
-$(B)/gen/tracer_blob.c: $(B)/gen/$(TRACER_MOD).beam $(B)/gen/$(TRACER_MOD).P scripts/embed.sh
-	(scripts/embed.sh fp_tracer_beam $< && scripts/embed.sh fp_tracer_source $(B)/gen/$(TRACER_MOD).P) > $@
-
-# The tracer of `flameprof requests` (sampler/flameprof_requests.erl): the same steps.
-$(B)/gen/$(REQUESTS_MOD).erl: sampler/flameprof_requests.erl
-	@mkdir -p $(@D) && sed 's/^-module(flameprof_requests)\./-module($(REQUESTS_MOD))./' $< > $@
-$(B)/gen/$(REQUESTS_MOD).beam: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk sampler/fp_trace_session.hrl
-	erlc +deterministic $(ERLC_FLAGS) -I sampler -o $(@D) $<
-$(B)/gen/$(REQUESTS_MOD).P: $(B)/gen/$(REQUESTS_MOD).erl $(B)/config.mk sampler/fp_trace_session.hrl
-	erlc -P -I sampler -o $(@D) $<
-$(B)/gen/requests_blob.c: $(B)/gen/$(REQUESTS_MOD).beam $(B)/gen/$(REQUESTS_MOD).P scripts/embed.sh
-	(scripts/embed.sh fp_requests_beam $< && scripts/embed.sh fp_requests_source $(B)/gen/$(REQUESTS_MOD).P) > $@
+# The in-node modules: each compiled by erlc under a versioned module name
+# and embedded with its source, all the same way (one rule set per module,
+# from EMBED_ERL). $(1) the module, $(2) its source, $(3) the blob's symbol
+# prefix, $(4) the headers it includes. The source is embedded preprocessed
+# (erlc -P): erl_parse on the node cannot read -define or ?MACRO.
+define EMBED_ERL
+$(B)/gen/$(1).erl: $(2)
+	@mkdir -p $$(@D) && sed 's/^-module($(basename $(notdir $(2))))\./-module($(1))./' $$< > $$@
+$(B)/gen/$(1).beam: $(B)/gen/$(1).erl $(B)/config.mk $(4)
+	erlc +deterministic $$(ERLC_FLAGS) -I tracer -o $$(@D) $$<
+$(B)/gen/$(1).P: $(B)/gen/$(1).erl $(B)/config.mk $(4)
+	erlc -P $$(ERLC_FLAGS) -I tracer -o $$(@D) $$<
+$(B)/gen/$(3)_blob.c: $(B)/gen/$(1).beam $(B)/gen/$(1).P scripts/embed.sh
+	(scripts/embed.sh fp_$(3)_beam $$< && scripts/embed.sh fp_$(3)_source $(B)/gen/$(1).P) > $$@
+endef
+TRACE_HRL = $(wildcard tracer/*.hrl)
+$(eval $(call EMBED_ERL,$(AGENT_MOD),sampler/flameprof_agent.erl,agent,))
+$(eval $(call EMBED_ERL,$(TRACER_MOD),calls/flameprof_tracer.erl,tracer,$(TRACE_HRL)))
+$(eval $(call EMBED_ERL,$(REQUESTS_MOD),requests/flameprof_requests.erl,requests,$(TRACE_HRL)))
 
 # Each object depends on the headers it includes (-MMD -MP writes them down
 # in a .d beside it) and on config.mk (the include paths).

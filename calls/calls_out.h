@@ -9,7 +9,7 @@
 #define FP_CALLS_OUT_H
 
 #include <stdio.h>
-#include "../sampler/calls.h"
+#include "calls.h"
 
 /* Orders the rows for printing: per process, the process with the largest
  * total first; in each, by the measure (calls for count) from the largest,
@@ -31,6 +31,13 @@ int calls_write_json(FILE *f, const struct calls_result *r, const char *node);
 /* One line per row, "[pid;]mod:fun/arity VALUE" (VALUE: the measure, or
  * calls for count), the folded stacks flamegraph.pl and the report read. */
 int calls_write_folded(FILE *f, const struct calls_result *r);
+
+/* Every row's function, process name and reloaded module in Elixir's
+ * spelling (calls_names.c, common/names.h): Shop.Tax.rate/1; folded:
+ * "anonymous_fn/1_in_..." without spaces, as the report's folded stacks.
+ * A name of no Elixir spelling stays. @return 0, or -1 out of memory
+ * (those rows keep Erlang's spelling). */
+int calls_names_elixir(struct calls_result *r, int folded);
 
 /* "count", "time", "memory". */
 const char *calls_type_name(enum calls_type t);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "batch_out.h"
+#include "../common/grow.h"
 
 int fp_batch_out_init(struct fp_batch_out *o, fmt_ctx *fmt, rot_t *rot)
 {
@@ -22,13 +23,8 @@ static int by_time(const void *a, const void *b)
 
 int fp_batch_write(struct fp_batch_out *o, const struct fp_sample *s, size_t n)
 {
-	if (n > o->order_cap) {
-		const struct fp_sample **p = realloc(o->order, n * sizeof *p);
-		if (!p)
-			return ROT_ERR_NOMEM;
-		o->order = p;
-		o->order_cap = n;
-	}
+	if (fp_grow((void **)&o->order, &o->order_cap, n, sizeof *o->order, 64) != 0)
+		return ROT_ERR_NOMEM;
 	for (size_t k = 0; k < n; k++)
 		o->order[k] = &s[k];
 	qsort(o->order, n, sizeof *o->order, by_time);
@@ -36,11 +32,8 @@ int fp_batch_write(struct fp_batch_out *o, const struct fp_sample *s, size_t n)
 		int64_t t;
 		size_t len = fmt_event(o->fmt, o->order[k], o->buf, o->cap, &t);
 		if (len >= o->cap) {
-			char *p = realloc(o->buf, len + 1);
-			if (!p)
+			if (fp_grow((void **)&o->buf, &o->cap, len + 1, 1, 4096) != 0)
 				return ROT_ERR_NOMEM;
-			o->buf = p;
-			o->cap = len + 1;
 			len = fmt_event(o->fmt, o->order[k], o->buf, o->cap, &t);
 		}
 		if (len == 0) /* a status not written */

@@ -2,7 +2,7 @@
  * calls.c - `flameprof calls`: exact call counts, call time and call memory
  * per function, from outside the node.
  *
- * Connect, start the tracer (sampler/calls.h), wait for --duration or a
+ * Connect, start the tracer (calls/calls.h), wait for --duration or a
  * signal while watching the connection, stop, print. Signal handlers only
  * set a flag; the results collected so far are printed either way. If
  * flameprof dies instead, the tracer sees the node go and cleans up.
@@ -17,24 +17,25 @@
 #include <unistd.h>
 #include "calls.h"
 #include "calls_options.h"
+#include "lang.h"
 #include "msg.h"
 #include "session.h"
 #include "../calls/calls_out.h"
 #include "../rotate/outfile.h"
-#include "../sampler/calls.h"
-#include "../sampler/sampler.h"
+#include "../calls/calls.h"
+#include "../node/node.h"
 
 /* Waits for --duration or a signal; the connection is read all along, so
  * a node that goes away is noticed. @return 0, 1 when the tracer ended the
  * run by itself (results in *early), or a sampler error. */
-static int trace_for(sampler_t *s, const struct calls_config *cfg, struct calls_result *early)
+static int trace_for(tracer_t *s, const struct calls_config *cfg, struct calls_result *early)
 {
-	long long end = fp_now_ms() + cfg->duration_us / 1000;
+	long long end = fp_mono_ms() + cfg->duration_us / 1000;
 	while (!fp_stop_signals()) {
-		long long left = end - fp_now_ms();
+		long long left = end - fp_mono_ms();
 		if (left <= 0)
 			return 0;
-		int r = sampler_calls_wait(s, left > 200 ? 200 : (int)left, early);
+		int r = calls_wait(s, left > 200 ? 200 : (int)left, early);
 		if (r != 0)
 			return r;
 	}
@@ -77,7 +78,7 @@ static int print_results(const struct calls_config *cfg, struct calls_result *re
 	return bad ? EX_IOERR : 0;
 }
 
-static int run(const struct calls_config *cfg, const char *cookie, struct rot_out *json)
+static int run(const struct calls_config *cfg, struct fp_node_cmd *nc, struct rot_out *json)
 {
 	struct calls_options co = {
 		.type = cfg->type, .patterns = cfg->patterns, .npatterns = cfg->npatterns,
@@ -86,35 +87,27 @@ static int run(const struct calls_config *cfg, const char *cookie, struct rot_ou
 		.limit = cfg->limit, .force = cfg->force, .per_process = cfg->per_process,
 		.max_run_queue = cfg->max_run_queue,
 	};
-	struct sampler_options so = {
-		.node = cfg->node, .cookie = cookie, .alive = cfg->node_name, .role = "calls",
-		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
-		.silence_timeout_ms = 15000,
-	};
 	struct calls_result res;
 	unsigned nf = 0, np = 0;
-	sampler_t *s = NULL;
-	int rc;
+	tracer_t *s = NULL;
+	int rc, e, elixir = 0;
 
-	fp_note("connecting to '%s'", cfg->node);
-	int e = sampler_connect(&s, &so);
-	fp_wipe_cookie();
-	if (e == 0)
-		e = sampler_calls_start(s, &co, &nf, &np);
-	if (e < 0) {
-		fp_error("%s", sampler_error(s));
-		rc = fp_exit_for_sampler(e);
+	if ((rc = fp_node_connect(nc)) != 0)
+		goto out;
+	if ((e = calls_start(&s, nc->n, &co, &nf, &np)) < 0) {
+		rc = fp_node_fail(nc, e);
 		goto out;
 	}
+	elixir = fp_lang_elixir(cfg->lang, nc->n);
 	if (cfg->type == CALLS_COUNT)
 		fp_note("counting calls of %u functions on '%s' (OTP %s) for %.3g s", nf, cfg->node,
-			sampler_otp_release(s), cfg->duration_us / 1e6);
+			node_otp_release(nc->n), cfg->duration_us / 1e6);
 	else
 		fp_note("measuring %s of %u functions in %u processes%s on '%s' (OTP %s) for %.3g s",
 			calls_type_name(cfg->type), nf, np, co.procs == CALLS_PROCS_LIST ? "" : " and those spawned",
-			cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);
+			cfg->node, node_otp_release(nc->n), cfg->duration_us / 1e6);
 	if ((e = trace_for(s, cfg, &res)) == 0)
-		e = sampler_calls_stop(s, &res);
+		e = calls_stop(s, &res);
 	if (e == 1) {
 		fp_warn("'%s' fell behind (run queues %llu, limit %llu): the tracer ended the run after %.1f s, with what it counted; raise --max-run-queue or trace fewer functions or processes",
 			cfg->node, (unsigned long long)res.run_queue, (unsigned long long)res.run_queue_limit,
@@ -122,61 +115,51 @@ static int run(const struct calls_config *cfg, const char *cookie, struct rot_ou
 		e = 0;
 	}
 	if (e < 0) {
-		fp_error("%s", sampler_error(s));
-		rc = fp_exit_for_sampler(e);
+		rc = fp_node_fail(nc, e);
 		goto out;
 	}
+	if (elixir && calls_names_elixir(&res, cfg->format == CALLS_FORMAT_FOLDED) < 0)
+		fp_warn("out of memory while spelling the rows as Elixir does; some keep Erlang's spelling");
 	rc = print_results(cfg, &res, json);
 	calls_result_free(&res);
-	e = sampler_calls_unload(s);
-	if (e < 0)
-		fp_warn("%s", sampler_error(s));
-	else if (e == SAMPLER_PURGING)
-		fp_note("tracer module deleted; '%s' is still purging its old code and finishes by itself", cfg->node);
-	else
-		fp_note("breakpoints and trace flags removed, tracer unloaded");
+	fp_node_say_unload(nc, calls_unload(s), "tracer", "breakpoints and trace flags removed, tracer unloaded");
 out:
 	rot_out_abort(json); /* a failed run: an existing --json file stays as it was */
-	sampler_free(s);
+	tracer_free(s);
 	return rc;
 }
 
-int calls_main(int argc, char **argv)
+int fp_calls_main(int argc, char **argv)
 {
 	struct calls_config cfg;
-	char cookie[1024], err[1200];
-	const char *ck = NULL;
+	char err[1200];
 	fp_help_command = "flameprof calls --help";
-	int rc = calls_parse_options(argc, argv, &cfg);
+	int rc = fp_calls_parse_options(argc, argv, &cfg);
 	if (rc)
 		goto done;
 	if (cfg.help) {
-		calls_print_help();
+		fp_calls_print_help();
 		goto done;
 	}
 	fp_verbosity = cfg.verbosity;
-	if (sampler_check_node(cfg.node, err, sizeof err) < 0 ||
-	    (cfg.node_name && sampler_check_node_name(cfg.node_name, err, sizeof err) < 0)) {
-		fp_usage("%s", err);
-		rc = EX_USAGE;
-		goto done;
-	}
-	/* the output first: fail before touching the node */
+	struct fp_node_cmd nc = {
+		.node = cfg.node, .node_name = cfg.node_name, .cookie = cfg.cookie, .cookie_file = cfg.cookie_file,
+		.connect_timeout_us = cfg.connect_timeout_us, .role = "calls",
+	};
+	if ((rc = fp_node_begin(&nc)) != 0)
+		goto end;
+	/* the output before the node: fail before touching it */
 	struct rot_out json;
 	memset(&json, 0, sizeof json);
 	if (cfg.json && rot_out_open(&json, cfg.json, err, sizeof err) != 0) {
 		fp_error("%s (for --json)", err);
 		rc = EX_CANTCREAT;
-		goto done;
+		goto end;
 	}
-	fp_install_stop_signals();
-	if ((rc = fp_read_cookie(cfg.cookie, cfg.cookie_file, cookie, sizeof cookie, &ck)) != 0) {
-		rot_out_abort(&json);
-		goto done;
-	}
-	rc = run(&cfg, ck, &json);
-	explicit_bzero(cookie, sizeof cookie);
+	rc = run(&cfg, &nc, &json);
+end:
+	fp_node_end(&nc);
 done:
-	calls_config_free(&cfg);
+	fp_calls_config_free(&cfg);
 	return rc;
 }

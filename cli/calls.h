@@ -5,6 +5,6 @@
 #define FP_CLI_CALLS_H
 
 /* argv[0] is "calls". @return an exit status. */
-int calls_main(int argc, char **argv);
+int fp_calls_main(int argc, char **argv);
 
 #endif

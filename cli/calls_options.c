@@ -9,11 +9,12 @@
 #include <sysexits.h>
 #include "calls_options.h"
 #include "optparse.h"
+#include "session.h"
 #include "options.h"
 
 /* Each row's id is its kind: how apply() reads the value into field
  * (K_UINT: within min..max; K_SET: the switch stores min). */
-enum kind { K_UINT, K_DUR, K_STR, K_LIST, K_TYPE, K_FORMAT, K_PATTERN, K_SET };
+enum kind { K_UINT, K_DUR, K_STR, K_LIST, K_TYPE, K_FORMAT, K_PATTERN, K_SET, K_NAMES };
 
 #define F(field) offsetof(struct calls_config, field)
 
@@ -21,11 +22,11 @@ static const struct fp_opt options[] = {
 	{ "type", 't', "TYPE", K_TYPE, F(type), 0, 0,
 	  "count (default: calls, every process), time (microseconds on a scheduler) or memory (heap words; OTP 26+)" },
 	{ "pattern", 'p', "MOD[:FUN[/ARITY]]", K_PATTERN, F(patterns), 0, 0,
-	  "trace the matching functions of a loaded module; '_' for any (repeatable, at least one)" },
+	  "trace the matching functions of a loaded module; '_' for any; Elixir's Mod.fun/arity too (repeatable, at least one)" },
 	{ "pid", 0, "PID", K_LIST, F(pids), 0, 0,
 	  "time or memory: measure in this process, e.g. '<0.123.0>' (repeatable)" },
 	{ "name", 0, "NAME", K_LIST, F(names), 0, 0,
-	  "time or memory: measure in this registered process (repeatable)" },
+	  "time or memory: measure in this registered process, e.g. my_server or MyApp.Server (repeatable)" },
 	{ "all", 0, NULL, K_SET, F(all), 1, 0,
 	  "time or memory: measure in every process, new ones too (the default)" },
 	{ "new", 0, NULL, K_SET, F(new_procs), 1, 0,
@@ -40,26 +41,26 @@ static const struct fp_opt options[] = {
 	  "also write every row to FILE as JSON ('-': standard output, instead of the table)" },
 	{ "format", 0, "FORMAT", K_FORMAT, F(format), 0, 0,
 	  "table (default, as OTP's tprof) or folded (lines for flame graph tools)" },
+	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
+	  "spell functions as elixir (Shop.Tax.rate/1) or erlang (Elixir.Shop.Tax:rate/1) in the output; auto (default): elixir when the node runs the elixir application" },
 	{ "limit", 0, "N", K_UINT, F(limit), 1, 1000000,
 	  "refuse patterns that match more than N functions (default 1000)" },
 	{ "force", 0, NULL, K_SET, F(force), 1, 0, "trace however many functions match" },
 	{ "max-run-queue", 0, "N", K_UINT, F(max_run_queue), 0, 100000000,
 	  "end the run early, with its results, once the node's run queues stay above N (or 4x their length at the start) for 1 s (default 200; 0: never)" },
-	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
-	  "our node name before '@' (default flameprof_calls_<user>, one run of yours per node at a time)" },
-	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
-	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
-	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,
-	  "the cookie itself: visible to every user in ps, prefer --cookie-file" },
-	{ "connect-timeout", 0, "DUR", K_DUR, F(connect_timeout_us), 0, 0,
-	  "give up connecting, and each setup request, after DUR (default 5s)" },
-	{ "quiet", 'q', NULL, K_SET, F(verbosity), 0, 0, "print errors only" },
-	{ "verbose", 'v', NULL, K_SET, F(verbosity), 2, 0, "also print each step" },
-	{ "help", 'h', NULL, K_SET, F(help), 1, 0, "print this help" },
+	FP_ROW_NODE_NAME(struct calls_config,
+	  "our node name before '@' (default flameprof_calls_<user>, one run of yours per node at a time)"),
+	FP_ROW_COOKIE_FILE(struct calls_config),
+	FP_ROW_COOKIE(struct calls_config),
+	FP_ROW_CONNECT_TIMEOUT(struct calls_config),
+	FP_ROW_QUIET(struct calls_config),
+	FP_ROW_VERBOSE(struct calls_config),
+	FP_ROW_HELP(struct calls_config),
 };
 
-/* MOD[:FUN[/ARITY]], each part a name or '_'. The text is copied: the
- * pattern points into the copy. */
+/* MOD[:FUN[/ARITY]] or Elixir's MOD.FUN/ARITY (common/mfa_pattern.h),
+ * each part a name or '_'. The text is copied: the pattern points into
+ * the copy. */
 static int parse_pattern(struct calls_config *cfg, const char *text)
 {
 	if (cfg->npatterns == CALLS_MAX_PATTERNS)
@@ -68,31 +69,14 @@ static int parse_pattern(struct calls_config *cfg, const char *text)
 	if (!t)
 		return -3;
 	cfg->pattern_text[cfg->npatterns] = t;
-	struct fp_mfa_pattern *p = &cfg->patterns[cfg->npatterns++];
-	p->function = NULL;
-	p->arity = -1;
-	p->module = t;
-	char *colon = strchr(t, ':');
-	if (colon) {
-		*colon = '\0';
-		p->function = colon + 1;
-		char *slash = strrchr(p->function, '/');
-		if (slash) {
-			*slash = '\0';
-			if (fp_mfa_arity_parse(slash + 1, &p->arity) < 0)
-				return -1;
-		}
-		if (p->function[0] == '\0')
-			return -1;
-	}
-	if (p->module[0] == '\0' || strlen(p->module) > 255 || (p->function && strlen(p->function) > 255))
-		return -1;
-	return 0;
+	return fp_mfa_parse(t, &cfg->patterns[cfg->npatterns++]) < 0 ? -1 : 0;
 }
 
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
 {
+	if (o->id >= FP_NODE_KIND)
+		return fp_node_apply(ctx, o, val, spelled, detail, cap);
 	struct calls_config *cfg = ctx;
 	char *field = (char *)cfg + o->field;
 	switch ((enum kind)o->id) {
@@ -114,6 +98,8 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			snprintf(detail, cap, "too many %s options: at most %d", spelled, CALLS_MAX_TARGETS);
 			return FP_OPT_USAGE;
 		}
+		if (o->field == F(names) && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
+			return FP_OPT_USAGE;
 		((const char **)field)[(*n)++] = val;
 		return FP_OPT_OK;
 	}
@@ -146,13 +132,15 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		else if (r == -3)
 			snprintf(detail, cap, "out of memory");
 		else if (r < 0)
-			snprintf(detail, cap, "'%s' is not a pattern for %s: write MOD, MOD:FUN or MOD:FUN/ARITY, '_' for any part",
+			snprintf(detail, cap, "'%s' is not a pattern for %s: write MOD, MOD:FUN or MOD:FUN/ARITY, '_' for any part (or Elixir's Mod.fun/arity, :mod.fun/arity)",
 				 val, spelled);
 		return r < 0 ? FP_OPT_USAGE : FP_OPT_OK;
 	}
 	case K_SET:
 		*(int *)field = (int)o->min;
 		return FP_OPT_OK;
+	case K_NAMES:
+		return fp_opt_names(val, spelled, (int *)field, detail, cap);
 	}
 	snprintf(detail, cap, "%s: no such kind of option", spelled);
 	return FP_OPT_USAGE;
@@ -171,7 +159,7 @@ static void defaults(struct calls_config *cfg)
 	cfg->duration_us = 10000000;
 	cfg->limit = 1000;
 	cfg->max_run_queue = 200;
-	cfg->connect_timeout_us = 5000000;
+	cfg->connect_timeout_us = FP_CONNECT_TIMEOUT_US;
 	cfg->verbosity = 1;
 }
 
@@ -210,6 +198,7 @@ static const struct fp_command CALLS = {
 		    "Everything set is removed at the end, on Ctrl-C, and if flameprof dies.\n\n"
 		    "options:\n",
 	.epilog = "\nexample: flameprof calls --type time --pattern 'my_db:query/_' --duration 30s app@db1\n"
+		  "         flameprof calls --pattern Shop.Pricing.handle_call/3 shop@db1 (Elixir's syntax)\n"
 		  "\nexit status: 0 done, 64 usage (also: a pattern that matches nothing, too many\n"
 		  "functions), 69 cannot connect, node busy with another tracing session, or\n"
 		  "memory asked of a node older than OTP 26, 73 JSON file or /tmp/flameprof-UID\n"
@@ -225,20 +214,20 @@ static const struct fp_command CALLS = {
 	.check = check,
 };
 
-int calls_parse_options(int argc, char **argv, struct calls_config *cfg)
+int fp_calls_parse_options(int argc, char **argv, struct calls_config *cfg)
 {
 	defaults(cfg);
 	return fp_opt_command(&CALLS, argc, argv, cfg);
 }
 
-void calls_config_free(struct calls_config *cfg)
+void fp_calls_config_free(struct calls_config *cfg)
 {
 	for (size_t k = 0; k < cfg->npatterns; k++)
 		free(cfg->pattern_text[k]);
 	cfg->npatterns = 0;
 }
 
-void calls_print_help(void)
+void fp_calls_print_help(void)
 {
 	fp_opt_help(&CALLS, stdout);
 }

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../sampler/calls.h"
+#include "../calls/calls.h"
 
 #define CALLS_MAX_PATTERNS 64
 #define CALLS_MAX_TARGETS 64
@@ -31,6 +31,7 @@ struct calls_config {
 	unsigned top;                      /* --top; 0: every row */
 	const char *json;                  /* --json FILE */
 	enum calls_format format;          /* --format */
+	int lang;                          /* --names: an enum fp_names */
 	unsigned limit;                    /* --limit */
 	int force;                         /* --force */
 	unsigned max_run_queue;            /* --max-run-queue; 0: no limit */
@@ -43,9 +44,9 @@ struct calls_config {
 };
 
 /* Fills cfg from argv (argv[0] is "calls"). @return 0, or 64 after saying
- * why (fp_opt_usage()). Free with calls_config_free(). */
-int calls_parse_options(int argc, char **argv, struct calls_config *cfg);
-void calls_config_free(struct calls_config *cfg);
-void calls_print_help(void);
+ * why (fp_opt_usage()). Free with fp_calls_config_free(). */
+int fp_calls_parse_options(int argc, char **argv, struct calls_config *cfg);
+void fp_calls_config_free(struct calls_config *cfg);
+void fp_calls_print_help(void);
 
 #endif

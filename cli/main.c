@@ -1,7 +1,8 @@
 /*
  * main.c - the front door: argv in, exit status out. The first argument
  * picks the command; each command's table and parser live in its own file
- * (options.c: record, the default; report_opts.c: report), all run by the
+ * (options.c: record, the default; report_opts.c: report; top_options.c:
+ * top), all run by the
  * one option engine (optparse.h). A new command is one row here.
  */
 #include <stddef.h>
@@ -10,14 +11,16 @@
 #include "options.h"
 #include "report_opts.h"
 #include "requests.h"
+#include "top_options.h"
 
 static const struct {
 	const char *name;
 	int (*main)(int argc, char **argv); /* argv[0] is the command's name */
 } commands[] = {
 	{ "report", fp_report_main },
-	{ "calls", calls_main },
-	{ "requests", requests_main },
+	{ "calls", fp_calls_main },
+	{ "requests", fp_requests_main },
+	{ "top", top_main },
 };
 
 int main(int argc, char **argv)

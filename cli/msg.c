@@ -25,33 +25,21 @@ static void say(const char *prefix, const char *fmt, va_list ap)
 	fflush(stderr);
 }
 
-void fp_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	say("", fmt, ap);
-	va_end(ap);
-}
+/* Each reporter says its sentence at its level of the scale (msg.h). */
+#define SAY_AT(level, prefix)                             \
+	do {                                              \
+		va_list ap;                               \
+		if (fp_verbosity < (level))               \
+			return;                           \
+		va_start(ap, fmt);                        \
+		say(prefix, fmt, ap);                     \
+		va_end(ap);                               \
+	} while (0)
 
-void fp_warn(const char *fmt, ...)
-{
-	va_list ap;
-	if (fp_verbosity < 1)
-		return;
-	va_start(ap, fmt);
-	say("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void fp_note(const char *fmt, ...)
-{
-	va_list ap;
-	if (fp_verbosity < 2)
-		return;
-	va_start(ap, fmt);
-	say("", fmt, ap);
-	va_end(ap);
-}
+void fp_error(const char *fmt, ...) { SAY_AT(0, ""); }
+void fp_warn(const char *fmt, ...) { SAY_AT(1, "warning: "); }
+void fp_info(const char *fmt, ...) { SAY_AT(1, ""); }
+void fp_note(const char *fmt, ...) { SAY_AT(2, ""); }
 
 const char *fp_help_command = "flameprof --help";
 

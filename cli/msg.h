@@ -15,6 +15,8 @@ extern int fp_verbosity;
 void fp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fp_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A result or summary line (level 1: what a command read and wrote). */
+void fp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A usage error: the sentence, then "try '<fp_help_command>'". */
 void fp_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The help a usage error points to: "flameprof --help" unless a

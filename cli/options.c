@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sysexits.h>
 #include "msg.h"
-#include "../common/names.h"
 #include "optparse.h"
+#include "session.h"
 #include "options.h"
 #include "run.h"
 
@@ -31,7 +31,7 @@ static const struct fp_opt options[] = {
 	{ "pid", 0, "PID", K_LIST, F(pids), 0, 0,
 	  "also sample this process, e.g. '<0.123.0>' (repeatable)" },
 	{ "name", 0, "NAME", K_LIST, F(names), 0, 0,
-	  "also sample this registered process (repeatable)" },
+	  "also sample this registered process, e.g. my_server or MyApp.Server (repeatable)" },
 	{ "status", 0, "LIST", K_STATUS, F(statuses), 0, 0,
 	  "write samples of these statuses: on-cpu (default: running,garbage_collecting), all (the wall-clock view: also waiting, runnable, suspended), or a list" },
 	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
@@ -60,25 +60,22 @@ static const struct fp_opt options[] = {
 	  "a category frame tier:NAME on each sample whose innermost matching frame is this function ('_' for FUN or ARITY; repeatable)" },
 	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
 	  "write names=elixir or names=erlang in the files' headers: the spelling 'flameprof report' draws frames in (Shop.Pricing.handle_call/3, or Elixir.Shop.Pricing:handle_call/3 as the files hold it); auto (default): elixir when the node runs the elixir application" },
-	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
-	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
-	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,
-	  "the cookie itself: visible to every user in ps, prefer --cookie-file" },
-	{ "connect-timeout", 0, "DUR", K_DUR, F(connect_timeout_us), 0, 0,
-	  "give up connecting, and each setup request, after DUR (default 5s)" },
+	FP_ROW_COOKIE_FILE(struct fp_config),
+	FP_ROW_COOKIE(struct fp_config),
+	FP_ROW_CONNECT_TIMEOUT(struct fp_config),
 	{ "silence-timeout", 0, "DUR", K_DUR, F(silence_timeout_us), 0, 0,
 	  "call the node lost after DUR without a message from it (default 15s)" },
-	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
-	  "our own node name on the target, the part before '@' (default flameprof_<user>; the same name each run, so no new atom)" },
+	FP_ROW_NODE_NAME(struct fp_config,
+	  "our own node name on the target, the part before '@' (default flameprof_<user>; the same name each run, so no new atom)"),
 	{ "max-cost", 0, "PCT", K_PCT, F(max_cost_ppm), 0, 0,
 	  "while the node is busy, keep sampling's cost (samples and the selection scan) under PCT of its schedulers by sampling part of the selected processes each round (default 1%; 0: no budget)" },
 	{ "force", 0, NULL, K_SET, F(force), 1, 0,
 	  "sample more than the load bound allows (--top x --hz beyond " FP_LOAD_BOUND_TEXT " samples/s)" },
-	{ "quiet", 'q', NULL, K_SET, F(verbosity), 0, 0, "print errors only" },
-	{ "verbose", 'v', NULL, K_SET, F(verbosity), 2, 0, "also print each step" },
+	FP_ROW_QUIET(struct fp_config),
+	FP_ROW_VERBOSE(struct fp_config),
 	{ "progress", 0, NULL, K_SET, F(progress), 1, 0, "show the status line even when stderr is not a terminal" },
 	{ "no-progress", 0, NULL, K_SET, F(progress), 0, 0, "never show the status line" },
-	{ "help", 'h', NULL, K_SET, F(help), 1, 0, "print this help" },
+	FP_ROW_HELP(struct fp_config),
 	{ "version", 'V', NULL, K_SET, F(version), 1, 0, "print the version" },
 	/* hidden: for the tests, as zstd's --fake-stderr-is-console */
 	{ "test-compile-on-target", 0, NULL, K_SET, F(compile_on_target), 1, 0, NULL },
@@ -109,6 +106,8 @@ static int parse_cats(struct fp_config *cfg, const char *text)
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
 {
+	if (o->id >= FP_NODE_KIND)
+		return fp_node_apply(ctx, o, val, spelled, detail, cap);
 	struct fp_config *cfg = ctx;
 	char *field = (char *)cfg + o->field;
 	char *end;
@@ -135,11 +134,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		return FP_OPT_OK;
 	}
 	case K_NAMES:
-		if ((*(int *)field = fp_names_parse(val)) < 0) {
-			snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
-			return FP_OPT_USAGE;
-		}
-		return FP_OPT_OK;
+		return fp_opt_names(val, spelled, (int *)field, detail, cap);
 	case K_DUR:
 		return fp_opt_duration(val, spelled, "5s", (int64_t *)field, detail, cap);
 	case K_SIZE:
@@ -157,6 +152,8 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			snprintf(detail, cap, "too many %s options: at most %d", spelled, FP_MAX_TARGETS);
 			return FP_OPT_USAGE;
 		}
+		if (o->field == F(names) && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
+			return FP_OPT_USAGE;
 		((const char **)field)[(*n)++] = val;
 		return FP_OPT_OK;
 	}
@@ -204,6 +201,23 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	return FP_OPT_USAGE;
 }
 
+static void defaults(struct fp_config *cfg);
+
+int fp_record_option(struct fp_config *cfg, const char *name, const char *val, const char *spelled,
+		     char *detail, size_t cap)
+{
+	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+		if (strcmp(options[k].name, name) == 0)
+			return apply(cfg, &options[k], val, spelled, detail, cap);
+	snprintf(detail, cap, "%s: no such option of the capture", spelled);
+	return FP_OPT_USAGE;
+}
+
+void fp_record_defaults(struct fp_config *cfg)
+{
+	defaults(cfg);
+}
+
 static void defaults(struct fp_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
@@ -222,7 +236,7 @@ static void defaults(struct fp_config *cfg)
 	cfg->cats[1] = FMT_CAT_NAME;
 	cfg->cats[2] = FMT_CAT_SEQ_TRACE;
 	cfg->ncats = 3;
-	cfg->connect_timeout_us = 5000000;
+	cfg->connect_timeout_us = FP_CONNECT_TIMEOUT_US;
 	cfg->silence_timeout_us = 15000000;
 	cfg->verbosity = 1;
 	cfg->progress = -1;
@@ -316,7 +330,8 @@ static const struct fp_command RECORD = {
 		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
 		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n"
 		    "       flameprof requests [options] --entry MOD:FUN/ARITY [--tier NAME=MOD:FUN/ARITY]... NODE\n"
-		    "                                             (see 'flameprof requests --help')\n\n"
+		    "                                             (see 'flameprof requests --help')\n"
+		    "       flameprof top [options] NODE   (a live view; see 'flameprof top --help')\n\n"
 		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
 		    "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
 		    "options:\n",

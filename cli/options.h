@@ -70,6 +70,15 @@ int fp_record_main(int argc, char **argv);
  * reason (fp_opt_usage()). Free with fp_config_free(), also after 64. */
 int fp_parse_options(int argc, char **argv, struct fp_config *cfg);
 void fp_config_free(struct fp_config *cfg);
+/* The capture's defaults into cfg (what fp_parse_options() starts from). */
+void fp_record_defaults(struct fp_config *cfg);
+/* Applies the capture's option `name` (its long name) with val, as its
+ * row in the capture's table reads it: for commands that sample as the
+ * capture does (`flameprof top`) and list some of its options in their
+ * own table. @return an fp_opt_rc (optparse.h), detail filled on a usage
+ * error. */
+int fp_record_option(struct fp_config *cfg, const char *name, const char *val, const char *spelled,
+		     char *detail, size_t cap);
 void fp_print_help(void);
 
 #endif

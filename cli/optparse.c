@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "msg.h"
+#include "../common/names.h"
 
 static const struct fp_opt *find_long(const struct fp_command *cmd, const char *name, size_t n)
 {
@@ -191,10 +192,29 @@ int fp_opt_tier(const char *val, const char *spelled, struct fp_tier_pattern *ti
 			 tp->name);
 		return FP_OPT_USAGE;
 	default:
-		snprintf(detail, cap, "'%s' is not a tier for %s: write NAME=MOD:FUN/ARITY, e.g. db=kv_db:query/2",
+		snprintf(detail, cap, "'%s' is not a tier for %s: write NAME=MOD:FUN/ARITY, e.g. db=kv_db:query/2 or db=MyApp.Repo.query/_",
 			 val, spelled);
 		return FP_OPT_USAGE;
 	}
+}
+
+int fp_opt_name(const char *val, const char *spelled, char *detail, size_t cap)
+{
+	char text[2 * FP_ATOM_MAX + 8];
+	struct fp_mfa_pattern p;
+	if (strlen(val) < sizeof text && (strcpy(text, val), fp_name_parse(text, &p) == 0))
+		return FP_OPT_OK;
+	snprintf(detail, cap, "'%s' is not a registered name for %s: write it as Erlang does (my_server, 'my server') or as Elixir does (MyApp.Server, :my_server)",
+		 val, spelled);
+	return FP_OPT_USAGE;
+}
+
+int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, size_t cap)
+{
+	if ((*lang = fp_names_parse(val)) >= 0)
+		return FP_OPT_OK;
+	snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
+	return FP_OPT_USAGE;
 }
 
 int fp_opt_one_node(const char **node, const char *arg, char *detail, size_t cap)

@@ -80,6 +80,12 @@ char *fp_opt_repeat(const char *val, const char *spelled, char **texts, size_t n
  * after an error), and *n grows; at most FP_MAX_TIERS. @return as above. */
 int fp_opt_tier(const char *val, const char *spelled, struct fp_tier_pattern *tiers, char **texts,
 		size_t *n, char *detail, size_t cap);
+/* --name NAME (record and calls): a registered name in Erlang's or
+ * Elixir's spelling (pricer, :pricer, Shop.Pricer, 'a b'). @return as above. */
+int fp_opt_name(const char *val, const char *spelled, char *detail, size_t cap);
+/* --names LANG (record, calls, requests): elixir, erlang or auto into
+ * *lang (an enum fp_names). @return as above. */
+int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, size_t cap);
 /* The tiers as a whole: none given twice. @return as above. */
 int fp_opt_tiers_check(const struct fp_tier_pattern *tiers, size_t n, char *detail, size_t cap);
 /* The NODE operand of record, calls and requests: one node, kept in *node

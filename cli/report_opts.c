@@ -1,7 +1,8 @@
 /*
  * report_opts.c - the option table of `flameprof report` and its front
  * door: argv to struct rep_config through the option engine (optparse.h),
- * then report_run().
+ * then report_run(), whose warnings, summary and failure it says through
+ * the one voice (msg.h) with the exit status it picks here.
  */
 #include "report_opts.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "msg.h"
 #include "optparse.h"
 #include "../common/names.h"
 #include "../report/report.h"
@@ -38,8 +40,8 @@ static const struct fp_opt OPTS[] = {
 	{ "pid", 0, "PID", O_PID,
 	  .help = "keep this process only: <0.N.S>, its tid as written, N/S or N (repeatable)" },
 	{ "node", 0, "NODE", O_NODE,
-	  .help = "a directory with several nodes' files: draw this node's (default: the node whose "
-		  "capture is latest), or all" },
+	  .help = "draw this node's files only (repeatable, or a comma list; default: every node's, "
+		  "each under a frame node:NAME when there are several)" },
 	{ "names", 0, "LANG", O_NAMES,
 	  .help = "frames in elixir's spelling (Shop.Pricing.handle_call/3), erlang's, or auto "
 		  "(default: as the capture chose, written in the files' headers)" },
@@ -85,12 +87,12 @@ static const struct fp_command REPORT = {
 	.operand = operand,
 };
 
-void rep_opts_help(FILE *f)
+void fp_report_help(FILE *f)
 {
 	fp_opt_help(&REPORT, f);
 }
 
-int rep_parse_seconds(const char *s, int64_t *us, int *absolute)
+int fp_parse_seconds(const char *s, int64_t *us, int *absolute)
 {
 	int64_t sec = 0, frac = 0;
 	int scale = 0, neg = 0;
@@ -138,7 +140,7 @@ static int parse_u32(const char **s, uint32_t *out)
 	return 0;
 }
 
-int rep_parse_pid(const char *s, struct rep_pid_filter *out)
+int fp_parse_pid(const char *s, struct rep_pid_filter *out)
 {
 	uint32_t node;
 	memset(out, 0, sizeof *out);
@@ -192,7 +194,13 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_TITLE: cfg->title = val; break;
 	case O_QUIET: cfg->quiet = 1; break;
 	case O_NO_INDEX: cfg->no_index = 1; break;
-	case O_NODE: cfg->node = val; break;
+	case O_NODE:
+		if (cfg->nnodes == REP_MAX_NODES) {
+			snprintf(detail, cap, "too many --node options: at most %d (give a comma list)", REP_MAX_NODES);
+			return FP_OPT_USAGE;
+		}
+		cfg->nodes[cfg->nnodes++] = val;
+		break;
 	case O_NAMES:
 		if ((cfg->names = fp_names_parse(val)) < 0) {
 			snprintf(detail, cap, "unknown names '%s' (use elixir, erlang or auto)", val);
@@ -220,7 +228,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_TO: {
 		int64_t us;
 		int abs;
-		if (rep_parse_seconds(val, &us, &abs)) {
+		if (fp_parse_seconds(val, &us, &abs)) {
 			snprintf(detail, cap, "cannot read '%s' as seconds for %s (e.g. 12.5 or @1700000000.5)",
 				 val, spelled);
 			return FP_OPT_USAGE;
@@ -249,7 +257,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			snprintf(detail, cap, "too many --pid options (at most %d)", REP_MAX_PIDS);
 			return FP_OPT_USAGE;
 		}
-		if (rep_parse_pid(val, &cfg->pids[cfg->npids])) {
+		if (fp_parse_pid(val, &cfg->pids[cfg->npids])) {
 			snprintf(detail, cap, "cannot read '%s' as a process (use <0.N.S>, a tid, N/S or N)", val);
 			return FP_OPT_USAGE;
 		}
@@ -290,7 +298,7 @@ static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 	return FP_OPT_OK;
 }
 
-int rep_opts_parse(int argc, char **argv, struct rep_config *cfg, char *detail, size_t cap)
+int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail, size_t cap)
 {
 	struct report_args ra = { cfg, argv };
 	int rc;
@@ -319,17 +327,46 @@ int rep_opts_parse(int argc, char **argv, struct rep_config *cfg, char *detail, 
 	return FP_OPT_OK;
 }
 
+/* The report's voice: its warnings and summary lines, as they happen. */
+static void report_says(void *arg, enum rep_say kind, const char *sentence)
+{
+	(void)arg;
+	if (kind == REP_SAY_WARN)
+		fp_warn("%s", sentence);
+	else
+		fp_info("%s", sentence);
+}
+
+/* report.h's codes as <sysexits.h> statuses (flameprof(1) lists them). */
+static int report_status(int st)
+{
+	switch (st) {
+	case REP_OK: return 0;
+	case REP_E_USAGE: return EX_USAGE;
+	case REP_E_DATA: return EX_DATAERR;
+	case REP_E_NOINPUT: return EX_NOINPUT;
+	case REP_E_CANTCREAT: return EX_CANTCREAT;
+	case REP_E_IO: return EX_IOERR;
+	default: return EX_OSERR;
+	}
+}
+
 int fp_report_main(int argc, char **argv)
 {
 	struct rep_config cfg;
 	char detail[512];
-	switch (rep_opts_parse(argc, argv, &cfg, detail, sizeof detail)) {
+	switch (fp_report_parse(argc, argv, &cfg, detail, sizeof detail)) {
 	case FP_OPT_STOP:
-		rep_opts_help(stdout);
+		fp_report_help(stdout);
 		return 0;
 	case FP_OPT_USAGE:
 		fp_opt_usage(&REPORT, detail);
 		return EX_USAGE;
 	}
-	return report_run(&cfg);
+	cfg.say = report_says;
+	char err[4096];
+	int st = report_run(&cfg, err, sizeof err);
+	if (st != REP_OK)
+		fp_error("%s", err);
+	return report_status(st);
 }

@@ -2,7 +2,7 @@
  * requests.c - `flameprof requests`: where each kind of request spends its
  * time, tier by tier, from outside the node.
  *
- * Connect, start the tracer (sampler/requests.h), merge each window into
+ * Connect, start the tracer (requests/requests.h), merge each window into
  * the table (requests/req_table.h), write --stats and --slow lines as they
  * come, redraw the table on a terminal; at --duration or a signal stop,
  * take the last window and print the summary. Signal handlers only set a
@@ -17,14 +17,15 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
+#include "lang.h"
 #include "msg.h"
 #include "session.h"
 #include "requests.h"
 #include "requests_options.h"
 #include "../requests/req_table.h"
 #include "../rotate/outfile.h"
-#include "../sampler/requests.h"
-#include "../sampler/sampler.h"
+#include "../node/node.h"
+#include "../requests/requests.h"
 
 struct outputs {
 	FILE *stats, *slow;
@@ -34,6 +35,7 @@ struct outputs {
 	uint64_t pauses_said;
 	int id_fun_said;    /* identity fun failures said (once) */
 	long long start_ms; /* tracing started: the run's length for the table */
+	int elixir;         /* --names: Elixir's spelling */
 	struct req_tokens tokens;
 };
 
@@ -42,7 +44,7 @@ static int take_window(struct req_table *t, struct req_window *w, struct outputs
 {
 	if (req_table_merge(t, w) < 0)
 		return -1;
-	t->run_us = (uint64_t)(fp_now_ms() - o->start_ms) * 1000;
+	t->run_us = (uint64_t)(fp_mono_ms() - o->start_ms) * 1000;
 	req_table_sort(t);
 	if (o->stats && !o->bad && req_write_stats(o->stats, t, w->end_us) < 0) {
 		fp_error("cannot write '%s'; check the disk (the table still shows the figures)", o->stats_name);
@@ -80,29 +82,31 @@ static int take_window(struct req_table *t, struct req_window *w, struct outputs
 
 /* Windows until --duration or a signal, then stop and the last window.
  * @return 0 or a sampler error. */
-static int trace_for(sampler_t *s, const struct requests_config *cfg, struct req_table *t, struct outputs *o)
+static int trace_for(tracer_t *s, const struct requests_config *cfg, struct req_table *t, struct outputs *o)
 {
-	long long end = fp_now_ms() + cfg->duration_us / 1000, deadline = 0;
+	long long end = fp_mono_ms() + cfg->duration_us / 1000, deadline = 0;
 	int stopping = 0;
 	for (;;) {
-		if (!stopping && (fp_stop_signals() || fp_now_ms() >= end)) {
+		if (!stopping && (fp_stop_signals() || fp_mono_ms() >= end)) {
 			if (fp_stop_signals())
 				fp_note("stopping on a signal; printing what was measured so far");
-			int r = sampler_requests_stop(s);
+			int r = req_stop(s);
 			if (r < 0)
 				return r;
 			stopping = 1;
 			/* the tracer may clear our seq_trace tokens for up to 5 s
 			 * before it confirms (flameprof_requests.erl, TOKEN_MAX_MS) */
-			deadline = fp_now_ms() + 4LL * (cfg->connect_timeout_us / 1000) + 6000;
+			deadline = fp_mono_ms() + 4LL * (cfg->connect_timeout_us / 1000) + 6000;
 		}
-		if (stopping && fp_now_ms() > deadline)
+		if (stopping && fp_mono_ms() > deadline)
 			return -1;
 		struct req_window w;
-		int r = sampler_requests_next(s, 200, &w, &o->tokens);
+		int r = req_next(s, 200, &w, &o->tokens);
 		if (r < 0 || r == 2)
 			return r < 0 ? r : 0;
 		if (r == 1) {
+			if (o->elixir && req_window_names_elixir(&w) < 0)
+				fp_warn("out of memory while spelling names as Elixir does; some keep Erlang's spelling");
 			int m = take_window(t, &w, o);
 			req_window_free(&w);
 			if (m < 0) {
@@ -113,7 +117,7 @@ static int trace_for(sampler_t *s, const struct requests_config *cfg, struct req
 	}
 }
 
-static int run(const struct requests_config *cfg, const char *cookie, struct outputs *o)
+static int run(const struct requests_config *cfg, struct fp_node_cmd *nc, struct outputs *o)
 {
 	struct requests_options ro = {
 		.entry = cfg->entry, .tiers = cfg->tiers, .ntiers = cfg->ntiers,
@@ -123,42 +127,33 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		.sample_permille = cfg->sample_permille, .max_late_ms = (unsigned)(cfg->max_late_us / 1000),
 		.max_queue = cfg->max_queue,
 	};
-	struct sampler_options so = {
-		.node = cfg->node, .alive = cfg->node_name, .role = "requests", .cookie = cookie,
-		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
-		.silence_timeout_ms = 15000,
-	};
 	struct req_table t;
 	unsigned ne = 0, nt = 0;
-	sampler_t *s = NULL;
-	int rc = 0;
+	tracer_t *s = NULL;
+	int rc = 0, e;
 
 	memset(&t, 0, sizeof t);
 	t.sample_permille = cfg->sample_permille;
-	fp_note("connecting to '%s'", cfg->node);
-	int e = sampler_connect(&s, &so);
-	fp_wipe_cookie();
-	if (e == 0)
-		e = sampler_requests_start(s, &ro, &ne, &nt);
-	if (e < 0) {
-		fp_error("%s", sampler_error(s));
-		rc = fp_exit_for_sampler(e);
+	if ((rc = fp_node_connect(nc)) != 0)
+		goto out;
+	if ((e = req_start(&s, nc->n, &ro, &ne, &nt)) < 0) {
+		rc = fp_node_fail(nc, e);
 		goto out;
 	}
 	if (cfg->nfull)
 		fp_warn("--full: every call of the %u function(s) traced is timed inside requests, two trace messages per call, a few microseconds each on the node; keep the run short, or lower --sample-requests",
 			nt);
 	fp_note("tracing requests from %u entry function(s) with %u tier function(s) on '%s' (OTP %s) for %.3g s",
-		ne, nt, cfg->node, sampler_otp_release(s), cfg->duration_us / 1e6);
-	o->start_ms = fp_now_ms();
+		ne, nt, cfg->node, node_otp_release(nc->n), cfg->duration_us / 1e6);
+	o->elixir = fp_lang_elixir(cfg->lang, nc->n);
+	o->start_ms = fp_mono_ms();
 	e = trace_for(s, cfg, &t, o);
-	t.run_us = (uint64_t)(fp_now_ms() - o->start_ms) * 1000;
+	t.run_us = (uint64_t)(fp_mono_ms() - o->start_ms) * 1000;
 	if (e == -1) {
 		fp_error("the tracer on '%s' did not confirm its stop in time; it removes its patterns by itself", cfg->node);
 		rc = EX_TEMPFAIL;
 	} else if (e < 0) {
-		fp_error("%s", sampler_error(s));
-		rc = fp_exit_for_sampler(e);
+		rc = fp_node_fail(nc, e);
 	}
 	/* the summary: whatever was measured, even after an error */
 	req_table_sort(&t);
@@ -183,18 +178,11 @@ static int run(const struct requests_config *cfg, const char *cookie, struct out
 		fp_warn("no request finished during the run: was the entry function called?");
 	if (o->bad && rc == 0)
 		rc = EX_IOERR;
-	if (e == 0 || e == SAMPLER_ERR_LOST) {
-		e = sampler_requests_unload(s);
-		if (e < 0)
-			fp_warn("%s", sampler_error(s));
-		else if (e == SAMPLER_PURGING)
-			fp_note("tracer module deleted; '%s' is still purging its old code and finishes by itself", cfg->node);
-		else
-			fp_note("trace patterns and flags removed, tracer unloaded");
-	}
+	if (e == 0 || e == NODE_ERR_LOST)
+		fp_node_say_unload(nc, req_unload(s), "tracer", "trace patterns and flags removed, tracer unloaded");
 out:
 	req_table_free(&t);
-	sampler_free(s);
+	tracer_free(s);
 	return rc;
 }
 
@@ -210,45 +198,43 @@ static FILE *open_out(const char *name, const char *opt)
 	return f;
 }
 
-int requests_main(int argc, char **argv)
+int fp_requests_main(int argc, char **argv)
 {
 	struct requests_config cfg;
 	struct outputs o;
-	char cookie[1024], err[512];
-	const char *ck = NULL;
 	fp_help_command = "flameprof requests --help";
 	memset(&o, 0, sizeof o);
-	int rc = requests_parse_options(argc, argv, &cfg);
+	int rc = fp_requests_parse_options(argc, argv, &cfg);
 	if (rc)
 		goto done;
 	if (cfg.help) {
-		requests_print_help();
+		fp_requests_print_help();
 		goto done;
 	}
 	fp_verbosity = cfg.verbosity;
-	if (sampler_check_node(cfg.node, err, sizeof err) < 0) {
-		fp_usage("%s", err);
-		rc = EX_USAGE;
-		goto done;
-	}
-	/* the outputs first: fail before touching the node */
+	struct fp_node_cmd nc = {
+		.node = cfg.node, .node_name = cfg.node_name, .cookie = cfg.cookie, .cookie_file = cfg.cookie_file,
+		.connect_timeout_us = cfg.connect_timeout_us, .role = "requests",
+	};
+	if ((rc = fp_node_begin(&nc)) != 0)
+		goto end;
+	/* the outputs before the node: fail before touching it */
 	o.stats_name = cfg.stats;
 	o.slow_name = cfg.slow_file;
 	if ((cfg.stats && !(o.stats = open_out(cfg.stats, "--stats"))) ||
 	    (cfg.slow_us && !(o.slow = open_out(cfg.slow_file, "--slow-file")))) {
 		rc = EX_CANTCREAT;
-		goto done;
+		goto end;
 	}
 	o.live = isatty(STDOUT_FILENO) && cfg.verbosity > 0;
-	fp_install_stop_signals();
-	if ((rc = fp_read_cookie(cfg.cookie, cfg.cookie_file, cookie, sizeof cookie, &ck)) == 0)
-		rc = run(&cfg, ck, &o);
-	explicit_bzero(cookie, sizeof cookie);
+	rc = run(&cfg, &nc, &o);
+end:
+	fp_node_end(&nc);
 done:
 	if (o.stats && fclose(o.stats) != 0 && rc == 0)
 		rc = EX_IOERR;
 	if (o.slow && fclose(o.slow) != 0 && rc == 0)
 		rc = EX_IOERR;
-	requests_config_free(&cfg);
+	fp_requests_config_free(&cfg);
 	return rc;
 }

@@ -5,6 +5,6 @@
 #define FP_CLI_REQUESTS_H
 
 /* argv[0] is "requests". @return the exit status. */
-int requests_main(int argc, char **argv);
+int fp_requests_main(int argc, char **argv);
 
 #endif

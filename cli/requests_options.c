@@ -9,12 +9,13 @@
 #include <string.h>
 #include <sysexits.h>
 #include "optparse.h"
+#include "session.h"
 #include "options.h"
 #include "requests_options.h"
 
 /* Each row's id is its kind: how apply() reads the value into field
  * (K_UINT: within min..max; K_SET: the switch stores min). */
-enum kind { K_UINT, K_DUR, K_STR, K_ENTRY, K_TIER, K_FULL, K_IDENTITY, K_IDFUN, K_FRACTION, K_SET };
+enum kind { K_UINT, K_DUR, K_STR, K_ENTRY, K_TIER, K_FULL, K_IDENTITY, K_IDFUN, K_FRACTION, K_SET, K_NAMES };
 
 #define F(field) offsetof(struct requests_config, field)
 
@@ -30,7 +31,7 @@ static const struct fp_opt options[] = {
 	{ "identity", 'i', "arg:N", K_IDENTITY, F(identity), 0, 0,
 	  "group requests by the entry call's Nth argument (default: the entry function's name)" },
 	{ "identity-fun", 0, "SOURCE", K_IDFUN, F(identity_fun), 0, 0,
-	  "group by what an Erlang fun({M, F, Args}) returns (an atom, string or undefined): code the node runs for each request; refused unless it parses as a fun of one argument" },
+	  "group by what an Erlang fun({M, F, Args}) (or, on an Elixir node, an Elixir fn) returns (an atom, string or undefined): code the node runs for each request; refused unless it parses as a fun of one argument" },
 	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
 	  "trace for DUR, e.g. 30s, 5m (default 10s; Ctrl-C or SIGTERM end it sooner, with the summary)" },
 	{ "every", 0, "DUR", K_DUR, F(every_us), 0, 0,
@@ -47,22 +48,23 @@ static const struct fp_opt options[] = {
 	  "circuit breaker: pause tracing when trace messages arrive DUR late (default 1s)" },
 	{ "max-queue", 0, "N", K_UINT, F(max_queue), 100, 10000000,
 	  "circuit breaker: pause tracing when the node's tracer holds N messages (default 50000)" },
-	{ "node-name", 0, "NAME", K_STR, F(node_name), 0, 0,
-	  "our node name before the '@' (default flameprof_requests_<user>)" },
-	{ "cookie-file", 0, "FILE", K_STR, F(cookie_file), 0, 0,
-	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
-	{ "cookie", 0, "COOKIE", K_STR, F(cookie), 0, 0,
-	  "the cookie itself: visible to every user in ps, prefer --cookie-file" },
-	{ "connect-timeout", 0, "DUR", K_DUR, F(connect_timeout_us), 0, 0,
-	  "give up connecting, and each setup request, after DUR (default 5s)" },
-	{ "quiet", 'q', NULL, K_SET, F(verbosity), 0, 0, "print errors only" },
-	{ "verbose", 'v', NULL, K_SET, F(verbosity), 2, 0, "also print each step" },
-	{ "help", 'h', NULL, K_SET, F(help), 1, 0, "print this help" },
+	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
+	  "spell functions as elixir (Shop.Pricing.price/2) or erlang (Elixir.Shop.Pricing:price/2) in the table, --stats and --slow; auto (default): elixir when the node runs the elixir application" },
+	FP_ROW_NODE_NAME(struct requests_config,
+	  "our node name before the '@' (default flameprof_requests_<user>)"),
+	FP_ROW_COOKIE_FILE(struct requests_config),
+	FP_ROW_COOKIE(struct requests_config),
+	FP_ROW_CONNECT_TIMEOUT(struct requests_config),
+	FP_ROW_QUIET(struct requests_config),
+	FP_ROW_VERBOSE(struct requests_config),
+	FP_ROW_HELP(struct requests_config),
 };
 
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
 {
+	if (o->id >= FP_NODE_KIND)
+		return fp_node_apply(ctx, o, val, spelled, detail, cap);
 	struct requests_config *cfg = ctx;
 	char *field = (char *)cfg + o->field, *end;
 	switch ((enum kind)o->id) {
@@ -85,7 +87,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			return FP_OPT_USAGE;
 		}
 		if (fp_mfa_pattern_split(cfg->entry_text, &cfg->entry) < 0) {
-			snprintf(detail, cap, "'%s' is not an entry for %s: write MOD:FUN/ARITY, e.g. kv_handler:handle/2 ('_' for FUN or ARITY)",
+			snprintf(detail, cap, "'%s' is not an entry for %s: write MOD:FUN/ARITY, e.g. kv_handler:handle/2 or MyApp.Handler.handle/2 ('_' for FUN or ARITY)",
 				 val, spelled);
 			return FP_OPT_USAGE;
 		}
@@ -97,9 +99,10 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		if (!t)
 			return FP_OPT_USAGE;
 		struct fp_mfa_pattern *p = &cfg->full[cfg->nfull++];
-		int bad = strchr(t, ':') ? fp_mfa_pattern_split(t, p) : (p->module = t, p->function = "_", p->arity = -1,
-								   !*t || strcmp(t, "_") == 0 || strlen(t) > 255);
-		if (bad) {
+		int parts = fp_mfa_parse(t, p);
+		if (parts == 1)
+			p->function = "_";
+		if ((parts != 1 && parts != 3) || strcmp(p->module, "_") == 0) {
 			snprintf(detail, cap, "'%s' is not a module or function for %s: write MOD or MOD:FUN/ARITY (a module, not '_')",
 				 val, spelled);
 			return FP_OPT_USAGE;
@@ -143,6 +146,8 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case K_SET:
 		*(int *)field = (int)o->min;
 		return FP_OPT_OK;
+	case K_NAMES:
+		return fp_opt_names(val, spelled, (int *)field, detail, cap);
 	}
 	snprintf(detail, cap, "%s: no such kind of option", spelled);
 	return FP_OPT_USAGE;
@@ -164,7 +169,7 @@ static void defaults(struct requests_config *cfg)
 	cfg->max_late_us = 1000000;
 	cfg->max_queue = 50000;
 	cfg->limit = 1000;
-	cfg->connect_timeout_us = 5000000;
+	cfg->connect_timeout_us = FP_CONNECT_TIMEOUT_US;
 	cfg->verbosity = 1;
 }
 
@@ -206,6 +211,7 @@ static const struct fp_command REQUESTS = {
 		    "options:\n",
 	.epilog = "\nexample: flameprof requests --entry kv_handler:handle/2 --identity arg:1 \\\n"
 		  "           --tier parse=kv_proto:parse/1 --tier db=kv_db:_/_ --stats s.jsonl app@db1\n"
+		  "         flameprof requests --entry Shop.Pricing.handle_call/3 --tier db=Shop.Repo.query/_ shop@db1\n"
 		  "\nCost: two trace messages per entry and per tier call inside a request; a\n"
 		  "message sent without waiting for its answer (a cast) carries the request's\n"
 		  "token into the work it starts: call seq_trace:set_token([]) before casting\n"
@@ -224,13 +230,13 @@ static const struct fp_command REQUESTS = {
 	.check = check,
 };
 
-int requests_parse_options(int argc, char **argv, struct requests_config *cfg)
+int fp_requests_parse_options(int argc, char **argv, struct requests_config *cfg)
 {
 	defaults(cfg);
 	return fp_opt_command(&REQUESTS, argc, argv, cfg);
 }
 
-void requests_config_free(struct requests_config *cfg)
+void fp_requests_config_free(struct requests_config *cfg)
 {
 	free(cfg->entry_text);
 	cfg->entry_text = NULL;
@@ -242,7 +248,7 @@ void requests_config_free(struct requests_config *cfg)
 	cfg->nfull = 0;
 }
 
-void requests_print_help(void)
+void fp_requests_print_help(void)
 {
 	fp_opt_help(&REQUESTS, stdout);
 }

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../sampler/requests.h"
+#include "../requests/requests.h"
 
 struct requests_config {
 	const char *node;
@@ -37,14 +37,15 @@ struct requests_config {
 	const char *cookie_file;
 	const char *cookie;
 	int64_t connect_timeout_us;
+	int lang;                      /* --names: an enum fp_names */
 	int verbosity;
 	int help;
 };
 
 /* Fills cfg from argv (argv[0] is "requests"). @return 0, or 64 after
- * saying why (fp_opt_usage()). Free with requests_config_free(). */
-int requests_parse_options(int argc, char **argv, struct requests_config *cfg);
-void requests_config_free(struct requests_config *cfg);
-void requests_print_help(void);
+ * saying why (fp_opt_usage()). Free with fp_requests_config_free(). */
+int fp_requests_parse_options(int argc, char **argv, struct requests_config *cfg);
+void fp_requests_config_free(struct requests_config *cfg);
+void fp_requests_print_help(void);
 
 #endif

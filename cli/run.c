@@ -13,6 +13,7 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
+#include "agent_ctl.h"
 #include "batch_out.h"
 #include "msg.h"
 #include "run.h"
@@ -23,6 +24,7 @@
 #include "../index/index.h"
 #include "../rotate/rotate.h"
 #include "../rotate/adopt.h"
+#include "../node/node.h"
 #include "../sampler/sampler.h"
 
 /* How sampling went when a file began, for its header: the cost budget's
@@ -36,6 +38,7 @@ struct at_start {
 
 struct run {
 	const struct fp_config *cfg;
+	struct fp_node_cmd nc;
 	sampler_t *sampler;
 	rot_t *rot;
 	ix_writer *index;
@@ -77,49 +80,18 @@ static int write_batch(struct run *r, const struct sampler_batch *b)
 	return fp_batch_write(&r->out, b->samples, b->nsamples);
 }
 
-static int confirm_unloaded(struct run *r);
-
-/* Stops the agent and waits (bounded) for its last batch and its goodbye.
- * Writing errors here are reported by the caller; the node comes first. */
-static int stop_agent(struct run *r, int write)
+static int batch_sink(void *ctx, const struct sampler_batch *b)
 {
-	struct sampler_batch b;
-	fp_status_stopping(&r->status);
-	int rc = sampler_request_stop(r->sampler);
-	long long deadline = fp_now_ms() + r->cfg->connect_timeout_us / 1000;
-	while (rc == 0 && fp_stop_signals() < 2) {
-		long long left = deadline - fp_now_ms();
-		if (left <= 0)
-			break;
-		rc = sampler_next(r->sampler, left > 200 ? 200 : (int)left, &b);
-		if (rc == 1) {
-			if (write && write_batch(r, &b) < 0)
-				write = 0;
-			rc = 0;
-		} else if (rc == 2) {
-			break;
-		}
-	}
-	if (rc != 2) {
-		fp_warn("the agent on '%s' did not confirm its stop; it cleans up by itself once we disconnect",
-			r->cfg->node);
-		return -1;
-	}
-	return confirm_unloaded(r);
+	return write_batch(ctx, b);
 }
 
-/* The agent has ended: checks (bounded) that its module is gone. */
-static int confirm_unloaded(struct run *r)
+/* Stops the agent and waits (bounded) for its last batch and its goodbye
+ * (cli/agent_ctl.c). Writing errors here are reported by the caller; the
+ * node comes first. */
+static int stop_agent(struct run *r, int write)
 {
-	int u = sampler_unload(r->sampler);
-	if (u < 0) {
-		fp_warn("%s", sampler_error(r->sampler));
-		return -1;
-	}
-	if (u == SAMPLER_PURGING)
-		fp_note("agent module deleted; '%s' is still purging its old code and finishes by itself", r->cfg->node);
-	fp_note("agent stopped, backtrace_depth restored to %d, module unloaded", sampler_old_depth(r->sampler));
-	return 0;
+	fp_status_stopping(&r->status);
+	return fp_agent_stop(r->sampler, &r->nc, r->cfg->connect_timeout_us / 1000, write ? batch_sink : NULL, r);
 }
 
 static void settings_text(const struct fp_config *cfg, const struct at_start *at, const char *names,
@@ -239,7 +211,7 @@ static int pick_names(struct run *r)
 	int elixir = r->cfg->lang == FP_NAMES_ELIXIR;
 	/* a node that cannot say is taken for an Erlang one: the files are
 	 * the same either way, and `report --names elixir` still draws them */
-	if (r->cfg->lang == FP_NAMES_AUTO && sampler_runs_elixir(r->sampler, &elixir) < 0)
+	if (r->cfg->lang == FP_NAMES_AUTO && node_runs_elixir(r->nc.n, &elixir) < 0)
 		elixir = 0;
 	r->names = elixir ? "elixir" : r->cfg->lang == FP_NAMES_ERLANG ? "erlang" : NULL;
 	if (elixir)
@@ -249,46 +221,31 @@ static int pick_names(struct run *r)
 	return 0;
 }
 
-static int connect_node(struct run *r, const char *cookie)
+static int connect_node(struct run *r)
 {
 	const struct fp_config *cfg = r->cfg;
-	struct sampler_options so = {
-		.node = cfg->node, .cookie = cookie, .alive = cfg->node_name,
-		.connect_timeout_ms = (int)(cfg->connect_timeout_us / 1000),
-		.silence_timeout_ms = (int)(cfg->silence_timeout_us / 1000),
-		.top = cfg->top, .hz = cfg->hz, .every_ms = (unsigned)(cfg->every_us / 1000),
-		.depth = cfg->depth, .pids = cfg->pids, .npids = cfg->npids,
-		.names = cfg->names, .nnames = cfg->nnames,
-		.compile_on_target = cfg->compile_on_target,
-		.max_cost_ppm = cfg->max_cost_ppm,
-	};
-	/* at low rates the silence timeout must cover three agent rounds
-	 * (a period is 1000 / hz ms) */
-	if (so.silence_timeout_ms < 3000 / cfg->hz)
-		so.silence_timeout_ms = (int)(3000 / cfg->hz);
-	fp_note("connecting to '%s'", cfg->node);
-	int e = sampler_connect(&r->sampler, &so);
-	fp_wipe_cookie();
-	if (e == 0)
-		e = pick_names(r);
+	struct sampler_options so;
+	fp_agent_options(cfg, &so);
+	int e = fp_node_connect(&r->nc);
+	if (e != 0)
+		return e;
+	e = pick_names(r);
 	if (e == 0) {
 		fp_note("connected; loading the agent");
-		e = sampler_start(r->sampler);
+		e = sampler_start(&r->sampler, r->nc.n, &so);
 	}
-	if (e < 0) {
-		fp_error("%s", sampler_error(r->sampler));
-		return fp_exit_for_sampler(e);
-	}
+	if (e < 0)
+		return fp_node_fail(&r->nc, e);
 	/* Files are named after the node's own name, so that one node reached
 	 * as rabbit@vm and as rabbit@127.0.0.1 writes one series of files. */
-	r->node = sampler_node_name(r->sampler);
+	r->node = node_own_name(r->nc.n);
 	if (strcmp(r->node, cfg->node) != 0) {
 		fp_note("'%s' calls itself '%s'; the files are named after that", cfg->node, r->node);
 		(void)rot_set_node(r->rot, r->node); /* no file is open yet */
 		(void)set_header(r, &r->header);
 	}
 	fp_note("sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", cfg->node,
-		sampler_otp_release(r->sampler), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
+		node_otp_release(r->nc.n), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
 	return 0;
 }
 
@@ -333,30 +290,30 @@ static int close_output(struct run *r, const char *said)
 static int capture(struct run *r)
 {
 	const struct fp_config *cfg = r->cfg;
-	long long start = fp_now_ms(), next_flush = start + cfg->flush_us / 1000;
+	long long start = fp_mono_ms(), next_flush = start + cfg->flush_us / 1000;
 	long long end = cfg->duration_us ? start + cfg->duration_us / 1000 : 0;
 	struct sampler_batch b;
 
-	while (!fp_stop_signals() && (!end || fp_now_ms() < end)) {
-		long long now = fp_now_ms(), wait = next_flush - now;
+	while (!fp_stop_signals() && (!end || fp_mono_ms() < end)) {
+		long long now = fp_mono_ms(), wait = next_flush - now;
 		if (end && end - now < wait)
 			wait = end - now;
 		if (wait > 200)
 			wait = 200;
 		int rc = sampler_next(r->sampler, wait < 1 ? 1 : (int)wait, &b);
 		if (rc < 0) {
-			fp_error("%s", sampler_error(r->sampler));
-			if (rc == SAMPLER_ERR_AGENT_DOWN)
-				confirm_unloaded(r);
-			else if (rc != SAMPLER_ERR_LOST)
+			fp_error("%s", node_error(r->nc.n));
+			if (rc == NODE_ERR_AGENT_DOWN)
+				fp_agent_unloaded(r->sampler, &r->nc);
+			else if (rc != NODE_ERR_LOST)
 				stop_agent(r, 0);
 			close_output(r, NULL);
-			return fp_exit_for_sampler(rc);
+			return fp_exit_for_node(rc);
 		}
 		int e = rc == 1 ? write_batch(r, &b) : 0;
-		if (e == 0 && fp_now_ms() >= next_flush) {
+		if (e == 0 && fp_mono_ms() >= next_flush) {
 			e = rot_flush(r->rot);
-			next_flush = fp_now_ms() + cfg->flush_us / 1000;
+			next_flush = fp_mono_ms() + cfg->flush_us / 1000;
 		}
 		if (e < 0) {
 			char first[512];
@@ -379,21 +336,13 @@ static int capture(struct run *r)
 int fp_run(const struct fp_config *cfg)
 {
 	struct run r = { .cfg = cfg, .node = cfg->node };
-	char cookie[1024];
-	const char *ck = NULL;
 	int rc;
 
-	char err[512];
-	if (sampler_check_node(cfg->node, err, sizeof err) < 0 ||
-	    (cfg->node_name && sampler_check_node_name(cfg->node_name, err, sizeof err) < 0)) {
-		fp_usage("%s", err);
-		return EX_USAGE;
-	}
-	fp_install_stop_signals();
+	fp_agent_node(cfg, &r.nc);
 	fp_status_init(&r.status, cfg);
 	fmt_ctx *fmt = NULL;
 	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers, cfg->statuses };
-	if ((rc = fp_read_cookie(cfg->cookie, cfg->cookie_file, cookie, sizeof cookie, &ck)) != 0)
+	if ((rc = fp_node_begin(&r.nc)) != 0)
 		goto out;
 	fmt = fmt_create(&fo);
 	if (!fmt || fp_batch_out_init(&r.out, fmt, NULL) < 0) {
@@ -404,17 +353,16 @@ int fp_run(const struct fp_config *cfg)
 	/* the output first: fail before touching the node */
 	if ((rc = open_output(&r, cfg->node)) != 0)
 		goto out;
-	if ((rc = connect_node(&r, ck)) != 0)
+	if ((rc = connect_node(&r)) != 0)
 		goto out;
-	explicit_bzero(cookie, sizeof cookie);
 	if ((rc = check_targets(&r)) != 0)
 		goto out;
 	fp_status_sampling(&r.status);
 	rc = capture(&r);
 out:
-	explicit_bzero(cookie, sizeof cookie);
 	fp_status_clear();
 	sampler_free(r.sampler);
+	fp_node_end(&r.nc);
 	rot_free(r.rot);
 	ix_writer_free(r.index);
 	fmt_free(fmt);

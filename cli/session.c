@@ -2,6 +2,7 @@
  * session.c - see session.h.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
@@ -10,7 +11,7 @@
 #include <sys/resource.h>
 #include "msg.h"
 #include "session.h"
-#include "../sampler/sampler.h"
+#include "../node/node.h"
 
 static volatile sig_atomic_t stop_signals;
 
@@ -36,13 +37,6 @@ void fp_install_stop_signals(void)
 int fp_stop_signals(void)
 {
 	return stop_signals;
-}
-
-long long fp_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The one copy of the cookie this side keeps, until fp_wipe_cookie(). */
@@ -85,7 +79,7 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 		memcpy(buf, env, n + 1);
 		explicit_bzero(env, n); /* our environment's copy, as argv's above */
 		unsetenv("RELEASE_COOKIE");
-	} else if (sampler_read_cookie(cookie_file, buf, cap, err, sizeof err) < 0) {
+	} else if (node_read_cookie(cookie_file, buf, cap, err, sizeof err) < 0) {
 		fp_error("%s", err);
 		return EX_NOPERM;
 	}
@@ -95,16 +89,83 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 	return 0;
 }
 
-int fp_exit_for_sampler(int err)
+int fp_exit_for_node(int err)
 {
 	switch (err) {
-	case SAMPLER_ERR_USAGE: return EX_USAGE;
-	case SAMPLER_ERR_COOKIE: return EX_NOPERM;
-	case SAMPLER_ERR_LOST: return EX_TEMPFAIL;
-	case SAMPLER_ERR_PROTO: return EX_PROTOCOL;
-	case SAMPLER_ERR_NOMEM: return EX_OSERR;
-	case SAMPLER_ERR_AGENT_DOWN: return EX_SOFTWARE;
-	case SAMPLER_ERR_LOCAL: return EX_CANTCREAT;
+	case NODE_ERR_USAGE: return EX_USAGE;
+	case NODE_ERR_COOKIE: return EX_NOPERM;
+	case NODE_ERR_LOST: return EX_TEMPFAIL;
+	case NODE_ERR_PROTO: return EX_PROTOCOL;
+	case NODE_ERR_NOMEM: return EX_OSERR;
+	case NODE_ERR_AGENT_DOWN: return EX_SOFTWARE;
+	case NODE_ERR_LOCAL: return EX_CANTCREAT;
 	default: return EX_UNAVAILABLE;
 	}
+}
+
+int fp_node_apply(void *cfg, const struct fp_opt *o, const char *val, const char *spelled, char *detail,
+		  size_t cap)
+{
+	char *field = (char *)cfg + o->field;
+	switch (o->id) {
+	case FP_NODE_STR:
+		*(const char **)field = val;
+		return FP_OPT_OK;
+	case FP_NODE_DUR:
+		return fp_opt_duration(val, spelled, "5s", (int64_t *)field, detail, cap);
+	case FP_NODE_SET:
+		*(int *)field = (int)o->min;
+		return FP_OPT_OK;
+	}
+	snprintf(detail, cap, "%s: no such kind of option", spelled);
+	return FP_OPT_USAGE;
+}
+
+int fp_node_begin(struct fp_node_cmd *c)
+{
+	char err[512];
+	if (node_check_target(c->node, err, sizeof err) < 0 ||
+	    (c->node_name && node_check_alive(c->node_name, err, sizeof err) < 0)) {
+		fp_usage("%s", err);
+		return EX_USAGE;
+	}
+	fp_install_stop_signals();
+	return fp_read_cookie(c->cookie, c->cookie_file, c->cookie_buf, sizeof c->cookie_buf, &c->ck);
+}
+
+int fp_node_connect(struct fp_node_cmd *c)
+{
+	struct node_options no = {
+		.node = c->node, .cookie = c->ck, .alive = c->node_name, .role = c->role,
+		.connect_timeout_ms = (int)(c->connect_timeout_us / 1000),
+		.compile_on_target = c->compile_on_target,
+	};
+	fp_note("connecting to '%s'", c->node);
+	int e = node_connect(&c->n, &no);
+	fp_wipe_cookie();
+	explicit_bzero(c->cookie_buf, sizeof c->cookie_buf);
+	return e < 0 ? fp_node_fail(c, e) : 0;
+}
+
+int fp_node_fail(struct fp_node_cmd *c, int e)
+{
+	fp_error("%s", node_error(c->n));
+	return fp_exit_for_node(e);
+}
+
+void fp_node_say_unload(struct fp_node_cmd *c, int e, const char *what, const char *done)
+{
+	if (e < 0)
+		fp_warn("%s", node_error(c->n));
+	else if (e == NODE_PURGING)
+		fp_note("%s module deleted; '%s' is still purging its old code and finishes by itself", what, c->node);
+	else if (done)
+		fp_note("%s", done);
+}
+
+void fp_node_end(struct fp_node_cmd *c)
+{
+	explicit_bzero(c->cookie_buf, sizeof c->cookie_buf);
+	node_free(c->n);
+	c->n = NULL;
 }

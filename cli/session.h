@@ -1,12 +1,19 @@
 /*
- * session.h - what every command that talks to a node does the same way:
- * stop signals, the monotonic clock, the cookie, and the exit status of a
- * sampler error.
+ * session.h - the one frame of every command that talks to a node (the
+ * capture, calls, requests, and the next one): the option rows they share
+ * (--node-name, --cookie-file, --cookie, --connect-timeout, -q, -v, -h)
+ * with one apply, and the prologue (names checked, stop signals, cookie,
+ * connect, the cookie wiped, errors said with their exit status).
  */
 #ifndef FP_CLI_SESSION_H
 #define FP_CLI_SESSION_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include "../common/clock.h"
+#include "optparse.h"
+
+typedef struct node_s node_t; /* node/node.h */
 
 /* SIGINT, SIGTERM and SIGHUP only count (fp_stop_signals()); SIGPIPE and
  * SIGXFSZ are ignored, so a closed pipe or a full file is an error we
@@ -14,7 +21,6 @@
 void fp_install_stop_signals(void);
 /* How many stop signals have arrived (a second one means "now"). */
 int fp_stop_signals(void);
-long long fp_now_ms(void);
 /* The cookie into buf: --cookie (with a warning that 'ps' shows it; argv's
  * copy is blanked), else read from cookie_file, else $RELEASE_COOKIE (as a
  * mix release takes it; blanked and unset), else ~/.erlang.cookie (a file
@@ -24,7 +30,61 @@ long long fp_now_ms(void);
 int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out);
 /* Wipes buf of fp_read_cookie(): called right after the handshake. */
 void fp_wipe_cookie(void);
-/* The documented exit status of a negative enum sampler_err. */
-int fp_exit_for_sampler(int err);
+/* The documented exit status of a negative enum node_err. */
+int fp_exit_for_node(int err);
+
+/* ---------------------------------------------------------------- the rows */
+
+/* The shared rows' kinds, above every command's own (a command's apply()
+ * hands these to fp_node_apply()). The rows name fields of the command's
+ * config T, which has them under these names. */
+enum { FP_NODE_KIND = 1000, FP_NODE_STR = FP_NODE_KIND, FP_NODE_DUR, FP_NODE_SET };
+#define FP_ROW_COOKIE_FILE(T)                                                                  \
+	{ "cookie-file", 0, "FILE", FP_NODE_STR, offsetof(T, cookie_file), 0, 0,                   \
+	  "read the node's cookie from FILE (default ~/.erlang.cookie)" }
+#define FP_ROW_COOKIE(T)                                                                       \
+	{ "cookie", 0, "COOKIE", FP_NODE_STR, offsetof(T, cookie), 0, 0,                           \
+	  "the cookie itself: visible to every user in ps, prefer --cookie-file" }
+#define FP_ROW_CONNECT_TIMEOUT(T)                                                              \
+	{ "connect-timeout", 0, "DUR", FP_NODE_DUR, offsetof(T, connect_timeout_us), 0, 0,         \
+	  "give up connecting, and each setup request, after DUR (default 5s)" }
+/* help: the default name differs per command (flameprof_<role>_<user>) */
+#define FP_ROW_NODE_NAME(T, help) { "node-name", 0, "NAME", FP_NODE_STR, offsetof(T, node_name), 0, 0, help }
+#define FP_ROW_QUIET(T) { "quiet", 'q', NULL, FP_NODE_SET, offsetof(T, verbosity), 0, 0, "print errors only" }
+#define FP_ROW_VERBOSE(T) { "verbose", 'v', NULL, FP_NODE_SET, offsetof(T, verbosity), 2, 0, "also print each step" }
+#define FP_ROW_HELP(T) { "help", 'h', NULL, FP_NODE_SET, offsetof(T, help), 1, 0, "print this help" }
+/* A shared row's value into the command's config. @return an fp_opt_rc. */
+int fp_node_apply(void *cfg, const struct fp_opt *o, const char *val, const char *spelled, char *detail,
+		  size_t cap);
+#define FP_CONNECT_TIMEOUT_US 5000000 /* --connect-timeout's default */
+
+/* ---------------------------------------------------------------- the prologue */
+
+struct fp_node_cmd {
+	/* from the command's config */
+	const char *node;            /* NODE */
+	const char *node_name;       /* --node-name; NULL: flameprof[_<role>]_<user> */
+	const char *cookie, *cookie_file;
+	int64_t connect_timeout_us;
+	const char *role;            /* NULL (the capture), "calls", "requests" */
+	int compile_on_target;       /* hidden test switch */
+	/* the frame's */
+	char cookie_buf[1024];
+	const char *ck;
+	node_t *n;                   /* once fp_node_connect() ran */
+};
+/* The node's and our node name's grammar (a usage error said), the stop
+ * signals, the cookie read. @return 0 or an exit status once said. */
+int fp_node_begin(struct fp_node_cmd *c);
+/* Connects ("connecting to" said), then wipes the cookie. @return 0, or an
+ * exit status once the node's sentence is said. */
+int fp_node_connect(struct fp_node_cmd *c);
+/* Says the node's sentence for a negative enum node_err e. @return its exit status. */
+int fp_node_fail(struct fp_node_cmd *c, int e);
+/* What an unload (node_unload_wait()) returned, said: a warning, the
+ * module still purging, or done. */
+void fp_node_say_unload(struct fp_node_cmd *c, int e, const char *what, const char *done);
+/* Wipes the cookie and frees the node. */
+void fp_node_end(struct fp_node_cmd *c);
 
 #endif

@@ -7,17 +7,11 @@
 #include <unistd.h>
 #include "msg.h"
 #include "status.h"
+#include "../common/clock.h"
 
 #define DRAW_EVERY_MS 200
 #define PLAIN_EVERY_MS 60000
 #define WARN_EVERY_MS 60000
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int in_foreground(void)
 {
@@ -31,7 +25,7 @@ void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg)
 	int tty = cfg->fake_tty || (isatty(STDERR_FILENO) && in_foreground());
 	st->live = cfg->verbosity >= 1 && (cfg->progress == 1 || (cfg->progress == -1 && tty));
 	st->plain = cfg->verbosity >= 1 && !st->live;
-	st->start_ms = st->last_draw_ms = st->last_plain_ms = st->window_ms = now_ms();
+	st->start_ms = st->last_draw_ms = st->last_plain_ms = st->window_ms = fp_mono_ms();
 	st->last_warn_ms = st->start_ms;
 	st->node = cfg->node;
 	st->hz = cfg->hz;
@@ -41,14 +35,14 @@ void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg)
 
 void fp_status_sampling(struct fp_status_state *st)
 {
-	st->start_ms = st->last_draw_ms = st->last_plain_ms = st->window_ms = now_ms();
+	st->start_ms = st->last_draw_ms = st->last_plain_ms = st->window_ms = fp_mono_ms();
 	st->last_warn_ms = st->start_ms;
 }
 
 void fp_status_stopping(struct fp_status_state *st)
 {
 	if (!st->end_ms)
-		st->end_ms = now_ms();
+		st->end_ms = fp_mono_ms();
 }
 
 static int bucket(int64_t us)
@@ -129,7 +123,7 @@ static void human_bytes(uint64_t n, char *out, size_t cap)
 
 void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 {
-	long long now = now_ms();
+	long long now = fp_mono_ms();
 	if (now - st->window_ms >= 1000) {
 		double secs = (now - st->window_ms) / 1000.0;
 		st->rate = st->window_samples / secs;
@@ -190,7 +184,7 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 	const struct rot_stats *rs = rot_stats(rot);
 	char size[32];
 	human_bytes(rs->bytes_out, size, sizeof size);
-	double secs = ((st->end_ms ? st->end_ms : now_ms()) - st->start_ms) / 1000.0;
+	double secs = ((st->end_ms ? st->end_ms : fp_mono_ms()) - st->start_ms) / 1000.0;
 	char sel[64];
 	selected_text(st, sel, sizeof sel);
 	fprintf(stderr,

@@ -23,8 +23,8 @@ rm -rf "$OUT"
 "$FP" report "$OUT" -q -f folded -o "$OUT/stacks.folded"
 echo "demo: the hottest running stacks of Shop.Pricing:"
 sort -t' ' -k2 -nr "$OUT/stacks.folded" | grep '^running.*Shop.Pricing.handle_call' | head -3 | sed 's/^/  /'
-echo "demo: counting Shop.Tax.rate/1 while Shop.Checkout.run(1000) runs"
-"$FP" calls --cookie-file "$WORK/cookie" --pattern Elixir.Shop.Tax:rate/1 --duration 8s "$NODE" &
+echo "demo: counting Shop.Tax.rate/1 (--pattern in Elixir's syntax) while Shop.Checkout.run(1000) runs"
+"$FP" calls --cookie-file "$WORK/cookie" --pattern Shop.Tax.rate/1 --duration 8s "$NODE" &
 CALLS=$!
 sleep 3 # the breakpoint is set within a second or two
 erl_call=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin/erl_call

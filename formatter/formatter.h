@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../common/mfa_pattern.h"
-#include "../sampler/sample.h"
+#include "../common/sample.h"
 
 typedef struct fmt_ctx_s fmt_ctx;
 

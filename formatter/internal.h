@@ -72,6 +72,7 @@ struct fmt_tier {
 	size_t name_len, module_len, function_len;
 	int any_module, any_function; /* "_" */
 	int arity;                    /* -1: any */
+	int alias;                    /* an Elixir alias: 'Elixir.MOD' or 'MOD' */
 };
 
 struct fmt_tiers {

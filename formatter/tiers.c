@@ -48,6 +48,7 @@ int fmt_tiers_init(struct fmt_tiers *t, const struct fp_tier_pattern *p, size_t 
 		d->any_function = any(p[k].pattern.function);
 		d->function = keep(&at, d->any_function ? "" : p[k].pattern.function, &d->function_len);
 		d->arity = p[k].pattern.arity;
+		d->alias = p[k].pattern.alias;
 	}
 	t->n = n;
 	return 0;
@@ -65,12 +66,25 @@ static int same(struct fp_str s, const char *text, size_t len)
 	return s.len == len && memcmp(s.ptr, text, len) == 0;
 }
 
+/* An Elixir alias (Shop.Repo) is Elixir's module 'Elixir.Shop.Repo' or an
+ * Erlang module of that very name: a recording has no node to ask which
+ * one is loaded, and a frame can only be of a loaded one. */
+static int same_module(const struct fmt_tier *t, struct fp_str m)
+{
+	static const char elixir[] = "Elixir.";
+	const size_t e = sizeof elixir - 1;
+	if (same(m, t->module, t->module_len))
+		return 1;
+	return t->alias && m.len == e + t->module_len && memcmp(m.ptr, elixir, e) == 0 &&
+	       memcmp(m.ptr + e, t->module, t->module_len) == 0;
+}
+
 /* A frame whose arity the node did not give (-1) matches only ARITY '_'. */
 static int matches(const struct fmt_tier *t, const struct fp_frame *f)
 {
 	return (t->arity < 0 || t->arity == f->arity) &&
 	       (t->any_function || same(f->function, t->function, t->function_len)) &&
-	       (t->any_module || same(f->module, t->module, t->module_len));
+	       (t->any_module || same_module(t, f->module));
 }
 
 long fmt_tiers_match(const struct fmt_tiers *t, const struct fp_sample *s)

@@ -2,8 +2,8 @@
  * index.h - the report index: what `flameprof report` needs from a file,
  * written beside its text so that a report does not re-read it. This room
  * holds the index's format (ix_fmt.h), its writer (ix_write.c with its
- * tables, ix_tables.c) and the perf-script text parser (ix_parse.h) and
- * hash (ix_hash.h) that the writer and report/ share. The capture (cli/)
+ * tables, ix_tables.c) and the perf-script text parser (ix_parse.h) that
+ * the writer and report/ share (their hashes are common/hash.h's). The capture (cli/)
  * feeds the writer through rotate/'s byte hook; report/ reads the index
  * (report/rep_index_read.c) into its collector.
  *

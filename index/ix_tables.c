@@ -17,16 +17,16 @@
 #include "ix_fmt.h"
 
 /* Room for `more` bytes after len. @return 0, or -1 when out of memory. */
-int ixb_reserve(struct ix_buf *b, size_t more)
+int ix_buf_reserve(struct ix_buf *b, size_t more)
 {
 	if (more > SIZE_MAX - b->len)
 		return -1;
 	return fp_grow((void **)&b->d, &b->cap, b->len + more, 1, 256);
 }
 
-int ixb_put_bytes(struct ix_buf *b, const void *p, size_t n)
+int ix_buf_put_bytes(struct ix_buf *b, const void *p, size_t n)
 {
-	if (ixb_reserve(b, n) != 0)
+	if (ix_buf_reserve(b, n) != 0)
 		return -1;
 	if (n)
 		memcpy(b->d + b->len, p, n);
@@ -34,15 +34,15 @@ int ixb_put_bytes(struct ix_buf *b, const void *p, size_t n)
 	return 0;
 }
 
-int ixb_put_varint(struct ix_buf *b, uint64_t v)
+int ix_buf_put_varint(struct ix_buf *b, uint64_t v)
 {
-	if (ixb_reserve(b, 10) != 0)
+	if (ix_buf_reserve(b, 10) != 0)
 		return -1;
 	b->len += ix_put_varint(b->d + b->len, v);
 	return 0;
 }
 
-int ixw_frame_id(struct ixw_tables *w, const struct ix_frame_line *fr, uint32_t *id)
+int ix_frame_id(struct ix_tables *w, const struct ix_frame_line *fr, uint32_t *id)
 {
 	unsigned kind = fr->is_category ? 1 : 0;
 	uint32_t h = fp_hash32(kind, fr->sym, fr->sym_len) ^ fp_hash32(7, fr->dso, fr->dso_len);
@@ -73,15 +73,15 @@ int ixw_frame_id(struct ixw_tables *w, const struct ix_frame_line *fr, uint32_t 
 	e->dso_len = (uint32_t)fr->dso_len;
 	e->hash = h;
 	e->kind = (uint8_t)kind;
-	if (ixb_put_bytes(&w->pool, fr->sym, fr->sym_len) != 0 ||
-	    ixb_put_bytes(&w->pool, fr->dso, fr->dso_len) != 0)
+	if (ix_buf_put_bytes(&w->pool, fr->sym, fr->sym_len) != 0 ||
+	    ix_buf_put_bytes(&w->pool, fr->dso, fr->dso_len) != 0)
 		return -1;
 	fp_slots_put(w->frame_slots, w->frame_nslots, h, w->nframes);
 	*id = (uint32_t)w->nframes++;
 	return 0;
 }
 
-int ixw_stack_id(struct ixw_tables *w, const uint32_t *frames, size_t n, uint32_t *id)
+int ix_stack_id(struct ix_tables *w, const uint32_t *frames, size_t n, uint32_t *id)
 {
 	uint32_t h = fp_hash32(3, frames, n * sizeof *frames);
 	size_t j;
@@ -115,7 +115,7 @@ int ixw_stack_id(struct ixw_tables *w, const uint32_t *frames, size_t n, uint32_
 	return 0;
 }
 
-int ixw_pid_id(struct ixw_tables *w, uint32_t pid, uint32_t tid, uint32_t *id)
+int ix_pid_id(struct ix_tables *w, uint32_t pid, uint32_t tid, uint32_t *id)
 {
 	uint32_t key[2] = { pid, tid };
 	uint32_t h = fp_hash32(5, key, sizeof key);
@@ -144,7 +144,7 @@ int ixw_pid_id(struct ixw_tables *w, uint32_t pid, uint32_t tid, uint32_t *id)
 	return 0;
 }
 
-int ixw_comm_id(struct ixw_tables *w, const char *s, size_t len, uint32_t *id)
+int ix_comm_id(struct ix_tables *w, const char *s, size_t len, uint32_t *id)
 {
 	size_t i;
 	for (i = 0; i < w->ncomms; i++)
@@ -165,8 +165,8 @@ int ixw_comm_id(struct ixw_tables *w, const char *s, size_t len, uint32_t *id)
 	return 0;
 }
 
-int ixw_layout_id(struct ixw_tables *w, const char *sig, size_t sig_len, uint32_t nnames,
-		  uint32_t *id)
+int ix_layout_id(struct ix_tables *w, const char *sig, size_t sig_len, uint32_t nnames,
+		 uint32_t *id)
 {
 	size_t i;
 	for (i = 0; i < w->nlayouts; i++)
@@ -190,7 +190,7 @@ int ixw_layout_id(struct ixw_tables *w, const char *sig, size_t sig_len, uint32_
 				}
 	}
 	w->layouts[i].len = 0;
-	if (ixb_put_bytes(&w->layouts[i], sig, sig_len) != 0)
+	if (ix_buf_put_bytes(&w->layouts[i], sig, sig_len) != 0)
 		return -1;
 	w->layout_n[i] = nnames;
 	w->nlayouts++;
@@ -198,46 +198,46 @@ int ixw_layout_id(struct ixw_tables *w, const char *sig, size_t sig_len, uint32_
 	return 0;
 }
 
-int ixb_put_str(struct ix_buf *b, const void *p, size_t n)
+int ix_buf_put_str(struct ix_buf *b, const void *p, size_t n)
 {
-	return ixb_put_varint(b, n) | ixb_put_bytes(b, p, n);
+	return ix_buf_put_varint(b, n) | ix_buf_put_bytes(b, p, n);
 }
 
-int ixw_tables_encode(struct ixw_tables *w, struct ix_buf *b)
+int ix_tables_encode(struct ix_tables *w, struct ix_buf *b)
 {
 	size_t i, k;
 	int rc = 0;
 	b->len = 0;
-	rc |= ixb_put_varint(b, w->nframes - w->frames_done);
+	rc |= ix_buf_put_varint(b, w->nframes - w->frames_done);
 	for (i = w->frames_done; i < w->nframes; i++) {
 		const struct frame_ent *e = &w->frames[i];
-		rc |= ixb_put_varint(b, e->kind);
-		rc |= ixb_put_str(b, w->pool.d + e->off, e->sym_len);
-		rc |= ixb_put_str(b, w->pool.d + e->off + e->sym_len, e->dso_len);
+		rc |= ix_buf_put_varint(b, e->kind);
+		rc |= ix_buf_put_str(b, w->pool.d + e->off, e->sym_len);
+		rc |= ix_buf_put_str(b, w->pool.d + e->off + e->sym_len, e->dso_len);
 	}
-	rc |= ixb_put_varint(b, w->ncomms - w->comms_done);
+	rc |= ix_buf_put_varint(b, w->ncomms - w->comms_done);
 	for (i = w->comms_done; i < w->ncomms; i++)
-		rc |= ixb_put_str(b, w->comms[i], w->comm_len[i]);
-	rc |= ixb_put_varint(b, w->nlayouts - w->layouts_done);
+		rc |= ix_buf_put_str(b, w->comms[i], w->comm_len[i]);
+	rc |= ix_buf_put_varint(b, w->nlayouts - w->layouts_done);
 	for (i = w->layouts_done; i < w->nlayouts; i++) {
 		const char *a = (const char *)w->layouts[i].d;
-		rc |= ixb_put_varint(b, w->layout_n[i]);
+		rc |= ix_buf_put_varint(b, w->layout_n[i]);
 		for (k = 0; k < w->layout_n[i]; k++) {
 			size_t l = strlen(a);
-			rc |= ixb_put_str(b, a, l);
+			rc |= ix_buf_put_str(b, a, l);
 			a += l + 1;
 		}
 	}
-	rc |= ixb_put_varint(b, w->nstacks - w->stacks_done);
+	rc |= ix_buf_put_varint(b, w->nstacks - w->stacks_done);
 	for (i = w->stacks_done; i < w->nstacks; i++) {
 		const struct stack_ent *e = &w->stacks[i];
-		rc |= ixb_put_varint(b, e->n);
+		rc |= ix_buf_put_varint(b, e->n);
 		for (k = 0; k < e->n; k++)
-			rc |= ixb_put_varint(b, w->spool[e->off + k]);
+			rc |= ix_buf_put_varint(b, w->spool[e->off + k]);
 	}
-	rc |= ixb_put_varint(b, w->npids - w->pids_done);
+	rc |= ix_buf_put_varint(b, w->npids - w->pids_done);
 	for (i = w->pids_done; i < w->npids; i++)
-		rc |= ixb_put_varint(b, w->pids[i].pid) | ixb_put_varint(b, w->pids[i].tid);
+		rc |= ix_buf_put_varint(b, w->pids[i].pid) | ix_buf_put_varint(b, w->pids[i].tid);
 	w->frames_done = w->nframes;
 	w->comms_done = w->ncomms;
 	w->layouts_done = w->nlayouts;
@@ -246,13 +246,13 @@ int ixw_tables_encode(struct ixw_tables *w, struct ix_buf *b)
 	return rc;
 }
 
-size_t ixw_tables_bytes(const struct ixw_tables *w)
+size_t ix_tables_bytes(const struct ix_tables *w)
 {
 	return w->pool.len + w->splen * 4 + w->nframes * sizeof *w->frames +
 	       w->nstacks * sizeof *w->stacks + w->npids * (sizeof *w->pids + IX_MAX_SLOTS * sizeof *w->prev);
 }
 
-uint32_t ixw_tables_max_slots(const struct ixw_tables *w)
+uint32_t ix_tables_max_slots(const struct ix_tables *w)
 {
 	uint32_t m = 0;
 	for (size_t i = 0; i < w->nlayouts; i++)
@@ -261,12 +261,12 @@ uint32_t ixw_tables_max_slots(const struct ixw_tables *w)
 	return m;
 }
 
-int64_t *ixw_pid_prev(struct ixw_tables *w, uint32_t id)
+int64_t *ix_pid_prev(struct ix_tables *w, uint32_t id)
 {
 	return w->prev + (size_t)id * IX_MAX_SLOTS;
 }
 
-void ixw_tables_reset(struct ixw_tables *w)
+void ix_tables_reset(struct ix_tables *w)
 {
 	size_t i;
 	for (i = 0; i < w->ncomms; i++)
@@ -285,7 +285,7 @@ void ixw_tables_reset(struct ixw_tables *w)
 	w->why = NULL;
 }
 
-void ixw_tables_free(struct ixw_tables *w)
+void ix_tables_free(struct ix_tables *w)
 {
 	size_t i;
 	for (i = 0; i < w->ncomms; i++)

@@ -18,10 +18,10 @@ struct ix_buf {
 };
 
 /* Each @return 0, or -1 when out of memory. */
-int ixb_reserve(struct ix_buf *b, size_t more);
-int ixb_put_bytes(struct ix_buf *b, const void *p, size_t n);
-int ixb_put_varint(struct ix_buf *b, uint64_t v);
-int ixb_put_str(struct ix_buf *b, const void *p, size_t n); /* length, then the bytes */
+int ix_buf_reserve(struct ix_buf *b, size_t more);
+int ix_buf_put_bytes(struct ix_buf *b, const void *p, size_t n);
+int ix_buf_put_varint(struct ix_buf *b, uint64_t v);
+int ix_buf_put_str(struct ix_buf *b, const void *p, size_t n); /* length, then the bytes */
 
 struct frame_ent {
 	uint32_t off, sym_len, dso_len; /* in the pool: sym then dso */
@@ -40,7 +40,7 @@ struct pid_ent {
 };
 
 /* One file's tables; *_done: how many entries earlier blocks carry. */
-struct ixw_tables {
+struct ix_tables {
 	struct frame_ent *frames;
 	size_t nframes, frames_cap, frames_done;
 	uint32_t *frame_slots;     /* id + 1; 0 empty */
@@ -67,23 +67,23 @@ struct ixw_tables {
 };
 
 /* Ids, new or old. Each @return 0, or -1 (why set, or out of memory). */
-int ixw_frame_id(struct ixw_tables *t, const struct ix_frame_line *fr, uint32_t *id);
-int ixw_stack_id(struct ixw_tables *t, const uint32_t *frames, size_t n, uint32_t *id);
-int ixw_pid_id(struct ixw_tables *t, uint32_t pid, uint32_t tid, uint32_t *id);
-int ixw_comm_id(struct ixw_tables *t, const char *s, size_t len, uint32_t *id);
+int ix_frame_id(struct ix_tables *t, const struct ix_frame_line *fr, uint32_t *id);
+int ix_stack_id(struct ix_tables *t, const uint32_t *frames, size_t n, uint32_t *id);
+int ix_pid_id(struct ix_tables *t, uint32_t pid, uint32_t tid, uint32_t *id);
+int ix_comm_id(struct ix_tables *t, const char *s, size_t len, uint32_t *id);
 /* sig: the metric names, each ending in a NUL. */
-int ixw_layout_id(struct ixw_tables *t, const char *sig, size_t sig_len, uint32_t nnames,
-		  uint32_t *id);
+int ix_layout_id(struct ix_tables *t, const char *sig, size_t sig_len, uint32_t nnames,
+		 uint32_t *id);
 /* A pid's last metric values in this file, IX_MAX_SLOTS of them. */
-int64_t *ixw_pid_prev(struct ixw_tables *t, uint32_t id);
+int64_t *ix_pid_prev(struct ix_tables *t, uint32_t id);
 /* The most metrics any layout has. */
-uint32_t ixw_tables_max_slots(const struct ixw_tables *t);
+uint32_t ix_tables_max_slots(const struct ix_tables *t);
 /* Memory held, for the writer's cap. */
-size_t ixw_tables_bytes(const struct ixw_tables *t);
+size_t ix_tables_bytes(const struct ix_tables *t);
 /* Appends the entries new since the last call (a block's table section)
  * to b. @return 0, or -1 when out of memory. */
-int ixw_tables_encode(struct ixw_tables *t, struct ix_buf *b);
-void ixw_tables_reset(struct ixw_tables *t);
-void ixw_tables_free(struct ixw_tables *t);
+int ix_tables_encode(struct ix_tables *t, struct ix_buf *b);
+void ix_tables_reset(struct ix_tables *t);
+void ix_tables_free(struct ix_tables *t);
 
 #endif

@@ -60,7 +60,7 @@ struct ix_writer_s {
 	uint32_t ev_stack;
 	struct ix_buf sig;            /* the event's metric names, for the layout */
 
-	struct ixw_tables tab;     /* the file's frames, stacks, pids, comms, layouts */
+	struct ix_tables tab;     /* the file's frames, stacks, pids, comms, layouts */
 	struct block_ent *bcache;  /* frames blocks seen -> stack id */
 	size_t bc_slots, bc_used;
 
@@ -85,7 +85,7 @@ static void give_up(ix_writer *w, const char *why)
 	if (w->why)
 		return;
 	w->why = why;
-	ixw_tables_free(&w->tab);
+	ix_tables_free(&w->tab);
 	free(w->bcache);
 	w->bcache = NULL;
 	w->bc_slots = w->bc_used = 0;
@@ -129,16 +129,16 @@ static int begin_event(ix_writer *w, const char *s, size_t len)
 		w->ev_v[n] = v;
 		w->ev_d[n] = d;
 		n++;
-		if (ixb_put_bytes(&w->sig, nm, nl) != 0 || ixb_put_bytes(&w->sig, "", 1) != 0)
+		if (ix_buf_put_bytes(&w->sig, nm, nl) != 0 || ix_buf_put_bytes(&w->sig, "", 1) != 0)
 			return -1;
 	}
 	if (r < 0) {
 		give_up(w, "a metric the report cannot parse");
 		return -1;
 	}
-	if (ixw_comm_id(&w->tab, ev.comm, ev.comm_len, &w->ev_comm) != 0 ||
-	    ixw_pid_id(&w->tab, ev.pid, ev.tid, &w->ev_pid) != 0 ||
-	    ixw_layout_id(&w->tab, (const char *)w->sig.d, w->sig.len, n, &w->ev_layout) != 0)
+	if (ix_comm_id(&w->tab, ev.comm, ev.comm_len, &w->ev_comm) != 0 ||
+	    ix_pid_id(&w->tab, ev.pid, ev.tid, &w->ev_pid) != 0 ||
+	    ix_layout_id(&w->tab, (const char *)w->sig.d, w->sig.len, n, &w->ev_layout) != 0)
 		return table_failed(w);
 	w->ev_nslots = n;
 	w->ev_time = ev.time_us;
@@ -160,7 +160,7 @@ static int frame(ix_writer *w, const char *s, size_t len)
 	}
 	if (!fr.dso)
 		fr.dso = "";
-	if (ixw_frame_id(&w->tab, &fr, &id) != 0)
+	if (ix_frame_id(&w->tab, &fr, &id) != 0)
 		return table_failed(w);
 	if (fp_grow((void **)&w->ev_frames, &w->ev_cap, w->ev_n + 1, sizeof *w->ev_frames, 64) != 0)
 		return -1;
@@ -181,21 +181,21 @@ static int commit(ix_writer *w)
 	w->in_event = 0;
 	if (w->ev_has_stack)
 		st = w->ev_stack;
-	else if (ixw_stack_id(&w->tab, w->ev_frames, w->ev_n, &st) != 0)
+	else if (ix_stack_id(&w->tab, w->ev_frames, w->ev_n, &st) != 0)
 		return table_failed(w);
-	prev = ixw_pid_prev(&w->tab, w->ev_pid);
-	rc |= ixb_put_varint(&w->col[IX_S_TIME],
-			 ix_zigzag((int64_t)((uint64_t)w->ev_time - (uint64_t)w->prev_time)));
-	rc |= ixb_put_varint(&w->col[IX_S_COMM], w->ev_comm);
-	rc |= ixb_put_varint(&w->col[IX_S_PID], w->ev_pid);
-	rc |= ixb_put_varint(&w->col[IX_S_STACK], st);
-	rc |= ixb_put_varint(&w->col[IX_S_LAYOUT], w->ev_layout);
+	prev = ix_pid_prev(&w->tab, w->ev_pid);
+	rc |= ix_buf_put_varint(&w->col[IX_S_TIME],
+			   ix_zigzag((int64_t)((uint64_t)w->ev_time - (uint64_t)w->prev_time)));
+	rc |= ix_buf_put_varint(&w->col[IX_S_COMM], w->ev_comm);
+	rc |= ix_buf_put_varint(&w->col[IX_S_PID], w->ev_pid);
+	rc |= ix_buf_put_varint(&w->col[IX_S_STACK], st);
+	rc |= ix_buf_put_varint(&w->col[IX_S_LAYOUT], w->ev_layout);
 	for (k = 0; k < w->ev_nslots; k++) {
 		/* modulo 2^64, as the reader undoes it */
 		uint64_t change = (uint64_t)w->ev_v[k] - (uint64_t)prev[k];
 		uint64_t corr = (uint64_t)w->ev_d[k] - change;
-		rc |= ixb_put_varint(&w->col[IX_S_METRICS + 2 * k], ix_zigzag((int64_t)change));
-		rc |= ixb_put_varint(&w->col[IX_S_METRICS + 2 * k + 1], ix_zigzag((int64_t)corr));
+		rc |= ix_buf_put_varint(&w->col[IX_S_METRICS + 2 * k], ix_zigzag((int64_t)change));
+		rc |= ix_buf_put_varint(&w->col[IX_S_METRICS + 2 * k + 1], ix_zigzag((int64_t)corr));
 		prev[k] = w->ev_v[k];
 	}
 	if (rc)
@@ -205,7 +205,7 @@ static int commit(ix_writer *w)
 	w->file_events++;
 	if (w->pending >= BLOCK_EVENTS && block(w) != 0)
 		return -1;
-	if (ixw_tables_bytes(&w->tab) + w->bc_slots * sizeof *w->bcache > TABLES_MAX) {
+	if (ix_tables_bytes(&w->tab) + w->bc_slots * sizeof *w->bcache > TABLES_MAX) {
 		give_up(w, "the tables grew past their cap");
 		return -1;
 	}
@@ -325,7 +325,7 @@ static const char *frames_block(ix_writer *w, const char *s, const char *end)
 			return s;
 		}
 	}
-	if (ixw_stack_id(&w->tab, w->ev_frames, w->ev_n, &st) != 0) {
+	if (ix_stack_id(&w->tab, w->ev_frames, w->ev_n, &st) != 0) {
 		table_failed(w);
 		return q;
 	}
@@ -348,12 +348,12 @@ void ix_writer_text(ix_writer *w, const void *p, size_t n)
 	while (s < end && !w->why) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		if (!nl) {
-			if (ixb_put_bytes(&w->carry, s, (size_t)(end - s)) != 0)
+			if (ix_buf_put_bytes(&w->carry, s, (size_t)(end - s)) != 0)
 				give_up(w, "out of memory");
 			return;
 		}
 		if (w->carry.len) {
-			if (ixb_put_bytes(&w->carry, s, (size_t)(nl - s)) != 0) {
+			if (ix_buf_put_bytes(&w->carry, s, (size_t)(nl - s)) != 0) {
 				give_up(w, "out of memory");
 				return;
 			}
@@ -378,7 +378,7 @@ static int squeeze(ix_writer *w, struct ix_buf *dst, const struct ix_buf *src, s
 	if (src->len == 0)
 		return 0;
 	bound = ZSTD_compressBound(src->len);
-	if (ixb_reserve(dst, bound) != 0)
+	if (ix_buf_reserve(dst, bound) != 0)
 		return -1;
 	r = ZSTD_compress2(w->cc, dst->d + dst->len, bound, src->d, src->len);
 	if (ZSTD_isError(r))
@@ -402,9 +402,9 @@ static int block(ix_writer *w)
 		w->out_taken = 0;
 	}
 	data->len = 0;
-	nsec += 2 * (size_t)ixw_tables_max_slots(&w->tab);
+	nsec += 2 * (size_t)ix_tables_max_slots(&w->tab);
 	w->raw.len = 0;
-	if (ixw_tables_encode(&w->tab, &w->raw) != 0 || squeeze(w, data, &w->raw, &clen[0]) != 0)
+	if (ix_tables_encode(&w->tab, &w->raw) != 0 || squeeze(w, data, &w->raw, &clen[0]) != 0)
 		goto oom;
 	for (i = 1; i < nsec; i++)
 		if (squeeze(w, data, &w->col[i], &clen[i]) != 0)
@@ -422,11 +422,11 @@ static int block(ix_writer *w)
 		h += ix_put_varint(h, clen[i]);
 	}
 	hdr_at = w->out.len;
-	if (ixb_reserve(&w->out, IX_SKIP_HDR) != 0)
+	if (ix_buf_reserve(&w->out, IX_SKIP_HDR) != 0)
 		goto oom;
 	w->out.len += IX_SKIP_HDR;
-	rc |= ixb_put_bytes(&w->out, head, (size_t)(h - head));
-	rc |= ixb_put_bytes(&w->out, data->d, data->len);
+	rc |= ix_buf_put_bytes(&w->out, head, (size_t)(h - head));
+	rc |= ix_buf_put_bytes(&w->out, data->d, data->len);
 	if (rc || w->out.len - hdr_at - IX_SKIP_HDR > UINT32_MAX ||
 	    fp_grow((void **)&w->blocks, &w->blocks_cap, w->nblocks + 1, sizeof *w->blocks, 64) != 0)
 		goto oom;
@@ -451,18 +451,18 @@ static int trailer(ix_writer *w, uint64_t offset)
 	size_t at = w->out.len, i;
 	struct ix_buf *b = &w->out;
 	int rc = 0;
-	if (ixb_reserve(b, IX_SKIP_HDR) != 0)
+	if (ix_buf_reserve(b, IX_SKIP_HDR) != 0)
 		return -1;
 	b->len += IX_SKIP_HDR;
-	rc |= ixb_put_bytes(b, IX_TRAIL_TAG, 4);
-	rc |= ixb_put_bytes(b, &(unsigned char){ IX_VERSION }, 1);
-	rc |= ixb_put_varint(b, w->nblocks);
+	rc |= ix_buf_put_bytes(b, IX_TRAIL_TAG, 4);
+	rc |= ix_buf_put_bytes(b, &(unsigned char){ IX_VERSION }, 1);
+	rc |= ix_buf_put_varint(b, w->nblocks);
 	for (i = 0; i < w->nblocks; i++)
-		rc |= ixb_put_varint(b, w->blocks[i].offset) | ixb_put_varint(b, w->blocks[i].size) |
-		      ixb_put_varint(b, w->blocks[i].events);
-	rc |= ixb_put_varint(b, w->file_events);
-	rc |= ixb_put_varint(b, offset);
-	if (rc || ixb_reserve(b, IX_FOOT) != 0 || b->len + IX_FOOT - at > UINT32_MAX)
+		rc |= ix_buf_put_varint(b, w->blocks[i].offset) | ix_buf_put_varint(b, w->blocks[i].size) |
+		      ix_buf_put_varint(b, w->blocks[i].events);
+	rc |= ix_buf_put_varint(b, w->file_events);
+	rc |= ix_buf_put_varint(b, offset);
+	if (rc || ix_buf_reserve(b, IX_FOOT) != 0 || b->len + IX_FOOT - at > UINT32_MAX)
 		return -1;
 	ix_put_le32(b->d + b->len, (uint32_t)(b->len + IX_FOOT - at));
 	memcpy(b->d + b->len + 4, IX_FOOT_MAGIC, 8);
@@ -529,7 +529,7 @@ ix_writer *ix_writer_create(int level)
 void ix_writer_reset(ix_writer *w)
 {
 	size_t i;
-	ixw_tables_reset(&w->tab);
+	ix_tables_reset(&w->tab);
 	if (w->bcache)
 		memset(w->bcache, 0, w->bc_slots * sizeof *w->bcache);
 	w->bc_used = 0;
@@ -550,7 +550,7 @@ void ix_writer_free(ix_writer *w)
 	size_t i;
 	if (!w)
 		return;
-	ixw_tables_free(&w->tab);
+	ix_tables_free(&w->tab);
 	for (i = 0; i < NCOLS; i++)
 		free(w->col[i].d);
 	free(w->carry.d);

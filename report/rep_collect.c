@@ -16,6 +16,7 @@
 #include "../common/grow.h"
 #include "../common/hash.h"
 #include "../common/slots.h"
+#include "../formatter/formatter.h"
 #include "../index/ix_parse.h"
 
 #define MARK_STATUS_OK 1u
@@ -42,6 +43,7 @@ struct rep_collect_s {
 	char metric[128];
 	size_t metric_len;
 	char weight_name[160];
+	uint32_t node_id, node_mask; /* rep_collect_set_node(); REP_NO_FRAME: none */
 	/* the event being read */
 	int in_event, keep;
 	int64_t time_us, w;
@@ -101,6 +103,7 @@ rep_collect *rep_collect_create(const struct rep_config *cfg, enum rep_c_err *er
 		rep_collect_free(c);
 		return NULL;
 	}
+	c->node_id = REP_NO_FRAME;
 	c->need_mask = 0;
 	for (size_t k = 0; k < cfg->ncategories; k++)
 		c->need_mask |= MARK_CAT(k);
@@ -356,6 +359,8 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 		c->st.idle_delta++;
 	}
 	neg = w < 0;
+	if (c->node_id != REP_NO_FRAME)
+		catmask |= c->node_mask;
 	if ((catmask & c->need_mask) != c->need_mask) {
 		c->st.filtered++;
 		return 0;
@@ -375,8 +380,10 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 		rep_trie_add_at(c->trie, leaf[neg], w);
 		return kept(c, time_us, leaf[neg], status_id, more);
 	}
-	if (nids > c->capids && grow_ids(c, nids) != 0)
+	if (nids + 1 > c->capids && grow_ids(c, nids + 1) != 0)
 		return REP_C_NOMEM;
+	if (c->node_id != REP_NO_FRAME)
+		c->path[n++] = c->node_id;
 	if (neg)
 		c->path[n++] = c->negative_id;
 	c->path[n++] = status_id;
@@ -564,6 +571,29 @@ uint32_t rep_collect_frame(rep_collect *c, int is_category, const char *sym, siz
 	if (is_category)
 		*catmask |= rep_frames_mark(c->frames, id);
 	return id;
+}
+
+int rep_collect_set_node(rep_collect *c, const char *node)
+{
+	char text[600], sym[2048];
+	uint32_t mask = 0;
+	if (!node) {
+		c->node_id = REP_NO_FRAME;
+		return 0;
+	}
+	/* as a capture writes a category frame's symbol (formatter/escape.c) */
+	snprintf(text, sizeof text, "node:%s", *node ? node : "unknown");
+	size_t len = fmt_escape(text, strlen(text), sym, sizeof sym);
+	if (len >= sizeof sym)
+		len = sizeof sym - 1;
+	uint32_t id = rep_collect_frame(c, 1, sym, len, "[category]", 10, &mask);
+	if (id == REP_NO_FRAME) {
+		snprintf(c->err, sizeof c->err, "out of memory");
+		return REP_C_NOMEM;
+	}
+	c->node_id = id;
+	c->node_mask = mask;
+	return 0;
 }
 
 static int frame_line(rep_collect *c, const char *s, size_t len)

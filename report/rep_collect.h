@@ -109,6 +109,12 @@ void rep_collect_free(rep_collect *c);
  * before the first event. */
 void rep_collect_set_t0(rep_collect *c, int64_t time_us);
 
+/* The events read from now on are drawn under a category frame
+ * node:NAME, outermost (files of several nodes drawn together); NULL:
+ * none. A --category filter sees it as any category frame. @return 0 or
+ * REP_C_NOMEM. */
+int rep_collect_set_node(rep_collect *c, const char *node);
+
 /* One input line (without '\n'). @return 0 or a negative enum rep_c_err
  * (detail in rep_collect_error()). */
 int rep_collect_line(rep_collect *c, const char *line, size_t len);

@@ -1,8 +1,9 @@
 /*
  * rep_config.h - what `flameprof report` was asked to do, as plain data.
  *
- * Filled by rep_opts_parse() (cli/report_opts.c) from argv; nothing past the
- * front door sees argv.
+ * Filled by fp_report_parse() (cli/report_opts.c) from argv; nothing past the
+ * front door sees argv. The front door also supplies the voice (say): the
+ * report prints nothing itself.
  */
 #ifndef REP_CONFIG_H
 #define REP_CONFIG_H
@@ -10,12 +11,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What the report says on its way, besides a failure (report.h). */
+enum rep_say {
+	REP_SAY_WARN, /* something odd in the input, and what the report did about it */
+	REP_SAY_INFO, /* the summary: what was read, what was written */
+};
+
 enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF };
 
 #define REP_MAX_PIDS 64
 /* The report's default --status: what answers "where does the CPU go". */
 #define REP_ON_CPU "running,garbage_collecting"
 #define REP_MAX_CATEGORIES 16
+#define REP_MAX_NODES 64
 
 struct rep_pid_filter {
 	uint32_t pid;     /* pid number */
@@ -44,8 +52,14 @@ struct rep_config {
 	double min_width;          /* omit frames narrower than this many pixels */
 	int quiet;                 /* no summary line */
 	int no_index;              /* --no-index: read the text even where an index is */
-	const char *node;          /* --node: in a directory, this node's files ("all": every node's) */
+	const char *nodes[REP_MAX_NODES]; /* --node, repeatable, each NODE or a comma list ("all":
+	                              * every node's); none: every node's */
+	size_t nnodes;
 	int names;                 /* --names: enum fp_names (common/names.h); 0 auto: as the files' headers say */
+	/* Called with each warning and summary line, one sentence without
+	 * "flameprof: " or a newline; NULL: they are dropped. */
+	void (*say)(void *arg, enum rep_say kind, const char *sentence);
+	void *say_arg;
 };
 
 #endif

@@ -3,11 +3,12 @@
  */
 #include "rep_files.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../formatter/formatter.h"
-#include "../rotate/naming.h"
+#include "../rotate/naming.h" /* the file-name grammar, rotate/'s door */
 #include "rep_input.h"
 #include "rep_names.h"
 #include "../index/ix_parse.h"
@@ -55,8 +56,10 @@ void rep_file_name(struct rep_file *f)
 		base++;
 	if (strncmp(base, "flameprof_", 10) != 0)
 		return;
-	/* rot_name_node() escapes '_', so the node ends at the next one */
-	end = strchr(base + 10, '_');
+	/* rot_name_node() keeps '_' (app_1@h), and the stamp, the rotation
+	 * number and the extension after the node have none: the node ends
+	 * at the last one */
+	end = strrchr(base + 10, '_');
 	nl = end ? (size_t)(end - base - 10) : 0;
 	if (nl == 0 || nl > ROT_NODE_MAX)
 		return;
@@ -124,4 +127,102 @@ int64_t rep_files_t0(const struct rep_file *files, size_t n)
 		if (files[i].first_us != REP_NO_TIME && (t0 == REP_NO_TIME || files[i].first_us < t0))
 			t0 = files[i].first_us;
 	return t0;
+}
+
+/* Calls fn for each name of a --node value ("a,b" is two names). @return
+ * 1 as soon as fn does, else 0. */
+static int each_name(const char *list, int (*fn)(const char *name, size_t len, const void *arg),
+		     const void *arg)
+{
+	for (const char *p = list;;) {
+		size_t len = strcspn(p, ",");
+		if (len && fn(p, len, arg))
+			return 1;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static int same_node(const char *name, size_t len, const void *node)
+{
+	return (len == 3 && memcmp(name, "all", 3) == 0) ||
+	       (strlen(node) == len && memcmp(name, node, len) == 0);
+}
+
+int rep_node_wanted(const char *const *wanted, size_t nw, const char *node)
+{
+	if (nw == 0)
+		return 1;
+	for (size_t k = 0; k < nw; k++)
+		if (each_name(wanted[k], same_node, node))
+			return 1;
+	return 0;
+}
+
+size_t rep_files_keep_nodes(struct rep_file *files, size_t n, const char *const *wanted, size_t nw)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rep_node_wanted(wanted, nw, files[i].node)) {
+			struct rep_file t = files[k];
+			files[k++] = files[i];
+			files[i] = t;
+		}
+	}
+	for (size_t i = k; i < n; i++) {
+		free(files[i].path);
+		files[i].path = NULL;
+	}
+	return k;
+}
+
+struct files_of {
+	const struct rep_file *files;
+	size_t n;
+	const char *missing; /* the first name no file has */
+	size_t missing_len;
+};
+
+static int has_no_file(const char *name, size_t len, const void *arg)
+{
+	struct files_of *f = (struct files_of *)arg;
+	if (len == 3 && memcmp(name, "all", 3) == 0)
+		return 0;
+	for (size_t i = 0; i < f->n; i++)
+		if (strlen(f->files[i].node) == len && memcmp(f->files[i].node, name, len) == 0)
+			return 0;
+	f->missing = name;
+	f->missing_len = len;
+	return 1;
+}
+
+int rep_files_missing_node(const struct rep_file *files, size_t n, const char *const *wanted,
+			   size_t nw, char *out, size_t cap)
+{
+	struct files_of f = { files, n, NULL, 0 };
+	for (size_t k = 0; k < nw; k++)
+		if (each_name(wanted[k], has_no_file, &f)) {
+			snprintf(out, cap, "%.*s", (int)f.missing_len, f.missing);
+			return 1;
+		}
+	return 0;
+}
+
+size_t rep_files_nodes(const struct rep_file *files, size_t n, char *list, size_t cap)
+{
+	size_t nodes = 0, ll = 0;
+	if (list && cap)
+		list[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		for (j = 0; j < i && strcmp(files[j].node, files[i].node) != 0; j++)
+			;
+		if (j < i)
+			continue;
+		nodes++;
+		if (list && ll + strlen(files[i].node) + 8 < cap)
+			ll += (size_t)snprintf(list + ll, cap - ll, "%s'%s'", ll ? ", " : "", files[i].node);
+	}
+	return nodes;
 }

@@ -3,10 +3,10 @@
  *
  * Files are read in time order: by the time of their first event (their
  * content), else by the time in their name, flameprof_<node>_<stamp>[-k]
- * (a rotated "...Z-1" after its base name). A directory that holds several
- * nodes' files gives one node's: --node's, or the node whose capture is
- * the latest. The time origin of a report is the earliest first event of
- * all the files read.
+ * (a rotated "...Z-1" after its base name), parsed by rotate/naming.h. --node keeps the files of the
+ * nodes it names (by the node in the file name); without it every node's
+ * files are read. The time origin of a report is the earliest first event
+ * of all the files read.
  */
 #ifndef REP_FILES_H
 #define REP_FILES_H
@@ -36,6 +36,24 @@ void rep_file_first_event(struct rep_file *f);
 /* Sorts files into reading order: by first event, else by name time; ties
  * by name time, then rotation number, then path. */
 void rep_files_sort(struct rep_file *files, size_t n);
+
+/* Whether a file of node `node` is wanted by --node: wanted[0..nw) are
+ * node names or comma lists of them, "all" for every node; nw 0: every
+ * node. */
+int rep_node_wanted(const char *const *wanted, size_t nw, const char *node);
+
+/* Keeps the files (at the front, in their order) whose node is wanted,
+ * freeing the others' paths. @return how many are kept. */
+size_t rep_files_keep_nodes(struct rep_file *files, size_t n, const char *const *wanted, size_t nw);
+
+/* The first node named in wanted (not "all") that no file has, copied
+ * into out (cap bytes). @return 1 when there is one, else 0. */
+int rep_files_missing_node(const struct rep_file *files, size_t n, const char *const *wanted,
+			   size_t nw, char *out, size_t cap);
+
+/* How many distinct nodes the files come from; their names, quoted and
+ * comma-joined (cut short), into list (cap bytes; NULL: not wanted). */
+size_t rep_files_nodes(const struct rep_file *files, size_t n, char *list, size_t cap);
 
 /* The earliest first event, or REP_NO_TIME when no file has one. */
 int64_t rep_files_t0(const struct rep_file *files, size_t n);

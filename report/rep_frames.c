@@ -85,7 +85,7 @@ static int elixir_name(rep_frames *t, struct entry *e)
 	int rc = -1;
 	if (!tr)
 		return -1;
-	tl = rep_names_elixir(e->kind == REP_K_CATEGORY, t->pool + e->name_off, n, tr, cap);
+	tl = fp_names_elixir(e->kind == REP_K_CATEGORY, t->pool + e->name_off, n, tr, cap);
 	if (tl < 0) {
 		free(tr);
 		return 0; /* not an Erlang frame: as it is */

@@ -274,14 +274,8 @@ static int cmp_str(const void *a, const void *b)
 
 static int push(char ***paths, size_t *n, size_t *cap, char *s)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		char **np = realloc(*paths, nc * sizeof *np);
-		if (!np)
-			return -1;
-		*paths = np;
-		*cap = nc;
-	}
+	if (fp_grow((void **)paths, cap, *n + 1, sizeof **paths, 16) != 0)
+		return -1;
 	(*paths)[(*n)++] = s;
 	return 0;
 }

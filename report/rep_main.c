@@ -1,7 +1,9 @@
 /*
  * rep_main.c - `flameprof report` once the front door (cli/report_opts.c)
- * has its config: inputs through the collector, then the writers. The only
- * file in report/ that prints or picks exit statuses.
+ * has its config: inputs through the collector, then the writers. It prints
+ * nothing: a failure is a REP_E_* code and one sentence in the caller's
+ * buffer, and what the report says on the way (warnings, the summary) goes
+ * to the caller's cfg->say.
  */
 #include "report.h"
 
@@ -11,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sysexits.h>
 
 #include "rep_collect.h"
 #include "rep_config.h"
@@ -23,59 +24,75 @@
 #include "rep_pprof.h"
 #include "rep_text.h"
 #include "rep_write.h"
+#include "../common/grow.h"
 #include "../rotate/outfile.h"
 
-__attribute__((format(printf, 1, 2))) static void rep_msg(const char *fmt, ...)
+/* One run: what was asked, and where its failure's sentence goes. */
+struct run {
+	const struct rep_config *cfg;
+	char *err;
+	size_t cap;
+};
+
+/* Leaves the failure's one sentence for the front door. @return st. */
+__attribute__((format(printf, 3, 4))) static int fail(struct run *r, int st, const char *fmt, ...)
 {
 	va_list ap;
-	fputs("flameprof: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(r->err, r->cap, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	return st;
+}
+
+/* Hands a warning or a summary line to the front door's cfg->say. */
+__attribute__((format(printf, 3, 4))) static void say(struct run *r, enum rep_say kind,
+						      const char *fmt, ...)
+{
+	char text[8192];
+	va_list ap;
+	if (!r->cfg->say)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	r->cfg->say(r->cfg->say_arg, kind, text);
 }
 
 /* Says what went wrong when the collector failed (rc a REP_C_* code, or
  * any out-of-memory code given as REP_C_NOMEM), by either reading.
- * @return the exit status, or 0 when rc is not a failure. */
-static int collect_failed(rep_collect *c, const struct rep_config *cfg, const char *path, int rc)
+ * @return a REP_E_* code, or 0 when rc is not a failure. */
+static int collect_failed(struct run *r, rep_collect *c, const char *path, int rc)
 {
-	if (rc == REP_C_METRIC || rc == REP_C_USAGE) {
-		rep_msg("cannot weight by '%s': %s", cfg->weight, rep_collect_error(c));
-		return EX_USAGE;
-	}
-	if (rc == REP_C_NOMEM) {
-		rep_msg("cannot read '%s': out of memory (cut it with --from/--to?)", path);
-		return EX_OSERR;
-	}
-	if (rc == REP_C_DATA) {
-		rep_msg("cannot read '%s': %s (is it a flameprof capture?)", path, rep_collect_error(c));
-		return EX_DATAERR;
-	}
+	if (rc == REP_C_METRIC || rc == REP_C_USAGE)
+		return fail(r, REP_E_USAGE, "cannot weight by '%s': %s", r->cfg->weight,
+			    rep_collect_error(c));
+	if (rc == REP_C_NOMEM)
+		return fail(r, REP_E_NOMEM, "cannot read '%s': out of memory (cut it with --from/--to?)",
+			    path);
+	if (rc == REP_C_DATA)
+		return fail(r, REP_E_DATA, "cannot read '%s': %s (is it a flameprof capture?)", path,
+			    rep_collect_error(c));
 	return 0;
 }
 
 /* Says what went wrong reading a file's text (rin from rep_input_line),
- * or warns that it was cut short. @return the exit status, or 0. */
-static int input_failed(rep_input *in, const char *path, int rin)
+ * or warns that it was cut short. @return a REP_E_* code, or 0. */
+static int input_failed(struct run *r, rep_input *in, const char *path, int rin)
 {
-	if (rin == REP_IN_OPEN) {
-		rep_msg("cannot read '%s': %s", path, rep_input_error(in));
-		return EX_NOINPUT;
-	}
-	if (rin == REP_IN_CORRUPT) {
-		rep_msg("cannot decode '%s': %s (is it a flameprof file?)", path, rep_input_error(in));
-		return EX_DATAERR;
-	}
+	if (rin == REP_IN_OPEN)
+		return fail(r, REP_E_NOINPUT, "cannot read '%s': %s", path, rep_input_error(in));
+	if (rin == REP_IN_CORRUPT)
+		return fail(r, REP_E_DATA, "cannot decode '%s': %s (is it a flameprof file?)", path,
+			    rep_input_error(in));
 	if (rep_input_truncated(in))
-		rep_msg("warning: '%s' ends inside a %s frame (cut short by a crash?); using what "
-			"decoded", path, rep_input_codec(in));
+		say(r, REP_SAY_WARN, "'%s' ends inside a %s frame (cut short by a crash?); using what "
+		    "decoded", path, rep_input_codec(in));
 	return 0;
 }
 
 /* Through the file's report index, if it has a sound one: *done says
- * whether it was. @return 0 or an exit status. */
-static int read_index(rep_collect *c, const struct rep_config *cfg, const char *path, int *done)
+ * whether it was. @return 0 or a REP_E_* code. */
+static int read_index(struct run *r, rep_collect *c, const char *path, int *done)
 {
 	char detail[256];
 	uint64_t n;
@@ -85,22 +102,19 @@ static int read_index(rep_collect *c, const struct rep_config *cfg, const char *
 		return 0;
 	if (rc == REP_IX_NONE) {
 		if (*detail)
-			rep_msg("warning: the report index in '%s' is not usable (%s); reading its "
-				"text", path, detail);
+			say(r, REP_SAY_WARN, "the report index in '%s' is not usable (%s); reading its "
+			    "text", path, detail);
 		return 0;
 	}
-	if (rc == REP_IX_CORRUPT) {
-		rep_msg("cannot decode the report index in '%s': %s (read its text with --no-index)",
-			path, detail);
-		return EX_DATAERR;
-	}
-	return collect_failed(c, cfg, path, rc == REP_IX_NOMEM ? REP_C_NOMEM : rc);
+	if (rc == REP_IX_CORRUPT)
+		return fail(r, REP_E_DATA, "cannot decode the report index in '%s': %s (read its text "
+			    "with --no-index)", path, detail);
+	return collect_failed(r, c, path, rc == REP_IX_NOMEM ? REP_C_NOMEM : rc);
 }
 
 /* Reads one file into the collector; *indexed counts the files read
- * through their index. @return 0 or an exit status. */
-static int read_file(rep_collect *c, const struct rep_config *cfg, const char *path,
-		     size_t *indexed)
+ * through their index. @return 0 or a REP_E_* code. */
+static int read_file(struct run *r, rep_collect *c, const char *path, size_t *indexed)
 {
 	enum rep_in_err e;
 	char detail[256];
@@ -108,103 +122,73 @@ static int read_file(rep_collect *c, const struct rep_config *cfg, const char *p
 	size_t len;
 	int rin, rc = 0, status = 0, done = 0;
 	rep_input *in;
-	if (!cfg->no_index && ((status = read_index(c, cfg, path, &done)) != 0 || done)) {
+	if (!r->cfg->no_index && ((status = read_index(r, c, path, &done)) != 0 || done)) {
 		*indexed += (size_t)done;
 		return status;
 	}
 	in = rep_input_open(path, &e, detail, sizeof detail);
-	if (!in) {
-		rep_msg("cannot open '%s': %s (check the path and permissions)", path, detail);
-		return e == REP_IN_NOMEM ? EX_OSERR : EX_NOINPUT;
-	}
+	if (!in)
+		return fail(r, e == REP_IN_NOMEM ? REP_E_NOMEM : REP_E_NOINPUT,
+			    "cannot open '%s': %s (check the path and permissions)", path, detail);
 	while ((rin = rep_input_line(in, &line, &len)) > 0)
 		if ((rc = rep_collect_line(c, line, len)) < 0)
 			break;
 	if (rin == 0 && rc == 0)
 		rc = rep_collect_end_file(c);
-	status = collect_failed(c, cfg, path, rin == REP_IN_NOMEM ? REP_C_NOMEM : rc);
+	status = collect_failed(r, c, path, rin == REP_IN_NOMEM ? REP_C_NOMEM : rc);
 	if (status == 0)
-		status = input_failed(in, path, rin);
+		status = input_failed(r, in, path, rin);
 	rep_input_close(in);
 	return status;
 }
 
-static int read_all(rep_collect *c, const struct rep_config *cfg, const struct rep_file *files,
-		    size_t n, rep_pprof *pp, size_t *indexed)
+/* by_node: each file's events under a frame node:NAME (files of several
+ * nodes drawn together; pprof has a node label instead). */
+static int read_all(struct run *r, rep_collect *c, const struct rep_file *files, size_t n,
+		    rep_pprof *pp, int by_node, size_t *indexed)
 {
 	for (size_t i = 0; i < n; i++) {
 		int rc;
+		if (by_node && rep_collect_set_node(c, files[i].node) != 0)
+			return collect_failed(r, c, files[i].path, REP_C_NOMEM);
 		if (pp && rep_pprof_set_node(pp, files[i].node) != 0)
-			return collect_failed(c, cfg, files[i].path, REP_C_NOMEM);
-		if ((rc = read_file(c, cfg, files[i].path, indexed)) != 0)
+			return collect_failed(r, c, files[i].path, REP_C_NOMEM);
+		if ((rc = read_file(r, c, files[i].path, indexed)) != 0)
 			return rc;
 	}
 	return 0;
 }
 
-/* A directory's files (files[0..*n)) that hold several nodes: keeps the
- * files of --node's node, or of the node whose capture is the latest, and
- * says so. @return 0 or an exit status. */
-static int pick_node(struct rep_file *files, size_t *n, const char *dir,
-		     const struct rep_config *cfg)
+/* --node keeps the files of the nodes it names, and a name no file has is
+ * an error; without it every node's files are read, with a word when
+ * they come from several (each then under a frame node:NAME). @return 0
+ * or a REP_E_* code. */
+static int pick_nodes(struct run *r, struct rep_file *files, size_t *n)
 {
-	const char *pick = NULL, *other = NULL;
-	char list[512] = "", keep[sizeof files->node];
-	size_t i, k = 0, nodes = 0, ll = 0;
-	int64_t latest = REP_NO_TIME;
-	for (i = 0; i < *n; i++) {
-		size_t j;
-		for (j = 0; j < i && strcmp(files[j].node, files[i].node) != 0; j++)
-			;
-		if (j == i) { /* a node not seen before */
-			nodes++;
-			if (ll + strlen(files[i].node) + 8 < sizeof list)
-				ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s'%s'",
-						       ll ? ", " : "", files[i].node);
-		}
-		if (files[i].name_us >= latest) {
-			latest = files[i].name_us;
-			other = files[i].node;
-		}
-		if (cfg->node && strcmp(cfg->node, files[i].node) == 0)
-			pick = files[i].node;
-	}
-	if (cfg->node && !strcmp(cfg->node, "all"))
-		return 0;
-	if (cfg->node && !pick) {
-		rep_msg("cannot find files of node '%s' in '%s' (it holds %s; see --node)", cfg->node,
-			dir, list);
-		return EX_NOINPUT;
-	}
-	if (nodes < 2)
-		return 0;
-	if (!pick) {
-		pick = other;
-		rep_msg("warning: '%s' holds the files of %zu nodes (%s); drawing node '%s', whose "
-			"capture is the latest (choose with --node NODE, or --node all)", dir, nodes,
-			list, pick);
-	}
-	snprintf(keep, sizeof keep, "%s", pick); /* the swaps below move the names */
-	for (i = 0; i < *n; i++) {
-		if (strcmp(files[i].node, keep) == 0) {
-			struct rep_file t = files[k];
-			files[k++] = files[i];
-			files[i] = t;
-		}
-	}
-	for (i = k; i < *n; i++) {
-		free(files[i].path);
-		files[i].path = NULL;
-	}
-	*n = k;
+	const struct rep_config *cfg = r->cfg;
+	char list[512], missing[256], where[300];
+	size_t nodes = rep_files_nodes(files, *n, list, sizeof list);
+	if (cfg->ninputs == 1)
+		snprintf(where, sizeof where, "'%s'", cfg->inputs[0]);
+	else
+		snprintf(where, sizeof where, "the inputs");
+	if (rep_files_missing_node(files, *n, cfg->nodes, cfg->nnodes, missing, sizeof missing))
+		return fail(r, REP_E_NOINPUT, "cannot find files of node '%s' in %s (%s %s; see --node)",
+			    missing, where, cfg->ninputs == 1 ? "it holds" : "they hold", list);
+	*n = rep_files_keep_nodes(files, *n, cfg->nodes, cfg->nnodes);
+	if (cfg->nnodes == 0 && nodes > 1)
+		say(r, REP_SAY_INFO, "%s %s the files of %zu nodes (%s); drawing them together, each "
+		    "under a frame node:NAME (--node NODE draws one)", where,
+		    cfg->ninputs == 1 ? "holds" : "hold", nodes, list);
 	return 0;
 }
 
 /* Expands the inputs into files in time order (see rep_files.h); sets the
- * collector's time origin to the earliest first event. @return 0 or an
- * exit status. */
-static int gather(const struct rep_config *cfg, struct rep_file **out, size_t *nout)
+ * collector's time origin to the earliest first event. @return 0 or a
+ * REP_E_* code. */
+static int gather(struct run *r, struct rep_file **out, size_t *nout)
 {
+	const struct rep_config *cfg = r->cfg;
 	struct rep_file *files = NULL;
 	size_t n = 0, cap = 0, i;
 	char detail[512];
@@ -212,30 +196,21 @@ static int gather(const struct rep_config *cfg, struct rep_file **out, size_t *n
 	for (i = 0; i < cfg->ninputs && rc == 0; i++) {
 		char **paths = NULL;
 		size_t np = 0, pcap = 0, j;
-		struct stat sb;
 		long k = rep_input_expand(cfg->inputs[i], &paths, &np, &pcap, detail, sizeof detail);
-		if (k < 0) {
-			rep_msg("cannot open '%s': %s (check the path)", cfg->inputs[i], detail);
-			rc = EX_NOINPUT;
-		} else if (k == 0) {
-			rep_msg("cannot find flameprof_*.perf* files in '%s' (is it flameprof's output "
-				"directory?)", cfg->inputs[i]);
-			rc = EX_NOINPUT;
-		} else if (n + np > cap) {
-			struct rep_file *nf;
-			cap = (n + np) * 2;
-			if (!(nf = realloc(files, cap * sizeof *nf))) {
-				rep_msg("cannot start: out of memory");
-				rc = EX_OSERR;
-			} else {
-				files = nf;
-			}
-		}
+		if (k < 0)
+			rc = fail(r, REP_E_NOINPUT, "cannot open '%s': %s (check the path)",
+				  cfg->inputs[i], detail);
+		else if (k == 0)
+			rc = fail(r, REP_E_NOINPUT, "cannot find flameprof_*.perf* files in '%s' (is it "
+				  "flameprof's output directory?)", cfg->inputs[i]);
+		else if (fp_grow((void **)&files, &cap, n + np, sizeof *files, 16) != 0)
+			rc = fail(r, REP_E_NOMEM, "cannot start: out of memory");
 		for (j = 0; j < np; j++) {
 			const char *base = strrchr(paths[j], '/');
 			if (rc == 0 && base && base[1] == '.')
-				rep_msg("reading '%s', the file of a run that died before giving it its name "
-					"(flameprof's next run into '%s' renames it)", paths[j], cfg->inputs[i]);
+				say(r, REP_SAY_INFO, "reading '%s', the file of a run that died before giving "
+				    "it its name (flameprof's next run into '%s' renames it)", paths[j],
+				    cfg->inputs[i]);
 			if (rc == 0) {
 				memset(&files[n], 0, sizeof files[n]);
 				files[n].path = paths[j];
@@ -245,12 +220,9 @@ static int gather(const struct rep_config *cfg, struct rep_file **out, size_t *n
 			}
 		}
 		free(paths);
-		if (rc == 0 && stat(cfg->inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			size_t first = n - np, kept = np;
-			rc = pick_node(files + first, &kept, cfg->inputs[i], cfg);
-			n = first + kept;
-		}
 	}
+	if (rc == 0)
+		rc = pick_nodes(r, files, &n);
 	for (i = 0; i < n && rc == 0; i++)
 		rep_file_first_event(&files[i]);
 	if (rc == 0)
@@ -273,8 +245,8 @@ static int elixir_names(const struct rep_config *cfg, const struct rep_file *fil
 }
 
 /* Writes one format into an output opened aside (rotate/outfile.h).
- * @return 0 or the exit status (said). */
-static int write_one(struct rot_out *o, const char *what, const struct rep_view *v,
+ * @return 0 or a REP_E_* code (its sentence left in r). */
+static int write_one(struct run *r, struct rot_out *o, const char *what, const struct rep_view *v,
 		     const struct rep_heat *heat, const rep_pprof *pp, enum rep_format fmt)
 {
 	int rc;
@@ -285,65 +257,60 @@ static int write_one(struct rot_out *o, const char *what, const struct rep_view 
 	case REP_F_PPROF: rc = rep_write_pprof(o->f, v, pp); break;
 	default: rc = rep_write_speedscope(o->f, v); break;
 	}
-	if (rc != 0) {
-		rep_msg("cannot write %s '%s': out of memory", what, o->path ? o->path : "-");
-		return EX_OSERR;
-	}
+	if (rc != 0)
+		return fail(r, REP_E_NOMEM, "cannot write %s '%s': out of memory", what,
+			    o->path ? o->path : "-");
 	return 0;
 }
 
-/* Publishes a written output and says so. @return 0 or the exit status. */
-static int publish(struct rot_out *o, const char *what, enum rep_format fmt, int quiet)
+/* Publishes a written output and says so. @return 0 or a REP_E_* code. */
+static int publish(struct run *r, struct rot_out *o, const char *what, enum rep_format fmt,
+		   int quiet)
 {
-	char err[1200], *path = o->path ? strdup(o->path) : NULL;
+	char *path = o->path ? strdup(o->path) : NULL;
 	int to_file = o->path != NULL;
 	if (to_file && !path) {
 		rot_out_abort(o);
-		rep_msg("cannot write %s: out of memory", what);
-		return EX_OSERR;
+		return fail(r, REP_E_NOMEM, "cannot write %s: out of memory", what);
 	}
-	if (rot_out_commit(o, err, sizeof err) != 0) {
-		rep_msg("%s", err);
+	if (rot_out_commit(o, r->err, r->cap) != 0) {
 		free(path);
-		return EX_IOERR;
+		return REP_E_IO;
 	}
 	if (!quiet && to_file) {
 		struct stat st;
 		long long kb = stat(path, &st) == 0 ? (long long)(st.st_size + 1023) / 1024 : 0;
-		rep_msg("wrote %s '%s' (%lld KiB)%s", what, path, kb,
-			fmt == REP_F_SVG || fmt == REP_F_HEATMAP ? "; open it in a web browser"
-			: fmt == REP_F_SPEEDSCOPE ? "; open it at https://www.speedscope.app"
-			: fmt == REP_F_PPROF ? "; open it with go tool pprof -http=: FILE" : "");
+		say(r, REP_SAY_INFO, "wrote %s '%s' (%lld KiB)%s", what, path, kb,
+		    fmt == REP_F_SVG || fmt == REP_F_HEATMAP ? "; open it in a web browser"
+		    : fmt == REP_F_SPEEDSCOPE ? "; open it at https://www.speedscope.app"
+		    : fmt == REP_F_PPROF ? "; open it with go tool pprof -http=: FILE" : "");
 	}
 	free(path);
 	return 0;
 }
 
 /* Both outputs written aside, then both published: a run that fails
- * leaves every existing file as it was. @return 0 or the exit status. */
-static int write_outputs(const struct rep_config *cfg, const struct rep_view *v,
-			 const struct rep_heat *heat, const rep_pprof *pp, const char *what)
+ * leaves every existing file as it was. @return 0 or a REP_E_* code. */
+static int write_outputs(struct run *r, const struct rep_view *v, const struct rep_heat *heat,
+			 const rep_pprof *pp, const char *what)
 {
+	const struct rep_config *cfg = r->cfg;
 	struct rot_out out, hm;
-	char err[1200];
 	int rc;
 	memset(&hm, 0, sizeof hm);
-	if (rot_out_open(&out, cfg->output, err, sizeof err) != 0) {
-		rep_msg("%s", err);
-		return EX_CANTCREAT;
-	}
-	if (cfg->heatmap && rot_out_open(&hm, cfg->heatmap, err, sizeof err) != 0) {
-		rep_msg("%s", err);
+	if (rot_out_open(&out, cfg->output, r->err, r->cap) != 0)
+		return REP_E_CANTCREAT;
+	if (cfg->heatmap && rot_out_open(&hm, cfg->heatmap, r->err, r->cap) != 0) {
 		rot_out_abort(&out);
-		return EX_CANTCREAT;
+		return REP_E_CANTCREAT;
 	}
-	rc = write_one(&out, what, v, heat, pp, cfg->format);
+	rc = write_one(r, &out, what, v, heat, pp, cfg->format);
 	if (rc == 0 && cfg->heatmap)
-		rc = write_one(&hm, "heatmap", v, heat, pp, REP_F_HEATMAP);
+		rc = write_one(r, &hm, "heatmap", v, heat, pp, REP_F_HEATMAP);
 	if (rc == 0)
-		rc = publish(&out, what, cfg->format, cfg->quiet);
+		rc = publish(r, &out, what, cfg->format, cfg->quiet);
 	if (rc == 0 && cfg->heatmap)
-		rc = publish(&hm, "heatmap", REP_F_HEATMAP, cfg->quiet);
+		rc = publish(r, &hm, "heatmap", REP_F_HEATMAP, cfg->quiet);
 	rot_out_abort(&out);
 	rot_out_abort(&hm);
 	return rc;
@@ -356,8 +323,9 @@ static const char *format_name(enum rep_format f)
 		: "speedscope profile";
 }
 
-int report_run(const struct rep_config *cfg)
+int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 {
+	struct run run = { cfg, err, errcap }, *r = &run;
 	char detail[512];
 	struct rep_file *files = NULL;
 	size_t nfiles = 0, i, indexed = 0;
@@ -368,12 +336,13 @@ int report_run(const struct rep_config *cfg)
 	int64_t t0;
 	int rc = 0;
 
-	if ((rc = gather(cfg, &files, &nfiles)) != 0)
+	if (errcap)
+		*err = 0;
+	if ((rc = gather(r, &files, &nfiles)) != 0)
 		goto out;
 	c = rep_collect_create(cfg, &cerr, detail, sizeof detail);
 	if (!c) {
-		rep_msg("cannot start: %s", detail);
-		rc = cerr == REP_C_USAGE ? EX_USAGE : EX_OSERR;
+		rc = fail(r, cerr == REP_C_USAGE ? REP_E_USAGE : REP_E_NOMEM, "cannot start: %s", detail);
 		goto out;
 	}
 	if ((t0 = rep_files_t0(files, nfiles)) != REP_NO_TIME)
@@ -382,41 +351,39 @@ int report_run(const struct rep_config *cfg)
 	rep_frames_set_elixir(rep_collect_frames(c), elixir);
 	if (cfg->format == REP_F_PPROF) {
 		if (!(pp = rep_pprof_create())) {
-			rep_msg("cannot start: out of memory");
-			rc = EX_OSERR;
+			rc = fail(r, REP_E_NOMEM, "cannot start: out of memory");
 			goto out;
 		}
 		rep_collect_on_kept(c, rep_pprof_kept, pp);
 	}
-	if ((rc = read_all(c, cfg, files, nfiles, pp, &indexed)) != 0)
+	int by_node = cfg->format != REP_F_PPROF && rep_files_nodes(files, nfiles, NULL, 0) > 1;
+	if ((rc = read_all(r, c, files, nfiles, pp, by_node, &indexed)) != 0)
 		goto out;
 	const struct rep_stats *st = rep_collect_stats(c);
 	if (!cfg->quiet && st->events)
-		rep_msg("read %llu events from %zu file%s (%zu through the report index)",
-			(unsigned long long)st->events, nfiles, nfiles == 1 ? "" : "s", indexed);
+		say(r, REP_SAY_INFO, "read %llu events from %zu file%s (%zu through the report index)",
+		    (unsigned long long)st->events, nfiles, nfiles == 1 ? "" : "s", indexed);
 	if (!cfg->quiet && st->events && elixir)
-		rep_msg("frames in Elixir's names (%s; --names erlang for Erlang's)",
-			cfg->names == FP_NAMES_ELIXIR ? "--names elixir" : "the capture's choice");
+		say(r, REP_SAY_INFO, "frames in Elixir's names (%s; --names erlang for Erlang's)",
+		    cfg->names == FP_NAMES_ELIXIR ? "--names elixir" : "the capture's choice");
 	if (st->events == 0) {
-		rep_msg("cannot find any event in %s'%s' (is it perf script text?)",
-			nfiles > 1 ? "the files from " : "",
-			nfiles > 1 ? cfg->inputs[0] : files[0].path);
-		rc = EX_DATAERR;
+		rc = fail(r, REP_E_DATA, "cannot find any event in %s'%s' (is it perf script text?)",
+			  nfiles > 1 ? "the files from " : "",
+			  nfiles > 1 ? cfg->inputs[0] : files[0].path);
 		goto out;
 	}
 	if (st->bad_lines)
-		rep_msg("warning: skipped %llu lines that are not perf script text",
-			(unsigned long long)st->bad_lines);
+		say(r, REP_SAY_WARN, "skipped %llu lines that are not perf script text",
+		    (unsigned long long)st->bad_lines);
 	if (st->no_metric)
-		rep_msg("warning: %llu events lack the '%s' metric and weigh 0",
-			(unsigned long long)st->no_metric, rep_collect_weight_name(c));
+		say(r, REP_SAY_WARN, "%llu events lack the '%s' metric and weigh 0",
+		    (unsigned long long)st->no_metric, rep_collect_weight_name(c));
 	if (st->used == 0)
-		rep_msg("warning: no event matched the filters and time range (of %llu read)",
-			(unsigned long long)st->events);
+		say(r, REP_SAY_WARN, "no event matched the filters and time range (of %llu read)",
+		    (unsigned long long)st->events);
 	rep_collect_finish(c);
 	if (rep_order_build(&order, rep_collect_trie(c), rep_collect_frames(c)) != 0) {
-		rep_msg("cannot sort the frames: out of memory");
-		rc = EX_OSERR;
+		rc = fail(r, REP_E_NOMEM, "cannot sort the frames: out of memory");
 		goto out;
 	}
 	{
@@ -425,11 +392,10 @@ int report_run(const struct rep_config *cfg)
 		struct rep_heat heat;
 		rep_collect_range(c, &v.from_us, &v.to_us);
 		if (rep_collect_heat(c, &heat) != 0) {
-			rep_msg("cannot draw the heatmap: out of memory");
-			rc = EX_OSERR;
+			rc = fail(r, REP_E_NOMEM, "cannot draw the heatmap: out of memory");
 			goto out;
 		}
-		rc = write_outputs(cfg, &v, &heat, pp, format_name(cfg->format));
+		rc = write_outputs(r, &v, &heat, pp, format_name(cfg->format));
 	}
 out:
 	rep_order_free(&order);

@@ -15,17 +15,7 @@
 
 #include "../common/names.h"
 
-/*
- * The Elixir spelling of a display (unescaped) frame name into out: a code
- * frame `MOD:FUN/ARITY` (category 0) becomes `Shop.Pricing.handle_call/3`,
- * `:gen_server.handle_msg/6` or `anonymous fn/1 in Shop.Pricing.price/2`; a
- * category frame `key:value` (category 1) has an `initial_call` value
- * translated as a code frame and a value that is an Elixir alias
- * (`name:Elixir.Shop.Pricer`) written as the alias.
- * @return the length written (a '\0' follows), or -1 when the name stays as
- * it is (not a frame of that shape, or cap too small: 2 * n + 64 always fits).
- */
-long rep_names_elixir(int category, const char *s, size_t n, char *out, size_t cap);
+/* The Elixir spelling of a frame: fp_names_elixir() (common/names.h). */
 
 /*
  * The names a file header line asks for: FP_NAMES_ELIXIR or FP_NAMES_ERLANG

@@ -6,29 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+
 static int reserve(struct rep_pb *b, size_t n)
 {
-	size_t nc;
-	unsigned char *np;
 	if (b->failed)
 		return -1;
-	if (b->cap - b->len >= n)
-		return 0;
-	nc = b->cap ? b->cap : 256;
-	while (nc - b->len < n) {
-		if (nc > SIZE_MAX / 2)
-			goto fail;
-		nc *= 2;
+	if (n > SIZE_MAX - b->len || fp_grow((void **)&b->p, &b->cap, b->len + n, 1, 256) != 0) {
+		b->failed = 1;
+		return -1;
 	}
-	np = realloc(b->p, nc);
-	if (!np)
-		goto fail;
-	b->p = np;
-	b->cap = nc;
 	return 0;
-fail:
-	b->failed = 1;
-	return -1;
 }
 
 void rep_pb_clear(struct rep_pb *b)

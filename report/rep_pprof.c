@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../common/hash.h"
 
 struct agg_key {
@@ -20,7 +21,7 @@ struct rep_pprof_s {
 	size_t col_len[REP_MAX_METRICS], ncols;
 	/* node names, index = node id; nodes[0] = "" (unknown) */
 	char **nodes;
-	size_t nnodes, cur_node;
+	size_t nnodes, nodes_cap, cur_node;
 	/* samples: keys, counts, and ncols sums each (stride ncols) */
 	struct agg_key *keys;
 	uint64_t *count;
@@ -70,9 +71,9 @@ int rep_pprof_set_node(rep_pprof *p, const char *node)
 			p->cur_node = i;
 			return 0;
 		}
-	if (!(nn = realloc(p->nodes, (p->nnodes + 1) * sizeof *nn)))
+	if (fp_grow((void **)&p->nodes, &p->nodes_cap, p->nnodes + 1, sizeof *p->nodes, 4) != 0)
 		return -1;
-	p->nodes = nn;
+	nn = p->nodes;
 	if (!(nn[p->nnodes] = strdup(node)))
 		return -1;
 	p->cur_node = p->nnodes++;

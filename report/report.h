@@ -3,20 +3,34 @@
  *
  * Reads flameprof's perf-script output (zstd, gzip or plain; files or whole
  * directories, in time order) and writes a flame graph SVG, a sub-second
- * heatmap SVG, collapsed stacks or a speedscope JSON file. See doc/report.md.
+ * heatmap SVG, collapsed stacks, a speedscope JSON file or a pprof profile.
+ * See doc/report.md.
  */
 #ifndef FP_REPORT_H
 #define FP_REPORT_H
 
+#include <stddef.h>
+
 struct rep_config;
+
+/* What went wrong, for the front door to turn into an exit status. */
+enum rep_status {
+	REP_OK = 0,
+	REP_E_USAGE,     /* the options ask for what the events lack (a --weight metric) */
+	REP_E_DATA,      /* an input that does not decode or holds no event */
+	REP_E_NOINPUT,   /* an input that cannot be opened or found */
+	REP_E_NOMEM,     /* out of memory */
+	REP_E_CANTCREAT, /* an output that cannot be created */
+	REP_E_IO,        /* an output that cannot be written or published */
+};
 
 /*
  * Draws what cfg asks for (filled by the front door, cli/report_opts.c).
- * Prints its own messages (prefixed "flameprof: ") on stderr.
- * @return an exit status from <sysexits.h>: 0 ok, 64 usage (a --weight the
- * events lack), 65 an input that is not perf-script text, 66 an input that
- * cannot be opened, 73 an output that cannot be created, 74 a write error.
+ * Prints nothing: warnings and the summary lines go to cfg->say as they
+ * happen; a failure leaves one sentence (what failed, its subject quoted,
+ * then what to do) in err (errcap bytes).
+ * @return REP_OK, or the failure's REP_E_* code.
  */
-int report_run(const struct rep_config *cfg);
+int report_run(const struct rep_config *cfg, char *err, size_t errcap);
 
 #endif

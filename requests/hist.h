@@ -3,7 +3,7 @@
  * 32 buckets per power of two (each about 3 % wide), so percentiles come
  * from the distribution in bounded memory, never from averages. The
  * bucket index is the one the node's tracer computes
- * (sampler/flameprof_requests.erl, bucket/1).
+ * (requests/flameprof_requests.erl, bucket/1).
  */
 #ifndef FP_HIST_H
 #define FP_HIST_H

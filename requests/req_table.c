@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "req_table.h"
+#include "../common/grow.h"
 #include "../common/ctl_escape.h"
 #include "../common/text.h"
 
@@ -17,14 +18,8 @@ static struct req_cell *find_or_add(struct req_table *t, const char *identity, c
 		t->cells_left_out++;
 		return NULL;
 	}
-	if (t->ncells == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct req_cell *c = realloc(t->cells, cap * sizeof *c);
-		if (!c)
-			return NULL;
-		t->cells = c;
-		t->cap = cap;
-	}
+	if (fp_grow((void **)&t->cells, &t->cap, t->ncells + 1, sizeof *t->cells, 16) != 0)
+		return NULL;
 	struct req_cell *c = &t->cells[t->ncells];
 	memset(c, 0, sizeof *c);
 	c->identity = strdup(identity);

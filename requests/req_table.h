@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 #include "hist.h"
-#include "../sampler/requests.h"
+#include "requests.h"
 
 struct req_cell {
 	char *identity, *tier;
@@ -63,6 +63,12 @@ void req_write_coverage(FILE *f, const struct req_table *t);
  * identity_fun_failed; a window with no request but a pause writes one
  * line of identity "_paused", tier "_total", count 0. */
 int req_write_stats(FILE *f, const struct req_table *t, int64_t window_end_us);
+
+/* The window's identities, tiers and reloaded modules that name a
+ * function or an alias, in Elixir's spelling (req_names.c, common/names.h:
+ * Shop.Pricing.price/2); the others stay. @return 0, or -1 out of memory
+ * (some keep Erlang's spelling). */
+int req_window_names_elixir(struct req_window *w);
 
 /* One JSON object per line per slow request: identity, total_us, tiers
  * {name: us}, pids, window_end. */

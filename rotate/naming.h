@@ -1,5 +1,9 @@
 /*
- * naming.h - output file names (internal to rotate/).
+ * naming.h - the grammar of flameprof's file names: a door of rotate/.
+ *
+ * rotate/ writes the names (rotate.c), finds its own files by them
+ * (retention.c), and whoever reads a capture's files back in order
+ * (report/rep_files.c) parses them here, so the grammar has one home:
  *
  *   flameprof_<node>_<YYYYmmdd>T<HHMMSS>.<mmm>Z[-<n>].perf[.zst|.gz]
  *

@@ -7,100 +7,103 @@
 #include <time.h>
 #include "internal.h"
 
-/* How long the agent has, once it said it ended, to delete its module and
- * start the purge itself (it takes milliseconds) before we do. */
-#define UNLOAD_GRACE_MS 300
-/* How long a purge is waited for once the module is deleted: it checks
- * every process of the node, milliseconds on an ordinary node; on one of
- * 100,000 processes it took 1.5 s to more than 15 s (doc/benchmarks.md,
- * "Agent death"), and waiting that long at every stop buys nothing: the
- * purge goes on by itself, and the next run waits for it. */
-#define PURGE_WAIT_MS 1000
+/* The agent, compiled and embedded at build time (Makefile). */
+extern const unsigned char fp_agent_beam[], fp_agent_source[];
+extern const size_t fp_agent_beam_len, fp_agent_source_len;
+static const struct node_module agent_module = {
+	FP_AGENT_MODULE, "flameprof_agent", fp_agent_beam, &fp_agent_beam_len, fp_agent_source, &fp_agent_source_len,
+};
 
 /* ---------------------------------------------------------------- starting */
 
 static int spawn_agent(sampler_t *s)
 {
-	struct args a;
+	struct node_args a;
 	int r;
 
-	args_begin(&a, 4);
-	arg_atom(&a, FP_AGENT_MODULE);
-	arg_atom(&a, "init");
+	node_args_begin(&a, 4);
+	node_arg_atom(&a, FP_AGENT_MODULE);
+	node_arg_atom(&a, "init");
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 10) == 0;
-	arg_atom(&a, "sink");
-	a.ok = a.ok && ei_x_encode_pid(&a.x, ei_self(&s->ec)) == 0;
-	arg_atom(&a, "top");
+	node_arg_atom(&a, "sink");
+	a.ok = a.ok && ei_x_encode_pid(&a.x, node_self(s->node)) == 0;
+	node_arg_atom(&a, "top");
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, s->opts.top) == 0;
-	arg_atom(&a, "hz");
+	node_arg_atom(&a, "hz");
 	a.ok = a.ok && ei_x_encode_double(&a.x, s->opts.hz) == 0;
-	arg_atom(&a, "every_ms");
+	node_arg_atom(&a, "every_ms");
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, s->opts.every_ms) == 0;
-	arg_atom(&a, "depth");
+	node_arg_atom(&a, "depth");
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, s->opts.depth) == 0;
-	arg_atom(&a, "max_cost_ppm");
+	node_arg_atom(&a, "max_cost_ppm");
 	a.ok = a.ok && ei_x_encode_ulong(&a.x, s->opts.max_cost_ppm) == 0;
-	arg_atom(&a, "pids");
-	arg_binaries(&a, s->opts.pids, s->opts.npids);
-	arg_atom(&a, "names");
-	arg_binaries(&a, s->opts.names, s->opts.nnames);
-	arg_atom(&a, "lock");
-	a.ok = a.ok && ei_x_encode_pid(&a.x, &s->lock) == 0;
-	arg_atom(&a, "lock_timer");
-	arg_raw(&a, s->lock_timer.buff, s->lock_timer.index);
+	node_arg_atom(&a, "pids");
+	node_arg_binaries(&a, s->opts.pids, s->opts.npids);
+	node_arg_atom(&a, "names");
+	node_arg_names(&a, s->opts.names, s->opts.nnames);
+	node_arg_lock(&a, s->node);
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
 	/* spawn_opt options: [{priority, high}] (why high: the agent's ?PRIO) */
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_tuple_header(&a.x, 2) == 0;
-	arg_atom(&a, "priority");
-	arg_atom(&a, "high");
+	node_arg_atom(&a, "priority");
+	node_arg_atom(&a, "high");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	r = rex_call_pid(s, "erlang", "spawn_opt", &a, &s->agent);
+	r = node_rex_call_pid(s->node, "erlang", "spawn_opt", &a, &s->agent);
 	if (r == 0)
-		r = serr(s, SAMPLER_ERR_AGENT, "cannot start the agent on '%s' (spawn_opt failed)", s->node);
+		r = node_errf(s->node, NODE_ERR_AGENT, "cannot start the agent on '%s' (spawn_opt failed)", node_target(s->node));
 	return r < 0 ? r : 0;
 }
 
 /* Waits for fp_started (or fp_error), holding any early batch. */
 static int await_start(sampler_t *s)
 {
-	long long deadline = mono_ms() + s->opts.connect_timeout_ms;
-	erlang_msg msg;
+	long long deadline = fp_mono_ms() + node_timeout_ms(s->node);
+	const ei_x_buff *x;
 	struct dec_result res;
 	char why[128];
 	for (;;) {
-		int r = recv_one(s, &s->rx, &msg, deadline);
+		int r = node_recv(s->node, deadline, &x);
 		if (r < 0)
 			return r;
 		if (r == 0)
-			return serr(s, SAMPLER_ERR_AGENT, "the agent did not start on '%s' within %d ms",
-				    s->node, s->opts.connect_timeout_ms);
-		int k = dec_message(&s->tables, s->rx.buff, (size_t)s->rx.index, &res, why, sizeof why);
+			return node_errf(s->node, NODE_ERR_AGENT, "the agent did not start on '%s' within %d ms",
+				    node_target(s->node), node_timeout_ms(s->node));
+		int k = dec_message(&s->tables, x->buff, (size_t)x->index, &res, why, sizeof why);
 		if (k == DEC_STARTED) {
 			s->old_depth = res.old_depth;
 			memcpy(s->missing, res.missing, sizeof s->missing);
 			s->nmissing = res.nmissing;
 			s->have_agent = 1;
-			s->have_lock = 0; /* the agent has it now */
+			node_lock_adopted(s->node); /* the agent has it now */
 			return 0;
 		}
 		if (k == DEC_AGENT_ERROR)
-			return serr(s, SAMPLER_ERR_AGENT, "the agent could not start on '%s' (%s: %s)",
-				    s->node, res.reason, res.detail);
+			return node_errf(s->node, NODE_ERR_AGENT, "the agent could not start on '%s' (%s: %s)",
+				    node_target(s->node), res.reason, res.detail);
 	}
 }
 
 static int load_and_spawn(sampler_t *s);
 
-int sampler_start(sampler_t *s)
+int sampler_start(sampler_t **out, node_t *n, const struct sampler_options *opts)
 {
+	sampler_t *s = calloc(1, sizeof *s);
 	int r;
-	if ((r = node_release(s)) < 0 || (r = lock_take(s, AGENT_LOCK)) < 0)
+	*out = s;
+	if (!s)
+		return node_errf(n, NODE_ERR_NOMEM, "out of memory");
+	s->node = n;
+	s->opts = *opts;
+	s->old_depth = -1;
+	dec_init(&s->tables);
+	if ((r = node_release(n)) < 0 || (r = node_lock_take(n, NODE_AGENT_LOCK)) < 0)
 		return r;
 	/* Holding the lock, nothing else can be loading or running an agent. */
-	if ((r = load_and_spawn(s)) < 0 && r != SAMPLER_ERR_LOST) {
-		/* best effort: the first error is the one to report */
-		lock_release(s);
-		unload_module(s);
+	if ((r = load_and_spawn(s)) < 0 && r != NODE_ERR_LOST) {
+		/* best effort: the first error is the one to report; the module
+		 * is deleted and its purge started, not waited for */
+		node_lock_release(n);
+		node_unload_embedded(n, FP_AGENT_MODULE);
 	}
 	return r;
 }
@@ -111,9 +114,9 @@ static int load_and_spawn(sampler_t *s)
 	/* A module left by a run that died between loading and starting, or
 	 * one still being purged: purging walks every process, minutes on a
 	 * crowded node. */
-	if ((r = clear_stale(s, FP_AGENT_MODULE, "agent")) < 0)
+	if ((r = node_clear_stale(s->node, FP_AGENT_MODULE, "agent")) < 0)
 		return r;
-	if ((r = load_agent(s)) < 0 || (r = spawn_agent(s)) < 0)
+	if ((r = node_load_embedded(s->node, &agent_module)) < 0 || (r = spawn_agent(s)) < 0)
 		return r;
 	return await_start(s);
 }
@@ -122,37 +125,27 @@ static int load_and_spawn(sampler_t *s)
 
 int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 {
-	long long deadline = mono_ms() + timeout_ms;
+	long long deadline = fp_mono_ms() + timeout_ms;
 	struct dec_result res;
-	erlang_msg msg;
 	char why[160];
 	for (;;) {
-		const ei_x_buff *x = &s->rx;
-		struct held_msg *h = held_pop(s);
-		if (h) {
-			x = &h->x;
-		} else {
-			long long silent_until = s->last_rx_ms + s->opts.silence_timeout_ms;
-			int r = recv_one(s, &s->rx, &msg, deadline < silent_until ? deadline : silent_until);
-			if (r < 0)
-				return r;
-			if (r == 0 && mono_ms() >= silent_until)
-				return serr(s, SAMPLER_ERR_LOST,
-					    "'%s' has sent nothing for %d s (frozen, overloaded or cut off)",
-					    s->node, s->opts.silence_timeout_ms / 1000);
-			if (r == 0)
-				return 0;
-		}
+		const ei_x_buff *x;
+		long long silent_until = node_last_rx_ms(s->node) + s->opts.silence_timeout_ms;
+		int r = node_next(s->node, deadline < silent_until ? deadline : silent_until, &x);
+		if (r < 0)
+			return r;
+		if (r == 0 && fp_mono_ms() >= silent_until)
+			return node_errf(s->node, NODE_ERR_LOST,
+					 "'%s' has sent nothing for %d s (frozen, overloaded or cut off)",
+					 node_target(s->node), s->opts.silence_timeout_ms / 1000);
+		if (r == 0)
+			return 0;
 		int k = dec_message(&s->tables, x->buff, (size_t)x->index, &res, why, sizeof why);
-		if (h) {
-			ei_x_free(&h->x);
-			free(h);
-		}
 		if (k == -2)
-			return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+			return node_errf(s->node, NODE_ERR_NOMEM, "out of memory");
 		if (k < 0)
-			return serr(s, SAMPLER_ERR_PROTO, "cannot read a message from the agent on '%s': %s",
-				    s->node, why);
+			return node_errf(s->node, NODE_ERR_PROTO, "cannot read a message from the agent on '%s': %s",
+				    node_target(s->node), why);
 		if (k == DEC_BATCH) {
 			*out = res.batch;
 			return 1;
@@ -163,10 +156,10 @@ int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 		}
 		if (k == DEC_AGENT_ERROR) {
 			s->have_agent = 0;
-			return serr(s, SAMPLER_ERR_AGENT_DOWN,
+			return node_errf(s->node, NODE_ERR_AGENT_DOWN,
 				    "the agent on '%s' ended unexpectedly (%s); it restored backtrace_depth and removes its module; "
 				    "the samples taken so far are kept",
-				    s->node, res.detail);
+				    node_target(s->node), res.detail);
 		}
 	}
 }
@@ -178,54 +171,37 @@ int sampler_request_stop(sampler_t *s)
 		return 0;
 	if (ei_x_new_with_version(&x) < 0 || ei_x_encode_atom(&x, "stop") < 0) {
 		ei_x_free(&x);
-		return serr(s, SAMPLER_ERR_NOMEM, "out of memory");
+		return node_errf(s->node, NODE_ERR_NOMEM, "out of memory");
 	}
-	int r = ei_send_tmo(s->fd, &s->agent, x.buff, x.index, (unsigned)s->opts.connect_timeout_ms);
+	int r = node_send(s->node, &s->agent, &x);
 	ei_x_free(&x);
 	if (r < 0)
-		return serr(s, SAMPLER_ERR_LOST, "cannot ask the agent on '%s' to stop", s->node);
+		return node_errf(s->node, NODE_ERR_LOST, "cannot ask the agent on '%s' to stop", node_target(s->node));
 	return 0;
 }
 
 int sampler_unload(sampler_t *s)
 {
-	return unload_wait(s, FP_AGENT_MODULE);
+	/* 300 ms: the agent deletes its module and starts the purge within
+	 * milliseconds of saying it ended; past that, none of it is left to. */
+	return node_unload_wait_grace(s->node, FP_AGENT_MODULE, 300);
 }
 
-int unload_wait(sampler_t *s, const char *name)
+void sampler_free(sampler_t *s)
 {
-	long long start = mono_ms(), deadline = start + s->opts.connect_timeout_ms;
-	int loaded, old, r, ours = 0;
-	struct timespec pause = { 0, 20 * 1000 * 1000 };
-	for (;;) {
-		if ((r = rex_call_atom_is(s, "erlang", "module_loaded", name, "true", &loaded)) < 0 ||
-		    (r = rex_call_atom_is(s, "erlang", "check_old_code", name, "true", &old)) < 0)
-			return r;
-		if (!loaded && !old)
-			return 0;
-		if (mono_ms() >= deadline)
-			break;
-		/* The agent deletes its module and starts its purge within
-		 * milliseconds of ending. If that has not happened after a
-		 * moment, nothing of it is left to do it (its processes were
-		 * killed together): we do, so that the node is ready for the
-		 * next run when we exit (a purge nobody started left the old
-		 * code there until the next run gave up on it). */
-		if (!ours && mono_ms() >= start + UNLOAD_GRACE_MS) {
-			if ((r = unload_embedded(s, name)) < 0)
-				return r;
-			ours = 1;
-		}
-		/* Deleted: the purge gets PURGE_WAIT_MS, not the whole timeout. */
-		if (!loaded && deadline > mono_ms() + PURGE_WAIT_MS)
-			deadline = mono_ms() + PURGE_WAIT_MS;
-		nanosleep(&pause, NULL);
-	}
-	if (!loaded)
-		/* Purging walks every process of the node (slow with 100,000 of
-		 * them); the purge the agent started goes on by itself. */
-		return SAMPLER_PURGING;
-	return serr(s, SAMPLER_ERR_AGENT,
-		    "module '%s' is still loaded on '%s'; remove it with code:purge(%s), code:delete(%s)",
-		    name, s->node, name, name);
+	if (!s)
+		return;
+	dec_free(&s->tables);
+	free(s);
+}
+
+int sampler_old_depth(const sampler_t *s)
+{
+	return s ? s->old_depth : -1;
+}
+
+unsigned sampler_missing(const sampler_t *s, const char **names)
+{
+	*names = s->missing;
+	return s->nmissing;
 }

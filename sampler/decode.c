@@ -1,7 +1,7 @@
 /*
  * decode.c - the agent's messages into struct fp_sample records.
  *
- * A message is first walked by term_check() with its length, then decoded
+ * A message is first walked by node_term_check() with its length, then decoded
  * with ei. Definitions (frames, stacks, labels, processes) are kept in
  * tables; samples carry only integers and are resolved against them.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <ei.h>
 #include "decode.h"
-#include "term_check.h"
+#include "../node/term_check.h"
 #include "../common/grow.h"
 
 enum entry_kind { ENTRY_NONE, ENTRY_FRAME, ENTRY_STACK, ENTRY_LABEL };
@@ -429,13 +429,8 @@ static int samples(struct dec_tables *t, struct cur *c, struct sampler_batch *b)
 	int n;
 	if (list_len(c, &n) < 0)
 		return -1;
-	if ((size_t)n > t->capsamples) {
-		struct fp_sample *p = realloc(t->samples, (size_t)n * sizeof *p);
-		if (!p)
-			return -2;
-		t->samples = p;
-		t->capsamples = (size_t)n;
-	}
+	if (fp_grow((void **)&t->samples, &t->capsamples, (size_t)n, sizeof *t->samples, 64) != 0)
+		return -2;
 	for (int k = 0; k < n; k++)
 		if (sample(t, c, &t->samples[k]) < 0)
 			return -1;
@@ -494,7 +489,7 @@ int dec_message(struct dec_tables *t, const char *buf, size_t len,
 
 	memset(out, 0, sizeof *out);
 	out->old_depth = -1;
-	if (len > INT32_MAX || term_check(buf, len) < 0)
+	if (len > INT32_MAX || node_term_check(buf, len) < 0)
 		return fail(&c, "not a well-formed term (%zu bytes)", len);
 	if (ei_decode_version(buf, &c.i, &version) < 0)
 		return fail(&c, "no version byte");

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "sample.h"
+#include "../common/sample.h"
 #include "sampler.h"
 
 /* Ids above these are refused: the agent resets its tables long before. */

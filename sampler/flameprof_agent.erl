@@ -45,7 +45,7 @@
 %%       {proc, Index, Pid, InitialCall, Name}
 %%       reset                                               (forget all ids)
 %%     Samples = [{TimeUs, ProcIndex, Status, StackId, LabelId (0: none),
-%%                 {16 metrics in the order of sampler/sample.h}}]
+%%                 {16 metrics in the order of common/sample.h}}]
 %% From the sink: stop.
 -module(flameprof_agent).
 -export([init/1, worker/4, scanner/2, guardian/4, scan/6]).
@@ -201,7 +201,7 @@ init(Opts) ->
                    win_start = Now},
             Missing = [T || T <- Pids, not is_pid(to_pid(T)) orelse
                                            not is_process_alive(to_pid(T))] ++
-                      [N || N <- Names, not is_pid(whereis_bin(N))],
+                      [name_text(N) || N <- Names, not is_pid(whereis_bin(N))],
             Sink ! {fp_started, ?PROTO, self(), Old, Missing},
             %% after the start is reported: turning the flag on is a call
             %% to a normal-priority server, slow on a saturated node
@@ -437,12 +437,22 @@ to_pid(Text) ->
     catch error:badarg -> undefined
     end.
 
-%% Never create an atom from user input on a production node.
+%% Never create an atom from user input on a production node. A name is
+%% one binary, or the names to try in order: an Elixir alias (Shop.Pricer)
+%% is 'Elixir.Shop.Pricer', else an Erlang atom of that very name.
+whereis_bin(Names) when is_list(Names) ->
+    case [P || N <- Names, P <- [whereis_bin(N)], is_pid(P)] of
+        [P | _] -> P;
+        [] -> undefined
+    end;
 whereis_bin(Name) ->
     try binary_to_existing_atom(Name, utf8) of
         A -> whereis(A)
     catch error:badarg -> undefined
     end.
+
+name_text([_, Name]) -> Name;
+name_text(Name) -> Name.
 
 ensure_worker(P, S) ->
     case is_map_key(P, S#s.by_target) of

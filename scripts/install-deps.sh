@@ -6,8 +6,8 @@
 #   demo   build, and what examples/demo.sh runs (nothing more today)
 #   check  build, and every tool the tests run: clang with its libFuzzer
 #          runtime, valgrind, chromium, python3 with jsonschema, perl's
-#          prove, zstd, gzip, prlimit, chattr, hostname, go, elixir,
-#          GNU time
+#          prove, zstd, gzip, prlimit, chattr, hostname, go, elixir (with mix),
+#          GNU time, tmux (drives `flameprof top` on a terminal)
 #   demo-elixir  build, and elixir (examples/demo_elixir.sh)
 #
 # The Makefile runs it before building (build), and from `make demo` and
@@ -33,7 +33,7 @@ DEMO="$BUILD"
 CHECK="$BUILD cmd:clang:clang fuzzer:libclang_rt.fuzzer:libclang-rt-dev cmd:valgrind:valgrind
 cmd:chromium:chromium cmd:python3:python3 py:jsonschema:python3-jsonschema cmd:prove:perl
 cmd:zstd:zstd cmd:gzip:gzip cmd:prlimit:util-linux cmd:chattr:e2fsprogs cmd:hostname:hostname
-cmd:timeout:coreutils cmd:go:golang-go cmd:elixir:elixir file:/usr/bin/time:time"
+cmd:timeout:coreutils cmd:go:golang-go cmd:elixir:elixir cmd:mix:elixir file:/usr/bin/time:time cmd:tmux:tmux"
 
 case $target in
 build) NEED=$BUILD ;;

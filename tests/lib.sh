@@ -1,12 +1,24 @@
-# lib.sh - shared by the end-to-end tests (sourced by bash).
+# lib.sh - the one shell TAP library, sourced (by bash) by every test script.
 #
-# Every test gets a scratch directory, its own epmd on a private port bound to
-# 127.0.0.1, and nodes with unique names and their own cookie; everything is
-# stopped on exit, whatever happens (erl_call_SUITE's discipline).
-# TAP helpers: plan N, ok COND MSG, is GOT WANT MSG, diag MSG.
+# Every test gets a scratch directory ($T_DIR, kept when a test fails or
+# KEEP is set), its own epmd on a private port bound to 127.0.0.1, and nodes
+# with unique names and their own cookie; everything is stopped on exit,
+# whatever happens (erl_call_SUITE's discipline). A test that sets
+# T_TIMEOUT (seconds) before sourcing runs as a whole under timeout(1).
+# TAP verbs:
+#   plan N                      the plan first (else finish prints it last)
+#   ok COND MSG                 passes when COND is 0 or true
+#   check MSG COMMAND...        passes when the command succeeds
+#   is GOT WANT MSG             passes when the strings are equal; says both if not
+#   skip [MSG] REASON           a skipped test, and why
+#   diag MSG                    a comment line
+#   finish                      prints the plan; fails the script if any test failed
 
 set -u
 : "${FLAMEPROF:?set FLAMEPROF to the flameprof binary (make check does)}"
+if [ -n "${T_TIMEOUT:-}" ] && [ -z "${T_UNDER_TIMEOUT:-}" ]; then
+	T_UNDER_TIMEOUT=1 exec timeout "$T_TIMEOUT" bash "$0" "$@"
+fi
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 READERS="$ROOT/tests/readers.py"
 EI_BIN=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin
@@ -41,8 +53,14 @@ is() {
 	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got  '$1'"; echo "#   want '$2'"; fi
 }
 diag() { echo "# $*"; }
-# skip REASON: a TAP test that is skipped, and says why.
-skip() { T_COUNT=$((T_COUNT + 1)); echo "ok $T_COUNT # SKIP $1"; }
+# skip [MSG] REASON: a TAP test that is skipped, and says why.
+skip() {
+	T_COUNT=$((T_COUNT + 1))
+	if [ $# -ge 2 ]; then echo "ok $T_COUNT - $1 # SKIP $2"; else echo "ok $T_COUNT # SKIP $1"; fi
+}
+
+# gen ARGS...: perf-script text made up for the report tests (tests/report/gen.py).
+gen() { python3 "$ROOT/tests/report/gen.py" "$@"; }
 
 # Private epmd on 127.0.0.1 only.
 start_epmd() {
@@ -100,14 +118,6 @@ wait_until() {
 	return 1
 }
 
-# fp ARGS...: runs flameprof with the test cookie, a deadline, output in
-# $T_DIR/fp.out and fp.err, status in FP_RC.
-fp() {
-	timeout -s KILL 120 "$FLAMEPROF" --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
-	FP_RC=$?
-	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
-}
-
 # decompressed FILE...: all events of the files, as text.
 decompressed() {
 	for f in "$@"; do
@@ -139,22 +149,30 @@ fp_wrap() {
 	esac
 }
 fp_wrap
-# fp, again, with the wrapper (the definition above stays the plain one).
-fp() {
-	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" --cookie-file "$T_DIR/cookie" "$@" \
+# fp_cmd COMMAND ARGS...: flameprof COMMAND ("": the capture; calls,
+# requests) with the test cookie, the wrapper and a deadline (FP_DEADLINE,
+# 120 s); output in $T_DIR/fp.out and fp.err, status in FP_RC.
+fp_cmd() {
+	local cmd=$1
+	shift
+	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" $cmd --cookie-file "$T_DIR/cookie" "$@" \
 		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
 	FP_RC=$?
 	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
 	[ "$FP_RC" = 99 ] && [ -n "$FP_WRAP" ] && cat "$T_DIR"/vg.*.log 2>/dev/null | sed 's/^/#   valgrind: /' | head -40
 	return 0
 }
-
-# fp_bg ARGS...: flameprof in the background (stderr in fp.err); FP_PID.
-fp_bg() {
-	$FP_WRAP "$FLAMEPROF" --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
+# fp_cmd_bg COMMAND ARGS...: the same in the background (no deadline); FP_PID.
+fp_cmd_bg() {
+	local cmd=$1
+	shift
+	$FP_WRAP "$FLAMEPROF" $cmd --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
 	FP_PID=$!
 	T_PIDS="$T_PIDS $FP_PID"
 }
+# fp / fp_bg ARGS...: the capture.
+fp() { fp_cmd "" "$@"; }
+fp_bg() { fp_cmd_bg "" "$@"; }
 
 # fp_wait SECONDS: waits for the background flameprof; FP_RC is its status,
 # or "hung" (and it is killed) if it is still running after SECONDS.
@@ -316,24 +334,14 @@ snode_clean() { node_clean "$1" srpc; }
 
 # ==== flameprof calls (issue 12) ====
 
-# fpc / fpc_bg ARGS...: as fp and fp_bg, for `flameprof calls` (the
-# subcommand comes first, then the test cookie).
-fpc() {
-	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" "$@" \
-		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
-	FP_RC=$?
-	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
-	return 0
-}
-fpc_bg() {
-	$FP_WRAP "$FLAMEPROF" calls --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
-	FP_PID=$!
-	T_PIDS="$T_PIDS $FP_PID"
-}
-# tracer_gone NODE: no tracer of ours (name, module, old code) on the node.
+# fpc / fpc_bg ARGS...: as fp and fp_bg, for `flameprof calls`.
+fpc() { fp_cmd calls "$@"; }
+fpc_bg() { fp_cmd_bg calls "$@"; }
+# tracer_gone NODE [KIND]: no tracer of ours (name, module, old code,
+# trace session) on the node; KIND: tracer (calls, the default) or requests.
 tracer_gone() {
 	local mod
-	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/; s/agent/tracer/')
+	mod=$("$FLAMEPROF" --version | sed "s/.*(agent \(.*\))/\1/; s/agent/${2:-tracer}/")
 	[ "$(rpc "$1" "erlang whereis [flameprof_tracer]")" = undefined ] &&
 	[ "$(rpc "$1" "erlang module_loaded [$mod]")" = false ] &&
 	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ] &&
@@ -360,3 +368,17 @@ rpc_eval() { printf '%s.\n' "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeou
 # A process that exits between processes() and trace_info/2 reads as
 # 'undefined': only a non-empty flag list counts.
 traced_procs() { rpc_eval "$1" "TI = $FP_TRACE_INFO, length([P || P <- erlang:processes(), case TI(P, flags) of {flags, [_ | _]} -> true; _ -> false end])"; }
+
+# fpt ARGS...: flameprof top, as fpc runs calls; fpt_bg in the background.
+fpt() {
+	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" top --cookie-file "$T_DIR/cookie" "$@" \
+		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+	FP_RC=$?
+	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
+	return 0
+}
+fpt_bg() {
+	$FP_WRAP "$FLAMEPROF" top --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
+	FP_PID=$!
+	T_PIDS="$T_PIDS $FP_PID"
+}

@@ -5,28 +5,11 @@ KV_TIERS="--entry kv_service:request/2 --identity arg:1 --tier parse=kv_service:
 --tier handle=kv_service:handle/2 --tier db=kv_service:db/2 --tier format=kv_service:format/2"
 
 # fpr / fpr_bg ARGS...: as fp and fp_bg, for `flameprof requests`.
-fpr() {
-	timeout -s KILL "${FP_DEADLINE:-120}" $FP_WRAP "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" "$@" \
-		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
-	FP_RC=$?
-	sed 's/^/#   stderr: /' "$T_DIR/fp.err" | head -20
-	return 0
-}
-fpr_bg() {
-	$FP_WRAP "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" "$@" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err" &
-	FP_PID=$!
-	T_PIDS="$T_PIDS $FP_PID"
-}
+fpr() { fp_cmd requests "$@"; }
+fpr_bg() { fp_cmd_bg requests "$@"; }
 
 # requests_gone NODE: no tracer of ours (the lock, the module, old code).
-requests_gone() {
-	local mod
-	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/; s/agent/requests/')
-	[ "$(rpc "$1" "erlang whereis [flameprof_tracer]")" = undefined ] &&
-	[ "$(rpc "$1" "erlang module_loaded [$mod]")" = false ] &&
-	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ] &&
-	[ "$(fp_sessions "$1")" = 0 ]
-}
+requests_gone() { tracer_gone "$1" requests; }
 
 # kv_clean NODE: no pattern on the example's functions, no trace flag on
 # any process or on new ones, no tracer.

@@ -6,12 +6,20 @@
 # :pricer_1..:pricer_4) and a Shop.Load process that prices baskets through
 # them without end; Shop.Pricing.handle_call/3 and the anonymous fn inside
 # it that prices each line are the hot code. Shop.Checkout.run(k) calls
-# Shop.Tax.rate/1 exactly k times (for `flameprof calls`), from the caller.
+# Shop.Tax.rate/1 exactly k times (for `flameprof calls`), from the caller;
+# :"Shop.Legacy" is an Erlang module named like an Elixir alias.
 # With READY_FILE the script writes that file once everything is started.
 
 defmodule Shop.Tax do
   def rate(:food), do: 7
   def rate(_), do: 19
+end
+
+# An Erlang module named like an Elixir alias ('Shop.Legacy', not
+# 'Elixir.Shop.Legacy'), as a library written in Erlang might be: flameprof
+# resolves `--pattern Shop.Legacy` by what is loaded.
+defmodule :"Shop.Legacy" do
+  def ping(k), do: k
 end
 
 defmodule Shop.Checkout do

@@ -9,8 +9,9 @@
 # - pprof, read by go tool pprof, names the same frames;
 # - calls --pattern Elixir.Shop.Tax:rate/1 counts exactly the k calls of
 #   Shop.Checkout.run(k); RELEASE_COOKIE stands for a mix release's cookie;
-# - requests times a tier inside Shop.Pricing.handle_call/3, and refuses an
-#   --identity-fun in Elixir's syntax with one sentence asking for Erlang's;
+# - requests times a tier inside Shop.Pricing.handle_call/3, grouped by an
+#   --identity-fun in Elixir's syntax (refused unless one fn of one argument,
+#   and on the Erlang node);
 # - an Erlang node beside it keeps its header and Erlang's spelling;
 # - each node is left clean after each run.
 . "$(dirname "$0")/../lib.sh"
@@ -95,7 +96,7 @@ kill -INT "$FP_PID"
 fp_wait 30
 is "$FP_RC" 0 "calls ends with exit 0"
 sed "s/^/#   /" "$T_DIR/fp.out"
-is "$(awk '$1 == "Elixir.Shop.Tax:rate/1" { print $2 }' "$T_DIR/fp.out")" "$K" "calls counts exactly $K calls of Shop.Tax.rate/1"
+is "$(awk '$1 == "Shop.Tax.rate/1" { print $2 }' "$T_DIR/fp.out")" "$K" "calls counts exactly $K calls of Shop.Tax.rate/1 (spelled as Elixir does: --names auto)"
 check "no tracer is left" wait_until 5 tracer_gone "$NODE"
 check "the node is left clean after calls" node_clean_within 10 "$NODE"
 
@@ -109,16 +110,24 @@ HOME="$T_DIR/home" RELEASE_COOKIE="wrong$T_COOKIE" timeout -s KILL 60 "$FLAMEPRO
 	--pattern Elixir.Shop.Tax:rate/1 --duration 300ms "$NODE" >"$T_DIR/rc.out" 2>"$T_DIR/rc.err"
 is "$?" 77 "a wrong RELEASE_COOKIE is refused by the node (exit 77)"
 
-# requests: the tier of Shop.Pricing.handle_call/3 per priced basket; an
-# identity fun in Elixir's syntax is refused with one sentence that asks
-# for Erlang's
+# requests: the tier of Shop.Pricing.handle_call/3 per priced basket,
+# grouped by an identity fun in Elixir's syntax (the call's tag, :price);
+# a fn of two arguments, or code around a fn, is refused in one sentence
 timeout -s KILL 60 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" \
 	--entry Elixir.Shop.Pricing:handle_call/3 --tier pricing=Elixir.Shop.Pricing:handle_call/3 \
-	--identity-fun 'fn {_m, _f, [kind | _]} -> kind end' --duration 1s "$NODE" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
-is "$?" 64 "requests: an Elixir fn as --identity-fun exits 64"
-sed 's/^/#   stderr: /' "$T_DIR/fp.err"
-check "it says to write the fun in Erlang's syntax" one_sentence
-check "... naming Erlang's syntax" grep -q "Erlang's syntax" "$T_DIR/fp.err"
+	--identity-fun 'fn {_m, _f, [{kind, _} | _]} -> kind end' --duration 2s "$NODE" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+is "$?" 0 "requests: an Elixir fn as --identity-fun exits 0"
+sed 's/^/#   /' "$T_DIR/fp.out" | head -4
+check "... and names the requests by what it returns (price)" grep -q '^price  *_total  *[1-9]' "$T_DIR/fp.out"
+for bad in 'fn a, b -> a end' 'IO.puts("x"); fn x -> x end' 'fn x -> x end.(1)' 'fn x ->'; do
+	timeout -s KILL 60 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" \
+		--entry Elixir.Shop.Pricing:handle_call/3 --identity-fun "$bad" --duration 1s "$NODE" \
+		>"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+	is "$?" 64 "requests --identity-fun '$bad': exit 64"
+	sed 's/^/#   stderr: /' "$T_DIR/fp.err"
+	check "... in one sentence" one_sentence
+done
+check "nothing of the refused funs ran (no \"x\" printed on the node)" sh -c "! grep -qx x '$T_DIR/$(basename "$NODE" @127.0.0.1).log'"
 timeout -s KILL 60 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" \
 	--entry Elixir.Shop.Pricing:handle_call/3 --tier pricing=Elixir.Enum:map/2 \
 	--duration 2s "$NODE" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
@@ -137,5 +146,11 @@ check "its header says nothing of names" sh -c "! zstd -dcq $T_DIR/plain/flamepr
 "$FLAMEPROF" report -q -f folded -o "$T_DIR/p.folded" "$T_DIR/plain"
 check "its report keeps Erlang's spelling (mod:fun/arity)" grep -Eq ';[a-z_]+:[a-z_0-9]+/[0-9]+( |;)' "$T_DIR/p.folded"
 check "... and no Elixir spelling" sh -c "! grep -q ';:' '$T_DIR/p.folded'"
+timeout -s KILL 60 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" \
+	--entry lists:reverse/1 --identity-fun 'fn x -> x end' --duration 1s "$NODE" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
+is "$?" 64 "an Elixir fn as --identity-fun on an Erlang node: exit 64"
+sed 's/^/#   stderr: /' "$T_DIR/fp.err"
+check "... in one sentence that says the node does not run Elixir" \
+	sh -c "[ \$(wc -l <'$T_DIR/fp.err') -eq 1 ] && grep -q 'does not run Elixir' '$T_DIR/fp.err'"
 check "the Erlang node is left clean" node_clean_within 10 "$NODE"
 finish

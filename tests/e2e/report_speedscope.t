@@ -1,14 +1,15 @@
-#!/bin/sh
+#!/bin/bash
 # report --format speedscope: valid against speedscope's published schema
 # (tests/report/speedscope-file-format-schema.json, from the speedscope npm
 # package), with the weights adding up to the events.
-. "$(dirname "$0")/../report/tap.sh"
+: "${T_TIMEOUT:=60}"
+. "$(dirname "$0")/../lib.sh"
 
-gen --events 3000 --hostile --seed 9 > "$T/in.perf"
-gzip -c "$T/in.perf" > "$T/in.perf.gz"
-"$FLAMEPROF" report --status all "$T/in.perf.gz" -f speedscope -o "$T/p.json" -q
+gen --events 3000 --hostile --seed 9 > "$T_DIR/in.perf"
+gzip -c "$T_DIR/in.perf" > "$T_DIR/in.perf.gz"
+"$FLAMEPROF" report --status all "$T_DIR/in.perf.gz" -f speedscope -o "$T_DIR/p.json" -q
 is "$?" 0 "speedscope export exits 0"
-"$FLAMEPROF" report --status all "$T/in.perf.gz" -f speedscope -w reductions_delta -o "$T/w.json" -q
+"$FLAMEPROF" report --status all "$T_DIR/in.perf.gz" -f speedscope -w reductions_delta -o "$T_DIR/w.json" -q
 # Debian's python3-jsonschema serves /usr/bin/python3, which may not be the python3 on PATH.
 py=
 for p in python3 /usr/bin/python3; do
@@ -16,7 +17,7 @@ for p in python3 /usr/bin/python3; do
 done
 if [ -n "$py" ]; then
 	for f in p w; do
-		ok "$f.json is valid against the published schema" "$py" - "$REP_LIB/speedscope-file-format-schema.json" "$T/$f.json" <<'PY'
+		check "$f.json is valid against the published schema" "$py" - "$ROOT/tests/report/speedscope-file-format-schema.json" "$T_DIR/$f.json" <<'PY'
 import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
 PY
@@ -24,7 +25,7 @@ PY
 else
 	skip "valid against the published schema" "python3-jsonschema is not installed"
 fi
-ok "sampled profiles, frames in range, weights add up to the events" python3 - "$T/p.json" <<'PY'
+check "sampled profiles, frames in range, weights add up to the events" python3 - "$T_DIR/p.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 nf = len(d["shared"]["frames"])

@@ -1,5 +1,5 @@
 /*
- * fuzz_calls.c - libFuzzer over the tracer's messages (sampler/calls_decode.c)
+ * fuzz_calls.c - libFuzzer over the tracer's messages (calls/calls_decode.c)
  * and the writers that print what it decoded (calls/calls_out.c): any
  * input is refused or decoded into rows that sort and print without a
  * crash, a leak or an over-read.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../calls/calls_out.h"
-#include "../../sampler/calls.h"
+#include "../../calls/calls.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

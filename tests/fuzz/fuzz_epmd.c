@@ -1,5 +1,5 @@
 /*
- * fuzz_epmd.c - libFuzzer over epmd's answers (sampler/epmd_reply.c): a
+ * fuzz_epmd.c - libFuzzer over epmd's answers (node/epmd_reply.c): a
  * PORT2_RESP and a NAMES_RESP of any bytes are read within those bytes,
  * and the names list never outgrows its buffer nor carries a byte that is
  * not in a node name.
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../sampler/epmd_reply.h"
+#include "../../node/epmd_reply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	int port = epmd_port_reply(buf, size);
+	int port = node_epmd_port_reply(buf, size);
 	if (port > 65535 || port < -1)
 		abort();
 	static const size_t caps[] = { 1, 7, 256 };
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *out = malloc(caps[k]);
 		if (!out)
 			break;
-		epmd_names_reply(buf, size, out, caps[k]);
+		node_epmd_names_reply(buf, size, out, caps[k]);
 		size_t len = strlen(out);
 		if (len >= caps[k])
 			abort();

@@ -1,6 +1,6 @@
 /*
  * fuzz_requests.c - libFuzzer over the requests tracer's messages
- * (sampler/requests_decode.c) and what is made of a window: the table's
+ * (requests/requests_decode.c) and what is made of a window: the table's
  * merge (requests/req_table.c, requests/hist.c) and its writers. Any input
  * is refused or decoded into a window that merges and prints without a
  * crash, a leak or an over-read; the JSON lines are valid UTF-8 with no raw
@@ -14,7 +14,7 @@
 #include <string.h>
 #include "../../common/text.h"
 #include "../../requests/req_table.h"
-#include "../../sampler/requests.h"
+#include "../../requests/requests.h"
 
 /* No control character but the newline (C0, DEL, C1 as UTF-8); utf8:
  * and valid UTF-8 throughout. */

@@ -1,6 +1,6 @@
 /*
- * fuzz_rex.c - libFuzzer over rex replies (sampler/rex_reply.c): whatever
- * a node's rex answers, rex_reply_open() refuses it or every reader reads
+ * fuzz_rex.c - libFuzzer over rex replies (node/rex_reply.c): whatever
+ * a node's rex answers, node_rex_reply_open() refuses it or every reader reads
  * it within its bytes and its buffers, without a crash, a leak or an
  * over-read.
  */
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../sampler/rex_reply.h"
+#include "../../node/rex_reply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -17,24 +17,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	struct rex_reply r;
-	if (rex_reply_open(buf, size, &r) == 0) {
+	struct node_rex_reply r;
+	if (node_rex_reply_open(buf, size, &r) == 0) {
 		erlang_pid pid;
 		char small[4], word[16], atom[MAXATOMLEN_UTF8];
 		size_t n;
 		int found, a, b;
-		(void)rex_reply_pid(&r, &pid);
-		(void)rex_reply_atom(&r, small, sizeof small);
-		(void)rex_reply_atom(&r, atom, sizeof atom);
-		(void)rex_reply_atom_is(&r, "true");
-		(void)rex_reply_word(&r, small, sizeof small);
-		(void)rex_reply_word(&r, word, sizeof word);
-		(void)rex_reply_has_atom(&r, "a@b", 1000, &found);
-		(void)rex_reply_ref(&r, &a, &b);
-		(void)rex_reply_binary_size(&r, 1 << 20, &n);
-		(void)rex_reply_loaded(&r, small, sizeof small);
-		(void)rex_reply_loaded(&r, atom, sizeof atom);
-		(void)rex_reply_bare_lock(&r, &pid);
+		(void)node_rex_reply_pid(&r, &pid);
+		(void)node_rex_reply_atom(&r, small, sizeof small);
+		(void)node_rex_reply_atom(&r, atom, sizeof atom);
+		(void)node_rex_reply_atom_is(&r, "true");
+		(void)node_rex_reply_word(&r, small, sizeof small);
+		(void)node_rex_reply_word(&r, word, sizeof word);
+		(void)node_rex_reply_has_atom(&r, "a@b", 1000, &found);
+		(void)node_rex_reply_ref(&r, &a, &b);
+		(void)node_rex_reply_binary_size(&r, 1 << 20, &n);
+		(void)node_rex_reply_loaded(&r, small, sizeof small);
+		(void)node_rex_reply_loaded(&r, atom, sizeof atom);
+		(void)node_rex_reply_bare_lock(&r, &pid);
 	}
 	free(buf);
 	return 0;

@@ -40,8 +40,9 @@ check() { # description, command (report) section
 		diff "$tmp/help" "$tmp/man" | sed 's/^/#   /'
 	fi
 }
-echo "1..4"
+echo "1..5"
 check "record: the table and the OPTIONS section agree" "" OPTIONS
 check "report: the table and the REPORT section agree" report REPORT
 check "calls: the table and the CALLS section agree" calls CALLS
 check "requests: the table and the REQUESTS section agree" requests REQUESTS
+check "top: the table and the TOP section agree" top TOP

@@ -1,5 +1,5 @@
 /*
- * test_calls.c - sampler/calls_decode.c and calls/calls_out.c without a
+ * test_calls.c - calls/calls_decode.c and calls/calls_out.c without a
  * node.
  *
  * The tracer's result message is built with ei exactly as
@@ -17,7 +17,7 @@
 
 #include "tap.h"
 #include "../../calls/calls_out.h"
-#include "../../sampler/calls.h"
+#include "../../calls/calls.h"
 
 #define E(call) do { if ((call) < 0) { fprintf(stderr, "encode failed: %s\n", #call); abort(); } } while (0)
 
@@ -184,6 +184,43 @@ static void test_per_process_and_count(void)
 	ei_x_free(&x);
 }
 
+
+static void test_elixir_names(void)
+{
+	static const struct row rows[] = {
+		{ "Elixir.Shop.Tax", "rate", 1, "<0.10.0>", 5, 50, "Elixir.Shop.Pricer" },
+		{ "Elixir.Shop.Checkout", "-run/1-fun-0-", 2, "<0.11.0>", 3, 30, "Elixir.Shop.Pricing:init/1" },
+		{ "lists", "reverse", 1, "<0.12.0>", 1, 10, "kv_server" },
+	};
+	ei_x_buff x;
+	struct calls_msg m;
+	char err[160];
+	result_msg(&x, "call_time", rows, 3, "Elixir.Shop.Tax");
+	is_int(calls_decode(x.buff, (size_t)x.index, &m, err, sizeof err), CALLS_MSG_RESULT, "rows decode");
+	is_int(calls_names_elixir(&m.result, 1), 0, "spelled as Elixir does (folded)");
+	calls_sort(&m.result);
+	char *t = written(folded_w, &m.result, 0);
+	is_str(t, "Shop.Pricer;<0.10.0>;Shop.Tax.rate/1 50\n"
+		  "Shop.Pricing.init/1;<0.11.0>;anonymous_fn/2_in_Shop.Checkout.run/1 30\n"
+		  "kv_server;<0.12.0>;:lists.reverse/1 10\n",
+	       "folded: functions, aliases and initial calls in Elixir's spelling, an anonymous fn without spaces");
+	free(t);
+	is_str(m.result.reloaded[0], "Shop.Tax", "a reloaded module as its alias");
+	calls_result_free(&m.result);
+	ei_x_free(&x);
+
+	result_msg(&x, "call_time", rows, 3, NULL);
+	is_int(calls_decode(x.buff, (size_t)x.index, &m, err, sizeof err), CALLS_MSG_RESULT, "rows decode again");
+	is_int(calls_names_elixir(&m.result, 0), 0, "spelled as Elixir does (table)");
+	calls_sort(&m.result);
+	t = written(table_w, &m.result, 0);
+	ok(strstr(t, "\nanonymous fn/2 in Shop.Checkout.run/1  ") && strstr(t, "(Shop.Pricing.init/1)"),
+	   "table: Elixir's own 'anonymous fn/2 in Shop.Checkout.run/1'");
+	free(t);
+	calls_result_free(&m.result);
+	ei_x_free(&x);
+}
+
 static void test_other_messages(void)
 {
 	ei_x_buff x;
@@ -262,6 +299,7 @@ int main(void)
 {
 	subtest("time table, JSON and folded", test_time_table);
 	subtest("per process, and count", test_per_process_and_count);
+	subtest("Elixir's names", test_elixir_names);
 	subtest("errors and other messages", test_other_messages);
 	subtest("damaged messages", test_damaged);
 	return done_testing();

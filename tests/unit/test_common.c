@@ -142,6 +142,124 @@ static void test_tier_patterns(void)
 	   "MOD:FUN/_ alone (requests' --entry)");
 }
 
+
+/* One case of fp_mfa_parse: the text, then the parts it should give
+ * (parts -1: refused; alias: the module is an Elixir alias). */
+struct mfa_case {
+	const char *text;
+	int parts;
+	const char *module, *function;
+	int arity, alias;
+};
+
+static void test_mfa_syntax(void)
+{
+	static const struct mfa_case cases[] = {
+		/* Erlang's syntax, as before */
+		{ "kv_db:query/2", 3, "kv_db", "query", 2, 0 },
+		{ "kv:_/_", 3, "kv", "_", -1, 0 },
+		{ "kv", 1, "kv", NULL, -1, 0 },
+		{ "kv:handle", 2, "kv", "handle", -1, 0 },
+		{ "_:handle/1", 3, "_", "handle", 1, 0 },
+		{ "Elixir.Shop.Pricing", 1, "Elixir.Shop.Pricing", NULL, -1, 0 },
+		{ "Elixir.Shop.Pricing:handle_call/3", 3, "Elixir.Shop.Pricing", "handle_call", 3, 0 },
+		{ "Elixir.Enum:-map/2-lists^map/1-0-/2", 3, "Elixir.Enum", "-map/2-lists^map/1-0-", 2, 0 },
+		{ "my.mod:f/1", 3, "my.mod", "f", 1, 0 },
+		/* quoted Erlang atoms: the quotes are taken off */
+		{ "'Elixir.Shop.Pricing':handle_call/3", 3, "Elixir.Shop.Pricing", "handle_call", 3, 0 },
+		{ "'Elixir.Shop.Pricing'", 1, "Elixir.Shop.Pricing", NULL, -1, 0 },
+		{ "'Elixir.Enum':'-map/2-fun-0-'/2", 3, "Elixir.Enum", "-map/2-fun-0-", 2, 0 },
+		{ "'it''s':f/0", -1, NULL, NULL, 0, 0 },
+		{ "'it\\'s':'a\\\\b'/0", 3, "it's", "a\\b", 0, 0 },
+		{ "'Foo':bar/1", 3, "Foo", "bar", 1, 0 },
+		/* Elixir's syntax */
+		{ "Shop.Pricing", 1, "Shop.Pricing", NULL, -1, 1 },
+		{ "Shop.Pricing.handle_call/3", 3, "Shop.Pricing", "handle_call", 3, 1 },
+		{ "Shop.Pricing.handle_call/_", 3, "Shop.Pricing", "handle_call", -1, 1 },
+		{ "Shop.Pricing.handle_call", 2, "Shop.Pricing", "handle_call", -1, 1 },
+		{ "Shop.Pricing:handle_call/3", 3, "Shop.Pricing", "handle_call", 3, 1 },
+		{ "Foo", 1, "Foo", NULL, -1, 1 },
+		{ "Shop.Pricing.valid?/1", 3, "Shop.Pricing", "valid?", 1, 1 },
+		{ "Enum.\"-map/2-lists^map/1-0-\"/2", 3, "Enum", "-map/2-lists^map/1-0-", 2, 1 },
+		{ ":ets.lookup/2", 3, "ets", "lookup", 2, 0 },
+		{ ":ets", 1, "ets", NULL, -1, 0 },
+		{ ":gen_server.handle_msg/_", 3, "gen_server", "handle_msg", -1, 0 },
+		{ ":\"Elixir.Shop.Pricing\"", 1, "Elixir.Shop.Pricing", NULL, -1, 0 },
+		{ ":\"Elixir.Shop.Pricing\".handle_call/3", 3, "Elixir.Shop.Pricing", "handle_call", 3, 0 },
+		{ "Elixir.Shop.Pricing.handle_call/3", 3, "Elixir.Shop.Pricing", "handle_call", 3, 0 },
+		/* refused */
+		{ "", -1, NULL, NULL, 0, 0 },
+		{ ":", -1, NULL, NULL, 0, 0 },
+		{ "kv:", -1, NULL, NULL, 0, 0 },
+		{ "kv:f/", -1, NULL, NULL, 0, 0 },
+		{ "kv:f/256", -1, NULL, NULL, 0, 0 },
+		{ "'kv", -1, NULL, NULL, 0, 0 },
+		{ "''", -1, NULL, NULL, 0, 0 },
+		{ "'kv'x", -1, NULL, NULL, 0, 0 },
+		{ "'a\\nb'", -1, NULL, NULL, 0, 0 },
+		{ ":ets.", -1, NULL, NULL, 0, 0 },
+		{ ":\"Elixir.Shop\"/1", -1, NULL, NULL, 0, 0 },
+		{ "Shop.Pricing.\"x\"y/1", -1, NULL, NULL, 0, 0 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const struct mfa_case *c = &cases[k];
+		char text[128];
+		struct fp_mfa_pattern p;
+		snprintf(text, sizeof text, "%s", c->text);
+		int parts = fp_mfa_parse(text, &p);
+		if (c->parts < 0) {
+			is_int(parts, -1, "'%s' is refused", c->text);
+			continue;
+		}
+		ok(parts == c->parts && strcmp(p.module, c->module) == 0 &&
+		   (c->function ? p.function && strcmp(p.function, c->function) == 0 : !p.function) &&
+		   p.arity == c->arity && p.alias == c->alias,
+		   "'%s': %d parts, module '%s'%s, function '%s', arity %d", c->text, c->parts, c->module,
+		   c->alias ? " (an alias)" : "", c->function ? c->function : "(none)", c->arity);
+	}
+
+	/* every prefix of every case, and every case with each byte changed to
+	 * each of the grammar's own bytes: parsed without a crash (ASan), and
+	 * what parses has a module of 1..255 bytes */
+	static const char marks[] = "'\":./_\\A a9";
+	int sane = 1;
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		size_t n = strlen(cases[k].text);
+		for (size_t cut = 0; cut <= n; cut++)
+			for (size_t m = 0; m <= sizeof marks - 1; m++) {
+				char text[128];
+				struct fp_mfa_pattern p;
+				memcpy(text, cases[k].text, cut);
+				text[cut] = '\0';
+				if (m < sizeof marks - 1 && cut < n) {
+					memcpy(text, cases[k].text, n + 1);
+					text[cut] = marks[m];
+				}
+				int parts = fp_mfa_parse(text, &p);
+				if (parts > 0 && (!*p.module || strlen(p.module) > FP_ATOM_MAX))
+					sane = 0;
+			}
+	}
+	ok(sane, "cut and changed texts: no crash, and a module whenever one parses");
+
+	char buf[FP_ALIAS_CAP], a[] = "Shop.Pricing", e[] = "'Foo'", n[] = "Shop.Pricer", x[] = "pricer:x";
+	const char *names[2];
+	struct fp_mfa_pattern p;
+	ok(fp_mfa_parse(a, &p) == 1 && fp_mfa_modules(&p, buf, names) == 2 &&
+	   strcmp(names[0], "Elixir.Shop.Pricing") == 0 && strcmp(names[1], "Shop.Pricing") == 0,
+	   "an alias is tried as 'Elixir.Shop.Pricing', then 'Shop.Pricing'");
+	ok(fp_mfa_parse(e, &p) == 1 && fp_mfa_modules(&p, buf, names) == 1 && strcmp(names[0], "Foo") == 0,
+	   "a quoted atom is that atom only");
+	ok(fp_name_parse(n, &p) == 0 && p.alias && strcmp(p.module, "Shop.Pricer") == 0,
+	   "a registered name may be an alias");
+	is_int(fp_name_parse(x, &p), -1, "a registered name is not a function");
+	char t[] = "db=Shop.Repo.query/_";
+	struct fp_tier_pattern tp;
+	ok(fp_tier_parse(t, &tp) == FP_TIER_OK && strcmp(tp.name, "db") == 0 && tp.pattern.alias &&
+	   strcmp(tp.pattern.module, "Shop.Repo") == 0 && strcmp(tp.pattern.function, "query") == 0,
+	   "a tier in Elixir's syntax");
+}
+
 static void test_text(void)
 {
 	char *buf = NULL;
@@ -161,6 +279,7 @@ int main(void)
 	subtest("slot table", test_slots);
 	subtest("hashes", test_hash);
 	subtest("tier patterns", test_tier_patterns);
+	subtest("Erlang's and Elixir's syntax", test_mfa_syntax);
 	subtest("the JSON escape", test_text);
 	return done_testing();
 }

@@ -1,5 +1,5 @@
 /*
- * test_decode.c - sampler/decode.c and term_check.c without a node.
+ * test_decode.c - sampler/decode.c and node/term_check.c without a node.
  *
  * Agent messages are built with ei_x_encode_* exactly as the agent sends
  * them (the shapes are at the top of sampler/flameprof_agent.erl and in
@@ -22,7 +22,7 @@
 
 #include "tap.h"
 #include "../../sampler/decode.h"
-#include "../../sampler/term_check.h"
+#include "../../node/term_check.h"
 
 /* ==== encoding helpers: abort on an encoder failure (a bug in the test) ==== */
 
@@ -686,7 +686,7 @@ static void test_mutated(void)
 
 static int tc(const void *p, size_t n)
 {
-	return term_check(guarded(p, n), n);
+	return node_term_check(guarded(p, n), n);
 }
 
 #define TC(want, msg, ...) do { static const unsigned char b_[] = { __VA_ARGS__ }; \

@@ -447,8 +447,8 @@ static void stack_of(struct stack *st, const char *const *mfa, size_t n)
 
 static void test_tiers(void)
 {
-	const struct fp_tier_pattern tiers[] = { { "handle", { "kv", "handle", 2 } },
-						 { "db", { "kv", "db", -1 } } };
+	const struct fp_tier_pattern tiers[] = { { "handle", { "kv", "handle", 2, 0 } },
+						 { "db", { "kv", "db", -1, 0 } } };
 	const enum fmt_category cats[] = { FMT_CAT_SEQ_TRACE, FMT_CAT_TIER, FMT_CAT_NAME };
 	struct fmt_options opts = { cats, 3, tiers, 2, 0 };
 	fmt_ctx *ctx = fmt_create(&opts);
@@ -492,7 +492,7 @@ static void test_tiers(void)
 	fmt_free(ctx);
 
 	/* several tiers match one frame: the first given */
-	const struct fp_tier_pattern both[] = { { "any", { "kv", "_", -1 } }, { "db", { "kv", "db", -1 } } };
+	const struct fp_tier_pattern both[] = { { "any", { "kv", "_", -1, 0 } }, { "db", { "kv", "db", -1, 0 } } };
 	opts.tiers = both;
 	opts.ntiers = 2;
 	ctx = fmt_create(&opts);
@@ -508,6 +508,22 @@ static void test_tiers(void)
 	event(ctx, &st.s, NULL);
 	is_str(line(5), "\t0 name:kv_server ([category])", "without the tier category ...");
 	is_str(line(6), "", "... no tier frame");
+	fmt_free(ctx);
+
+	/* an Elixir alias (Shop.Repo): Elixir's 'Elixir.Shop.Repo' or an Erlang
+	 * module of that very name, never a longer or shorter one */
+	const struct fp_tier_pattern alias[] = { { "db", { "Shop.Repo", "query", 2, 1 } } };
+	opts.tiers = alias;
+	opts.ntiers = 1;
+	ctx = fmt_create(&opts);
+	const char *elixir[] = { "Elixir.Shop.Repo:query/2" }, *erlang[] = { "Shop.Repo:query/2" },
+		   *other[] = { "Elixir.Shop.Repox:query/2", "Elixir.Repo:query/2", "Elixir.Shop.Repo:query/3" };
+	stack_of(&st, elixir, 1);
+	is_int(fmt_tier_of(ctx, &st.s), 0, "the alias Shop.Repo matches 'Elixir.Shop.Repo'");
+	stack_of(&st, erlang, 1);
+	is_int(fmt_tier_of(ctx, &st.s), 0, "... and an Erlang module 'Shop.Repo'");
+	stack_of(&st, other, 3);
+	is_int(fmt_tier_of(ctx, &st.s), -1, "... and nothing else");
 	fmt_free(ctx);
 }
 

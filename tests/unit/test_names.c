@@ -13,7 +13,7 @@
 static void code(const char *in, const char *want)
 {
 	char out[512];
-	long n = rep_names_elixir(0, in, strlen(in), out, sizeof out);
+	long n = fp_names_elixir(0, in, strlen(in), out, sizeof out);
 	if (!want) {
 		ok(n < 0, "%s stays as it is", in);
 		return;
@@ -25,7 +25,7 @@ static void code(const char *in, const char *want)
 static void category(const char *in, const char *want)
 {
 	char out[512];
-	long n = rep_names_elixir(1, in, strlen(in), out, sizeof out);
+	long n = fp_names_elixir(1, in, strlen(in), out, sizeof out);
 	is_str(n >= 0 ? out : "(as is)", want, "category %s", in);
 }
 

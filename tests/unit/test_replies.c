@@ -1,8 +1,8 @@
 /*
  * test_replies.c - what a node, its epmd and the cookie file can hand
- * flameprof, without a node: rex replies (sampler/rex_reply.c), epmd's
- * answers (sampler/epmd_reply.c), text for the terminal
- * (common/ctl_escape.c) and the cookie file's rules (sampler/cookie.c).
+ * flameprof, without a node: rex replies (node/rex_reply.c), epmd's
+ * answers (node/epmd_reply.c), text for the terminal
+ * (common/ctl_escape.c) and the cookie file's rules (node/cookie.c).
  * Each hostile case is refused within its buffer; ASan watches the rest.
  */
 #define _GNU_SOURCE
@@ -17,9 +17,9 @@
 
 #include "tap.h"
 #include "../../common/ctl_escape.h"
-#include "../../sampler/epmd_reply.h"
-#include "../../sampler/rex_reply.h"
-#include "../../sampler/sampler.h"
+#include "../../node/epmd_reply.h"
+#include "../../node/rex_reply.h"
+#include "../../node/node.h"
 
 #define E(call) do { if ((call) < 0) { fprintf(stderr, "encode failed: %s\n", #call); abort(); } } while (0)
 
@@ -32,25 +32,25 @@ static void rex_begin(ei_x_buff *x)
 }
 
 /* Opens x as a reply, from an exact-size copy (ASan sees an over-read). */
-static int open_x(const ei_x_buff *x, struct rex_reply *r, char **copy)
+static int open_x(const ei_x_buff *x, struct node_rex_reply *r, char **copy)
 {
 	*copy = malloc((size_t)x->index);
 	if (!*copy)
 		abort();
 	memcpy(*copy, x->buff, (size_t)x->index);
-	return rex_reply_open(*copy, (size_t)x->index, r);
+	return node_rex_reply_open(*copy, (size_t)x->index, r);
 }
 
 static void test_rex_word(void)
 {
 	ei_x_buff x;
-	struct rex_reply r;
+	struct node_rex_reply r;
 	char *c, otp[16];
 
 	rex_begin(&x);
 	E(ei_x_encode_string(&x, "25"));
 	is_int(open_x(&x, &r, &c), 0, "{rex, \"25\"} opens");
-	is_int(rex_reply_word(&r, otp, sizeof otp), 0, "\"25\" is a release");
+	is_int(node_rex_reply_word(&r, otp, sizeof otp), 0, "\"25\" is a release");
 	is_str(otp, "25", "... read as 25");
 	free(c); ei_x_free(&x);
 
@@ -62,7 +62,7 @@ static void test_rex_word(void)
 	E(ei_x_encode_string(&x, big));
 	is_int(open_x(&x, &r, &c), 0, "{rex, <6,000 digits>} opens");
 	memset(otp, 'x', sizeof otp);
-	is_int(rex_reply_word(&r, otp, sizeof otp), -1, "6,000 digits are no release for a 16-byte buffer");
+	is_int(node_rex_reply_word(&r, otp, sizeof otp), -1, "6,000 digits are no release for a 16-byte buffer");
 	is_str(otp, "", "... and nothing is written but the empty string");
 	free(c); ei_x_free(&x); free(big);
 
@@ -73,7 +73,7 @@ static void test_rex_word(void)
 		E(ei_x_encode_long(&x, 300));
 	E(ei_x_encode_empty_list(&x));
 	open_x(&x, &r, &c);
-	is_int(rex_reply_word(&r, otp, sizeof otp), -1, "[300, 300, 300] is no release");
+	is_int(node_rex_reply_word(&r, otp, sizeof otp), -1, "[300, 300, 300] is no release");
 	free(c); ei_x_free(&x);
 
 	/* bytes, sent as a proper list (small integers) */
@@ -83,7 +83,7 @@ static void test_rex_word(void)
 	E(ei_x_encode_long(&x, '6'));
 	E(ei_x_encode_empty_list(&x));
 	open_x(&x, &r, &c);
-	is_int(rex_reply_word(&r, otp, sizeof otp), 0, "[$2, $6] as LIST_EXT is a release");
+	is_int(node_rex_reply_word(&r, otp, sizeof otp), 0, "[$2, $6] as LIST_EXT is a release");
 	is_str(otp, "26", "... read as 26");
 	free(c); ei_x_free(&x);
 
@@ -92,20 +92,20 @@ static void test_rex_word(void)
 		rex_begin(&x);
 		E(ei_x_encode_string(&x, bad[k]));
 		open_x(&x, &r, &c);
-		is_int(rex_reply_word(&r, otp, sizeof otp), -1, "release %zu with a byte a release never has: refused", k);
+		is_int(node_rex_reply_word(&r, otp, sizeof otp), -1, "release %zu with a byte a release never has: refused", k);
 		free(c); ei_x_free(&x);
 	}
 	rex_begin(&x);
 	E(ei_x_encode_atom(&x, "25"));
 	open_x(&x, &r, &c);
-	is_int(rex_reply_word(&r, otp, sizeof otp), -1, "the atom '25' is no release");
+	is_int(node_rex_reply_word(&r, otp, sizeof otp), -1, "the atom '25' is no release");
 	free(c); ei_x_free(&x);
 }
 
 static void test_rex_open(void)
 {
 	ei_x_buff x;
-	struct rex_reply r;
+	struct node_rex_reply r;
 	char *c;
 
 	E(ei_x_new_with_version(&x));
@@ -138,7 +138,7 @@ static void test_rex_open(void)
 static void test_rex_readers(void)
 {
 	ei_x_buff x;
-	struct rex_reply r;
+	struct node_rex_reply r;
 	char *c, small[4];
 	erlang_pid p;
 	int found, a, b;
@@ -147,11 +147,11 @@ static void test_rex_readers(void)
 	rex_begin(&x);
 	E(ei_x_encode_atom(&x, "undefined"));
 	open_x(&x, &r, &c);
-	is_int(rex_reply_pid(&r, &p), -1, "undefined is not a pid");
-	is_int(rex_reply_atom(&r, small, sizeof small), -1, "an atom longer than the buffer is refused");
-	ok(rex_reply_atom_is(&r, "undefined"), "... and is what it is");
-	is_int(rex_reply_ref(&r, &a, &b), -1, "undefined is not a reference");
-	is_int(rex_reply_has_atom(&r, "a", 10, &found), -1, "undefined is not a list of nodes");
+	is_int(node_rex_reply_pid(&r, &p), -1, "undefined is not a pid");
+	is_int(node_rex_reply_atom(&r, small, sizeof small), -1, "an atom longer than the buffer is refused");
+	ok(node_rex_reply_atom_is(&r, "undefined"), "... and is what it is");
+	is_int(node_rex_reply_ref(&r, &a, &b), -1, "undefined is not a reference");
+	is_int(node_rex_reply_has_atom(&r, "a", 10, &found), -1, "undefined is not a list of nodes");
 	free(c); ei_x_free(&x);
 
 	rex_begin(&x);
@@ -160,17 +160,17 @@ static void test_rex_readers(void)
 		E(ei_x_encode_atom(&x, k == 19 ? "me@host" : "other@host"));
 	E(ei_x_encode_empty_list(&x));
 	open_x(&x, &r, &c);
-	is_int(rex_reply_has_atom(&r, "me@host", 20, &found), 0, "a list of 20 nodes is read");
+	is_int(node_rex_reply_has_atom(&r, "me@host", 20, &found), 0, "a list of 20 nodes is read");
 	ok(found, "... and the last one is found");
-	is_int(rex_reply_has_atom(&r, "me@host", 19, &found), -1, "a list longer than the bound is refused");
+	is_int(node_rex_reply_has_atom(&r, "me@host", 19, &found), -1, "a list longer than the bound is refused");
 	free(c); ei_x_free(&x);
 
 	rex_begin(&x);
 	E(ei_x_encode_binary(&x, "0123456789", 10));
 	open_x(&x, &r, &c);
-	is_int(rex_reply_binary_size(&r, 10, &n), 0, "a binary of 10 bytes within 10");
+	is_int(node_rex_reply_binary_size(&r, 10, &n), 0, "a binary of 10 bytes within 10");
 	is_int(n, 10, "... of size 10");
-	is_int(rex_reply_binary_size(&r, 9, &n), -1, "a binary of 10 bytes over a bound of 9 is refused");
+	is_int(node_rex_reply_binary_size(&r, 9, &n), -1, "a binary of 10 bytes over a bound of 9 is refused");
 	free(c); ei_x_free(&x);
 
 	char why[8];
@@ -179,7 +179,7 @@ static void test_rex_readers(void)
 	E(ei_x_encode_atom(&x, "error"));
 	E(ei_x_encode_atom(&x, "a_reason_longer_than_the_buffer"));
 	open_x(&x, &r, &c);
-	is_int(rex_reply_loaded(&r, why, sizeof why), 0, "{error, Long} is not loaded");
+	is_int(node_rex_reply_loaded(&r, why, sizeof why), 0, "{error, Long} is not loaded");
 	ok(strlen(why) < sizeof why, "... and why stays within its buffer ('%s')", why);
 	free(c); ei_x_free(&x);
 }
@@ -187,22 +187,22 @@ static void test_rex_readers(void)
 static void test_epmd(void)
 {
 	static const unsigned char port[] = { 119, 0, 0x9c, 0x41, 77, 0 };
-	is_int(epmd_port_reply(port, sizeof port), 40001, "PORT2_RESP: port 40001");
+	is_int(node_epmd_port_reply(port, sizeof port), 40001, "PORT2_RESP: port 40001");
 	static const unsigned char unknown[] = { 119, 1 };
-	is_int(epmd_port_reply(unknown, 2), 0, "PORT2_RESP with a result: the node is unknown");
-	is_int(epmd_port_reply(port, 3), -1, "a PORT2_RESP cut before its port: no valid answer");
+	is_int(node_epmd_port_reply(unknown, 2), 0, "PORT2_RESP with a result: the node is unknown");
+	is_int(node_epmd_port_reply(port, 3), -1, "a PORT2_RESP cut before its port: no valid answer");
 	static const unsigned char zero[] = { 119, 0, 0, 0 };
-	is_int(epmd_port_reply(zero, 4), -1, "port 0: no valid answer");
+	is_int(node_epmd_port_reply(zero, 4), -1, "port 0: no valid answer");
 	static const unsigned char other[] = { 118, 0, 1, 1 };
-	is_int(epmd_port_reply(other, 4), -1, "another reply code: no valid answer");
+	is_int(node_epmd_port_reply(other, 4), -1, "another reply code: no valid answer");
 
 	static const char names[] = "\0\0\x11\x11name app at port 1\nname \033]0;pwn\a at port 2\n"
 				    "name b-2_c at port 3\nname  at port 4\nnamex y at port 5\nname cut";
 	char out[64];
-	epmd_names_reply((const unsigned char *)names, sizeof names - 1, out, sizeof out);
+	node_epmd_names_reply((const unsigned char *)names, sizeof names - 1, out, sizeof out);
 	is_str(out, "'app', 'b-2_c'", "NAMES_RESP: node names kept, a name with escapes and broken lines left out");
 	char tiny[8];
-	epmd_names_reply((const unsigned char *)names, sizeof names - 1, tiny, sizeof tiny);
+	node_epmd_names_reply((const unsigned char *)names, sizeof names - 1, tiny, sizeof tiny);
 	is_str(tiny, "'app'", "... within a small buffer, whole names only");
 }
 
@@ -242,15 +242,15 @@ static void test_cookie(void)
 	fclose(f);
 
 	chmod(path, 0400);
-	is_int(sampler_read_cookie(path, buf, sizeof buf, err, sizeof err), 0, "mode 0400: read");
+	is_int(node_read_cookie(path, buf, sizeof buf, err, sizeof err), 0, "mode 0400: read");
 	is_str(buf, "secret", "... without the newline");
 	chmod(path, 0600);
-	is_int(sampler_read_cookie(path, buf, sizeof buf, err, sizeof err), 0, "mode 0600: read");
+	is_int(node_read_cookie(path, buf, sizeof buf, err, sizeof err), 0, "mode 0600: read");
 	static const mode_t loose[] = { 0644, 0640, 0604, 0660, 0602 };
 	for (size_t k = 0; k < sizeof loose / sizeof loose[0]; k++) {
 		chmod(path, loose[k]);
 		memset(buf, 0, sizeof buf);
-		is_int(sampler_read_cookie(path, buf, sizeof buf, err, sizeof err), -1, "mode %04o: refused",
+		is_int(node_read_cookie(path, buf, sizeof buf, err, sizeof err), -1, "mode %04o: refused",
 		       (unsigned)loose[k]);
 		ok(strstr(err, "must be accessible by its owner only") && strstr(err, "chmod 400"),
 		   "... as erl refuses it, with the way out: %s", err);
@@ -261,13 +261,13 @@ static void test_cookie(void)
 	if (mkfifo(path, 0600) == 0) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		is_int(sampler_read_cookie(path, buf, sizeof buf, err, sizeof err), -1, "a FIFO: refused");
+		is_int(node_read_cookie(path, buf, sizeof buf, err, sizeof err), -1, "a FIFO: refused");
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		ok(strstr(err, "not a regular file") != NULL, "... as not a regular file: %s", err);
 		ok(t1.tv_sec - t0.tv_sec < 5, "... without waiting for a writer");
 		unlink(path);
 	}
-	is_int(sampler_read_cookie(dir, buf, sizeof buf, err, sizeof err), -1, "a directory: refused");
+	is_int(node_read_cookie(dir, buf, sizeof buf, err, sizeof err), -1, "a directory: refused");
 	rmdir(dir);
 }
 

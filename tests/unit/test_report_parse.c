@@ -150,26 +150,26 @@ static void test_opts(void)
 	struct rep_pid_filter p;
 	struct rep_config cfg;
 	char d[256];
-	is_int(rep_parse_seconds("12.5", &us, &abs), 0, "relative seconds");
+	is_int(fp_parse_seconds("12.5", &us, &abs), 0, "relative seconds");
 	ok(us == 12500000 && !abs, "12.5 s");
-	is_int(rep_parse_seconds("@1700000000.000001", &us, &abs), 0, "absolute seconds");
+	is_int(fp_parse_seconds("@1700000000.000001", &us, &abs), 0, "absolute seconds");
 	ok(us == 1700000000000001LL && abs, "absolute value");
-	is_int(rep_parse_seconds("1x", &us, &abs), -1, "junk rejected");
-	is_int(rep_parse_seconds("", &us, &abs), -1, "empty rejected");
-	is_int(rep_parse_pid("12/3", &p), 0, "N/S");
+	is_int(fp_parse_seconds("1x", &us, &abs), -1, "junk rejected");
+	is_int(fp_parse_seconds("", &us, &abs), -1, "empty rejected");
+	is_int(fp_parse_pid("12/3", &p), 0, "N/S");
 	ok(p.pid == 12 && p.serial == 3 && !p.any_serial, "N/S values");
-	is_int(rep_parse_pid("12884906599", &p), 0, "a tid past 2^32 - 1");
+	is_int(fp_parse_pid("12884906599", &p), 0, "a tid past 2^32 - 1");
 	ok(p.pid == 4711 && p.serial == 3 && !p.any_serial, "tid values: <0.4711.3>");
-	is_int(rep_parse_pid("18446744073709551616", &p), -1, "a tid past 2^64 - 1 is refused");
-	is_int(rep_parse_pid("<0.77.1>", &p), 0, "<0.N.S>");
+	is_int(fp_parse_pid("18446744073709551616", &p), -1, "a tid past 2^64 - 1 is refused");
+	is_int(fp_parse_pid("<0.77.1>", &p), 0, "<0.N.S>");
 	ok(p.pid == 77 && p.serial == 1, "<0.N.S> values");
-	is_int(rep_parse_pid("5", &p), 0, "N");
+	is_int(fp_parse_pid("5", &p), 0, "N");
 	ok(p.any_serial, "N matches any serial");
-	is_int(rep_parse_pid("5/", &p), -1, "N/ rejected");
+	is_int(fp_parse_pid("5/", &p), -1, "N/ rejected");
 	{
 		char *av[] = { "report", "-o", "x.svg", "in1", "--weight=memory", "--pid", "1/0",
 			       "--from", "2", "--to", "@1700000000", "-fspeedscope", "in2", NULL };
-		is_int(rep_opts_parse(13, av, &cfg, d, sizeof d), FP_OPT_OK, "options parse");
+		is_int(fp_report_parse(13, av, &cfg, d, sizeof d), FP_OPT_OK, "options parse");
 		is_str(cfg.output, "x.svg", "-o");
 		is_str(cfg.weight, "memory", "--weight=");
 		is_int(cfg.format, REP_F_SPEEDSCOPE, "-fVALUE");
@@ -180,24 +180,24 @@ static void test_opts(void)
 	}
 	{
 		char *av[] = { "report", "--bogus", "in", NULL };
-		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "unknown option");
+		is_int(fp_report_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "unknown option");
 		ok(strstr(d, "'--bogus'") != NULL, "message names it: %s", d);
 	}
 	{
 		char *av[] = { "report", "in", "--from", "5", "--to", "4", NULL };
-		is_int(rep_opts_parse(6, av, &cfg, d, sizeof d), FP_OPT_USAGE, "--from after --to");
+		is_int(fp_report_parse(6, av, &cfg, d, sizeof d), FP_OPT_USAGE, "--from after --to");
 	}
 	{
 		char *av[] = { "report", "in", "-o", NULL };
-		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "missing value");
+		is_int(fp_report_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "missing value");
 	}
 	{
 		char *av[] = { "report", "-o", "x", NULL };
-		is_int(rep_opts_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "no input");
+		is_int(fp_report_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "no input");
 	}
 	{
 		char *av[] = { "report", "--help", NULL };
-		is_int(rep_opts_parse(2, av, &cfg, d, sizeof d), FP_OPT_STOP, "--help");
+		is_int(fp_report_parse(2, av, &cfg, d, sizeof d), FP_OPT_STOP, "--help");
 	}
 }
 

@@ -9,7 +9,7 @@
 #include "tap.h"
 #include "../../requests/hist.h"
 #include "../../requests/req_table.h"
-#include "../../sampler/requests.h"
+#include "../../requests/requests.h"
 
 static void buckets(void)
 {

@@ -1,0 +1,149 @@
+/*
+ * calls_decode.c - the tracer's messages (flameprof_tracer.erl) into
+ * struct calls_msg. A message is first walked by node_term_check() with its
+ * length, then decoded with ei; every size is checked before it is used.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ei.h>
+#include "calls.h"
+#include "../common/ctl_escape.h"
+#include "../node/term_cursor.h"
+
+#define PROTO 1
+
+void calls_result_free(struct calls_result *r)
+{
+	for (size_t k = 0; k < r->nrows; k++) {
+		free(r->rows[k].mfa);
+		free(r->rows[k].pid);
+		free(r->rows[k].name);
+	}
+	for (size_t k = 0; k < r->nreloaded; k++)
+		free(r->reloaded[k]);
+	free(r->rows);
+	free(r->reloaded);
+	memset(r, 0, sizeof *r);
+}
+
+/* The text with its control bytes as \xNN: rows reach the terminal. */
+static char *escaped(const char *text)
+{
+	size_t n = strlen(text), cap = 4 * n + 1;
+	char *e = malloc(cap);
+	if (e)
+		fp_ctl_escape(e, cap, text, n);
+	return e;
+}
+
+/* {Module, Function, Arity, Pid, Name, Calls, Measure} */
+static int get_row(struct term_cursor *c, struct calls_row *row)
+{
+	char *mod = NULL, *fun = NULL, *pid = NULL, *name = NULL;
+	uint64_t arity = 0;
+	int r;
+	if (node_tc_tuple(c, 7) < 0)
+		return -1;
+	if ((r = node_tc_text(c, &mod)) < 0)
+		return r;
+	if ((r = node_tc_text(c, &fun)) < 0 || (r = node_tc_u64(c, &arity)) < 0 || arity > 255 ||
+	    (r = node_tc_text(c, &pid)) < 0 || (r = node_tc_text(c, &name)) < 0 ||
+	    (r = node_tc_u64(c, &row->calls)) < 0 ||
+	    (r = node_tc_u64(c, &row->measure)) < 0)
+		goto out;
+	char *m = escaped(mod), *f = escaped(fun);
+	size_t n = (m ? strlen(m) : 0) + (f ? strlen(f) : 0) + 8;
+	row->mfa = m && f ? malloc(n) : NULL;
+	row->pid = escaped(pid);
+	row->name = escaped(name);
+	if (row->mfa)
+		snprintf(row->mfa, n, "%s:%s/%u", m, f, (unsigned)arity);
+	free(m);
+	free(f);
+	r = row->mfa && row->pid && row->name ? 0 : -2;
+out:
+	if (r == 0 && arity > 255)
+		r = node_tc_fail(c, "arity out of range");
+	free(mod);
+	free(fun);
+	free(pid);
+	free(name);
+	return r;
+}
+
+static int get_result(struct term_cursor *c, struct calls_result *res)
+{
+	char type[32];
+	int n, r;
+	if (node_tc_atom(c, type, sizeof type) < 0)
+		return -1;
+	if (strcmp(type, "call_count") == 0)
+		res->type = CALLS_COUNT;
+	else if (strcmp(type, "call_time") == 0)
+		res->type = CALLS_TIME;
+	else if (strcmp(type, "call_memory") == 0)
+		res->type = CALLS_MEMORY;
+	else
+		return node_tc_fail(c, "unknown type '%s'", type);
+	if (ei_decode_list_header(c->buf, &c->i, &n) < 0 || n < 0)
+		return node_tc_fail(c, "expected the rows at byte %d", c->i);
+	if (n > 0 && !(res->rows = calloc((size_t)n, sizeof *res->rows)))
+		return -2;
+	for (int k = 0; k < n; k++) {
+		res->nrows++;
+		if ((r = get_row(c, &res->rows[k])) < 0)
+			return r;
+	}
+	if (n > 0 && ei_decode_list_header(c->buf, &c->i, &n) < 0)
+		return node_tc_fail(c, "rows not ended at byte %d", c->i);
+	if (ei_decode_list_header(c->buf, &c->i, &n) < 0 || n < 0)
+		return node_tc_fail(c, "expected the reloaded modules at byte %d", c->i);
+	if (n > 0 && !(res->reloaded = calloc((size_t)n, sizeof *res->reloaded)))
+		return -2;
+	for (int k = 0; k < n; k++) {
+		res->nreloaded++;
+		if ((r = node_tc_text(c, &res->reloaded[k])) < 0)
+			return r;
+	}
+	if (n > 0 && ei_decode_list_header(c->buf, &c->i, &n) < 0)
+		return node_tc_fail(c, "modules not ended at byte %d", c->i);
+	long long elapsed;
+	if (node_tc_tuple(c, 3) < 0 || ei_decode_longlong(c->buf, &c->i, &elapsed) < 0 ||
+	    node_tc_u64(c, &res->rows_left_out) < 0)
+		return node_tc_fail(c, "expected {Elapsed, LeftOut, Why} at byte %d", c->i);
+	res->elapsed_us = elapsed;
+	/* Why: stopped, or {overload, RunQueue, Limit} */
+	char why[16];
+	int at = c->i;
+	if (node_tc_atom(c, why, sizeof why) == 0)
+		return strcmp(why, "stopped") == 0 ? 0 : node_tc_fail(c, "unknown end '%s'", why);
+	c->i = at;
+	if (node_tc_tuple(c, 3) < 0 || node_tc_atom(c, why, sizeof why) < 0 || strcmp(why, "overload") != 0 ||
+	    node_tc_u64(c, &res->run_queue) < 0 || node_tc_u64(c, &res->run_queue_limit) < 0)
+		return node_tc_fail(c, "expected stopped or {overload, RunQueue, Limit} at byte %d", c->i);
+	res->overload = 1;
+	return 0;
+}
+
+int calls_decode(const char *buf, size_t len, struct calls_msg *out, char *err, size_t errlen)
+{
+	struct term_cursor c = { buf, 0, err, errlen };
+	char tag[MAXATOMLEN_UTF8];
+	int arity, r;
+	struct node_tc_first f = { &out->nfunctions, &out->nprocs, out->reason, out->detail, sizeof out->reason,
+				   sizeof out->detail };
+
+	memset(out, 0, sizeof *out);
+	r = node_tc_open(&c, len, "fp_calls_", PROTO, tag, &arity, &f);
+	if (r != NODE_TC_MORE)
+		return r < 0 ? r : r == NODE_TC_STARTED ? CALLS_MSG_STARTED : r == NODE_TC_ERROR ? CALLS_MSG_ERROR : CALLS_MSG_OTHER;
+	if (strcmp(tag, "fp_calls_result") == 0 && arity == 6) {
+		if ((r = get_result(&c, &out->result)) < 0) {
+			calls_result_free(&out->result);
+			return r;
+		}
+		return CALLS_MSG_RESULT;
+	}
+	return node_tc_fail(&c, "unknown message '%s'/%d", tag, arity);
+}

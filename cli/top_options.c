@@ -1,0 +1,235 @@
+/*
+ * top_options.c - the option table of `flameprof top`: its own rows (the
+ * refresh, the window, the view) and the capture's rows it shares, read
+ * by the capture's own code (fp_record_option()).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include "msg.h"
+#include "optparse.h"
+#include "top_options.h"
+#include "../top/top_view.h"
+
+/* K_REC: a capture option, applied to cfg->rec under the row's name. */
+enum kind { K_REC, K_DUR, K_UINT, K_VIEW, K_SORT, K_SET };
+
+#define F(field) offsetof(struct top_config, field)
+
+static const struct fp_opt options[] = {
+	{ "interval", 0, "DUR", K_DUR, F(interval_us), 0, 0,
+	  "redraw every DUR (default 1s)" },
+	{ "window", 'w', "DUR", K_DUR, F(window_us), 0, 0,
+	  "count the shares over the last DUR (default 10s)" },
+	{ "iterations", 'n', "N", K_UINT, F(iterations), 1, 1000000,
+	  "stop after N refreshes (default: until 'q', Ctrl-C or SIGTERM)" },
+	{ "once", 0, NULL, K_SET, F(iterations), 1, 0,
+	  "one refresh, then stop (the same as -n 1)" },
+	{ "view", 0, "VIEW", K_VIEW, F(view), 0, 0,
+	  "functions (default: the hottest functions) or processes (the busiest processes)" },
+	{ "sort", 0, "KEY", K_SORT, F(sort), 0, 0,
+	  "functions: self (default), total or function; processes: reductions (default), running, memory, queue or name" },
+	{ "rows", 0, "N", K_UINT, F(rows), 1, 100000,
+	  "rows of each plain table (default 20; on a terminal: as many as fit)" },
+	{ "plain", 0, NULL, K_SET, F(plain), 1, 0,
+	  "print plain tables, one per refresh, even on a terminal" },
+	{ "top", 0, "N", K_REC, F(rec.top), 0, 0,
+	  "sample the N processes that gained the most reductions in each selection window (default 30)" },
+	{ "every", 0, "DUR", K_REC, F(rec.every_us), 0, 0,
+	  "pick the busiest processes again every DUR (default 2s)" },
+	{ "hz", 0, "N", K_REC, F(rec.hz), 0, 0,
+	  "samples per second per process (default 49)" },
+	{ "depth", 0, "N", K_REC, F(rec.depth), 0, 0,
+	  "stack frames kept, raises backtrace_depth while sampling (default 64)" },
+	{ "pid", 0, "PID", K_REC, F(rec.pids), 0, 0,
+	  "also sample this process, e.g. '<0.123.0>' (repeatable)" },
+	{ "name", 0, "NAME", K_REC, F(rec.names), 0, 0,
+	  "also sample this registered process (repeatable)" },
+	{ "max-cost", 0, "PCT", K_REC, F(rec.max_cost_ppm), 0, 0,
+	  "the capture's cost budget: while the node is busy, keep sampling under PCT of its schedulers (default 1%; 0: none)" },
+	{ "force", 0, NULL, K_REC, F(rec.force), 0, 0,
+	  "sample more than the load bound allows (--top x --hz beyond " FP_LOAD_BOUND_TEXT " samples/s)" },
+	{ "cookie-file", 0, "FILE", K_REC, F(rec.cookie_file), 0, 0,
+	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
+	{ "cookie", 0, "COOKIE", K_REC, F(rec.cookie), 0, 0,
+	  "the cookie itself: visible to every user in ps, prefer --cookie-file" },
+	{ "connect-timeout", 0, "DUR", K_REC, F(rec.connect_timeout_us), 0, 0,
+	  "give up connecting, and each setup request, after DUR (default 5s)" },
+	{ "silence-timeout", 0, "DUR", K_REC, F(rec.silence_timeout_us), 0, 0,
+	  "call the node lost after DUR without a message from it (default 15s)" },
+	{ "node-name", 0, "NAME", K_REC, F(rec.node_name), 0, 0,
+	  "our own node name on the target (default flameprof_<user>: top and a capture exclude each other)" },
+	{ "quiet", 'q', NULL, K_REC, F(rec.verbosity), 0, 0, "print errors only" },
+	{ "verbose", 'v', NULL, K_REC, F(rec.verbosity), 0, 0, "also print each step (before and after the view)" },
+	{ "help", 'h', NULL, K_SET, F(help), 1, 0, "print this help" },
+};
+
+static const char *const fun_sorts[] = { "self", "total", "function" };
+static const char *const proc_sorts[] = { "reductions", "running", "memory", "queue", "name" };
+
+static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
+		 char *detail, size_t cap)
+{
+	struct top_config *cfg = ctx;
+	char *field = (char *)cfg + o->field;
+	switch ((enum kind)o->id) {
+	case K_REC:
+		return fp_record_option(&cfg->rec, o->name, val, spelled, detail, cap);
+	case K_DUR:
+		return fp_opt_duration(val, spelled, "1s", (int64_t *)field, detail, cap);
+	case K_UINT: {
+		long long v;
+		if (fp_opt_whole(o, val, spelled, &v, detail, cap) != FP_OPT_OK)
+			return FP_OPT_USAGE;
+		*(unsigned *)field = (unsigned)v;
+		return FP_OPT_OK;
+	}
+	case K_VIEW:
+		if (strcmp(val, "functions") == 0)
+			cfg->view = TOP_FUNCTIONS;
+		else if (strcmp(val, "processes") == 0)
+			cfg->view = TOP_PROCESSES;
+		else {
+			snprintf(detail, cap, "'%s' is not a view for %s: use functions or processes", val, spelled);
+			return FP_OPT_USAGE;
+		}
+		return FP_OPT_OK;
+	case K_SORT:
+		/* checked against the view once both are known (check()) */
+		for (int k = 0; k < TOP_FUN_SORTS; k++)
+			if (strcmp(val, fun_sorts[k]) == 0)
+				cfg->sort = k;
+		for (int k = 0; k < TOP_PROC_SORTS; k++)
+			if (strcmp(val, proc_sorts[k]) == 0)
+				cfg->sort = 100 + k;
+		if (cfg->sort < 0) {
+			snprintf(detail, cap, "'%s' is not a sort key for %s: use self, total or function (functions), "
+				 "reductions, running, memory, queue or name (processes)", val, spelled);
+			return FP_OPT_USAGE;
+		}
+		return FP_OPT_OK;
+	case K_SET:
+		*(int *)field = (int)o->min;
+		return FP_OPT_OK;
+	}
+	snprintf(detail, cap, "%s: no such kind of option", spelled);
+	return FP_OPT_USAGE;
+}
+
+static int operand(void *ctx, const char *arg, char *detail, size_t cap)
+{
+	struct top_config *cfg = ctx;
+	return fp_opt_one_node(&cfg->rec.node, arg, detail, cap);
+}
+
+static void defaults(struct top_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	fp_record_defaults(&cfg->rec);
+	/* lighter than a capture: a live view needs shares, not every stack */
+	cfg->rec.top = 30;
+	cfg->rec.hz = 49;
+	cfg->rec.every_us = 2000000;
+	cfg->interval_us = 1000000;
+	cfg->window_us = 10000000;
+	cfg->view = TOP_FUNCTIONS;
+	cfg->sort = -1;
+	cfg->rows = 20;
+}
+
+static int check(void *arg, char *detail, size_t cap)
+{
+	struct top_config *cfg = arg;
+	const struct fp_config *r = &cfg->rec;
+	if (cfg->help)
+		return FP_OPT_OK;
+	if (cfg->sort >= 100 && cfg->view == TOP_FUNCTIONS && cfg->sort != -1)
+		cfg->view = TOP_PROCESSES; /* a processes key picks its view */
+	else if (cfg->sort >= 0 && cfg->sort < 100 && cfg->view == TOP_PROCESSES) {
+		snprintf(detail, cap, "--sort %s is a key of the functions view; the processes view sorts by reductions, running, memory, queue or name",
+			 fun_sorts[cfg->sort]);
+		return FP_OPT_USAGE;
+	}
+	if (cfg->sort >= 100)
+		cfg->sort -= 100;
+	if (!r->node)
+		snprintf(detail, cap, "no node given; name the node to watch, e.g. 'flameprof top app@db1'");
+	else if (cfg->interval_us < 100000 || cfg->window_us < cfg->interval_us)
+		snprintf(detail, cap, "--interval must be at least 100ms and --window at least one --interval");
+	else if (cfg->window_us / cfg->interval_us > 3600)
+		snprintf(detail, cap, "--window covers at most 3600 intervals; lengthen --interval or shorten --window");
+	else if (r->every_us < 100000)
+		snprintf(detail, cap, "--every must be at least 100ms");
+	else if (r->connect_timeout_us < 100000 || r->silence_timeout_us < 1000000)
+		snprintf(detail, cap, "--connect-timeout must be at least 100ms and --silence-timeout at least 1s");
+	else if (r->cookie && r->cookie_file)
+		snprintf(detail, cap, "--cookie and --cookie-file cannot be used together");
+	else if (r->top + r->npids + r->nnames == 0)
+		snprintf(detail, cap, "--top 0 with no --pid or --name leaves nothing to watch");
+	else if ((double)(r->top + r->npids + r->nnames) * r->hz > FP_LOAD_BOUND && !r->force)
+		snprintf(detail, cap, "--top %u at --hz %g asks for %.0f samples/s, beyond the %s the agent delivers on the node without harm; "
+			 "lower --top or --hz, or add --force", r->top, r->hz, (r->top + r->npids + r->nnames) * r->hz,
+			 FP_LOAD_BOUND_TEXT);
+	else
+		return FP_OPT_OK;
+	return FP_OPT_USAGE;
+}
+
+static const struct fp_command TOP = {
+	.name = "flameprof top",
+	.synopsis = "usage: flameprof top [options] NODE\n\n"
+		    "A live view of a running node, redrawn every second: the hottest functions\n"
+		    "(their share of the on-CPU samples, self and total, over the last 10 s) or\n"
+		    "the busiest processes (reductions/s, running share, memory, message queue,\n"
+		    "current function). The same agent and cost budget as a capture; nothing is\n"
+		    "written. On a terminal, keys: Tab or v switch view (f functions, p\n"
+		    "processes), s next sort key (1-5 pick one), space pause, q quit. Elsewhere\n"
+		    "(a pipe, a log, watch) one plain table per refresh.\n\n"
+		    "options:\n",
+	.epilog = "\nexample: flameprof top --view processes app@db1\n"
+		  "\nexit status: 0 done (q, Ctrl-C, SIGTERM, SIGHUP, -n), 64 usage, 69 cannot\n"
+		  "connect or start the agent (another flameprof holds the node), 70 the agent\n"
+		  "ended unasked (node restored), 73 /tmp/flameprof-UID not usable, 74 cannot\n"
+		  "write to standard output, 75 node lost, 76 protocol error, 77 cookie\n"
+		  "rejected or its file refused.\n"
+		  "See flameprof(1) and README.md.\n",
+	.help_column = 26,
+	.hint_inline = 0,
+	.opts = options,
+	.nopts = sizeof options / sizeof options[0],
+	.apply = apply,
+	.operand = operand,
+	.check = check,
+};
+
+int top_parse_options(int argc, char **argv, struct top_config *cfg)
+{
+	defaults(cfg);
+	return fp_opt_command(&TOP, argc, argv, cfg);
+}
+
+void top_config_free(struct top_config *cfg)
+{
+	fp_config_free(&cfg->rec);
+}
+
+void top_print_help(void)
+{
+	fp_opt_help(&TOP, stdout);
+}
+
+int top_main(int argc, char **argv)
+{
+	struct top_config cfg;
+	fp_help_command = "flameprof top --help";
+	int rc = top_parse_options(argc, argv, &cfg);
+	if (rc == 0 && cfg.help) {
+		top_print_help();
+	} else if (rc == 0) {
+		fp_verbosity = cfg.rec.verbosity;
+		rc = fp_top_run(&cfg);
+	}
+	top_config_free(&cfg);
+	return rc;
+}

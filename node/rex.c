@@ -1,0 +1,333 @@
+/*
+ * rex.c - correlated requests through the node's rex server, and receiving.
+ *
+ * ei_rpc() has no timeout and takes the first non-tick message as its
+ * reply; rex replies carry no tag. So each request is sent from a fresh pid
+ * (ei_make_pid) as {From, {call, M, F, A, user}} and its reply is the
+ * message addressed to that pid. Anything else that arrives meanwhile is
+ * held for node_next(), up to a bound. Every wait has a deadline; ei's
+ * "0 means forever" is never passed.
+ *
+ * Nothing a node sends is trusted (doc/security.md): ei grows its buffer
+ * to whatever length a packet announces, so the length is peeked first and
+ * a packet over NODE_MAX_MSG ends the run; every rex reply is opened by
+ * node_rex_reply_open() (term_check, then {rex, R}) and read with the sized
+ * readers of rex_reply.h.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+#include "internal.h"
+
+static unsigned left_ms(long long deadline_ms)
+{
+	long long left = deadline_ms - fp_mono_ms();
+	return left < 1 ? 1 : (unsigned)left;
+}
+
+/* Waits for the next packet and checks the length it announces before ei
+ * reads it. @return 1 go on (a packet within the bound, or the end of the
+ * connection for ei to report), 0 timeout, <0 error. */
+static int next_packet_fits(node_t *s, long long deadline_ms)
+{
+	for (;;) {
+		long long left = deadline_ms - fp_mono_ms();
+		if (left <= 0)
+			return 0;
+		struct pollfd p = { s->fd, POLLIN, 0 };
+		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return 1; /* ei meets the same failure and reports it */
+		if (r == 0)
+			continue; /* the deadline is checked above */
+		unsigned char h[4];
+		ssize_t n = recv(s->fd, h, sizeof h, MSG_PEEK | MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+			continue;
+		if (n < (ssize_t)sizeof h && n > 0) {
+			/* a length cut across two segments: the rest is on its way */
+			struct timespec pause = { 0, 1000 * 1000 };
+			nanosleep(&pause, NULL);
+			continue;
+		}
+		if (n <= 0)
+			return 1;
+		uint32_t len = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+		if (len > NODE_MAX_MSG)
+			return node_errf(s, NODE_ERR_PROTO,
+				    "'%s' sent a message of %u bytes, more than flameprof accepts (%d MiB); the node is not behaving as an Erlang node should",
+				    s->node, (unsigned)len, NODE_MAX_MSG >> 20);
+		return 1;
+	}
+}
+
+int node_recv_one(node_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_ms)
+{
+	for (;;) {
+		if (fp_mono_ms() >= deadline_ms)
+			return 0;
+		int fits = next_packet_fits(s, deadline_ms);
+		if (fits <= 0)
+			return fits;
+		x->index = 0;
+		int r = ei_xreceive_msg_tmo(s->fd, msg, x, left_ms(deadline_ms));
+		if (r == ERL_TICK) {
+			s->last_rx_ms = fp_mono_ms();
+			continue;
+		}
+		if (r == ERL_MSG) {
+			s->last_rx_ms = fp_mono_ms();
+			if (msg->msgtype == ERL_SEND || msg->msgtype == ERL_REG_SEND)
+				return 1;
+			continue; /* links, exits, monitors: nothing of ours */
+		}
+		if (erl_errno == ETIMEDOUT)
+			return 0;
+		if (erl_errno == EAGAIN || erl_errno == EINTR)
+			continue;
+		return node_errf(s, NODE_ERR_LOST,
+			    "lost the connection to '%s' (%s); the node went down or closed it",
+			    s->node, erl_errno == EIO ? "closed" : strerror(erl_errno));
+	}
+}
+
+static int hold(node_t *s, const ei_x_buff *x)
+{
+	if (s->nheld >= NODE_MAX_HELD || s->held_bytes + (size_t)x->index > NODE_MAX_HELD_BYTES)
+		return node_errf(s, NODE_ERR_PROTO,
+			    "'%s' sent more than %d messages or %d MiB while flameprof waited for one answer; the node is flooding us",
+			    s->node, NODE_MAX_HELD, NODE_MAX_HELD_BYTES >> 20);
+	struct node_held *h = calloc(1, sizeof *h);
+	if (!h || ei_x_new(&h->x) < 0 || ei_x_append_buf(&h->x, x->buff, x->index) < 0) {
+		if (h)
+			ei_x_free(&h->x);
+		free(h);
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	}
+	if (s->held_tail)
+		s->held_tail->next = h;
+	else
+		s->held = h;
+	s->held_tail = h;
+	s->nheld++;
+	s->held_bytes += (size_t)x->index;
+	return 0;
+}
+
+struct node_held *node_held_pop(node_t *s)
+{
+	struct node_held *h = s->held;
+	if (!h)
+		return NULL;
+	s->held = h->next;
+	if (!s->held)
+		s->held_tail = NULL;
+	s->nheld--;
+	s->held_bytes -= (size_t)h->x.index;
+	return h;
+}
+
+int node_recv(node_t *s, long long deadline_ms, const ei_x_buff **msg)
+{
+	erlang_msg m;
+	int r = node_recv_one(s, &s->rx, &m, deadline_ms);
+	*msg = &s->rx;
+	return r;
+}
+
+int node_next(node_t *s, long long deadline_ms, const ei_x_buff **msg)
+{
+	if (s->taken) {
+		ei_x_free(&s->taken->x);
+		free(s->taken);
+	}
+	s->taken = node_held_pop(s);
+	if (s->taken) {
+		*msg = &s->taken->x;
+		return 1;
+	}
+	return node_recv(s, deadline_ms, msg);
+}
+
+int node_send(node_t *s, const erlang_pid *pid, const ei_x_buff *x)
+{
+	return ei_send_tmo(s->fd, (erlang_pid *)pid, x->buff, x->index, (unsigned)s->opts.connect_timeout_ms) < 0
+		       ? -1
+		       : 0;
+}
+
+const erlang_pid *node_self(node_t *s)
+{
+	return ei_self(&s->ec);
+}
+
+long long node_last_rx_ms(const node_t *s)
+{
+	return s->last_rx_ms;
+}
+
+static int same_pid(const erlang_pid *a, const erlang_pid *b)
+{
+	return a->num == b->num && a->serial == b->serial && a->creation == b->creation &&
+	       strcmp(a->node, b->node) == 0;
+}
+
+static int rex_call(node_t *s, const char *mod, const char *fun, const ei_x_buff *args,
+	     ei_x_buff *reply, struct node_rex_reply *out, int timeout_ms)
+{
+	long long deadline = fp_mono_ms() + timeout_ms;
+	erlang_pid from;
+	erlang_msg msg;
+	ei_x_buff req;
+	int r;
+
+	if (ei_make_pid(&s->ec, &from) < 0)
+		return node_errf(s, NODE_ERR_AGENT, "cannot make a pid for a request to '%s'", s->node);
+	if (ei_x_new_with_version(&req) < 0)
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	if (ei_x_encode_tuple_header(&req, 2) < 0 || ei_x_encode_pid(&req, &from) < 0 ||
+	    ei_x_encode_tuple_header(&req, 5) < 0 || ei_x_encode_atom(&req, "call") < 0 ||
+	    ei_x_encode_atom(&req, mod) < 0 || ei_x_encode_atom(&req, fun) < 0 ||
+	    ei_x_append_buf(&req, args->buff, args->index) < 0 || ei_x_encode_atom(&req, "user") < 0) {
+		ei_x_free(&req);
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	}
+	r = ei_reg_send_tmo(&s->ec, s->fd, "rex", req.buff, req.index, left_ms(deadline));
+	ei_x_free(&req);
+	if (r < 0)
+		return node_errf(s, NODE_ERR_LOST, "cannot send a request to '%s' (%s)", s->node,
+			    erl_errno == ETIMEDOUT ? "timed out" : strerror(erl_errno));
+	for (;;) {
+		r = node_recv_one(s, reply, &msg, deadline);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return node_errf(s, NODE_ERR_LOST, "'%s' did not answer %s:%s within %d ms; the node may be overloaded",
+				    s->node, mod, fun, timeout_ms);
+		if (msg.msgtype == ERL_SEND && same_pid(&msg.to, &from))
+			break;
+		if ((r = hold(s, reply)) < 0)
+			return r;
+	}
+	if (reply->index < 0 || node_rex_reply_open(reply->buff, (size_t)reply->index, out) < 0)
+		return node_errf(s, NODE_ERR_PROTO, "'%s' answered %s:%s with something that is not a rex reply",
+			    s->node, mod, fun);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- arguments */
+
+void node_args_begin(struct node_args *a, int n)
+{
+	a->ok = ei_x_new(&a->x) == 0;
+	if (a->ok && n > 0)
+		a->ok = ei_x_encode_list_header(&a->x, n) == 0;
+}
+
+static int args_end(node_t *s, struct node_args *a)
+{
+	if (a->ok)
+		a->ok = ei_x_encode_empty_list(&a->x) == 0;
+	if (!a->ok) {
+		ei_x_free(&a->x);
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
+void node_arg_binaries(struct node_args *a, const char *const *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		a->ok = a->ok && ei_x_encode_list_header(&a->x, 1) == 0 &&
+			ei_x_encode_binary(&a->x, v[k], (int)strlen(v[k])) == 0;
+	a->ok = a->ok && ei_x_encode_empty_list(&a->x) == 0;
+}
+
+void node_arg_atom(struct node_args *a, const char *v)
+{
+	a->ok = a->ok && ei_x_encode_atom(&a->x, v) == 0;
+}
+
+void node_arg_raw(struct node_args *a, const char *buf, int len)
+{
+	a->ok = a->ok && ei_x_append_buf(&a->x, buf, len) == 0;
+}
+
+/* Calls M:F(Args), frees the args; reply/out as node_rex_call. */
+int node_rex_call_args(node_t *s, const char *mod, const char *fun, struct node_args *a,
+		  ei_x_buff *reply, struct node_rex_reply *out, int timeout_ms)
+{
+	int r = args_end(s, a);
+	if (r < 0)
+		return r;
+	r = rex_call(s, mod, fun, &a->x, reply, out, timeout_ms);
+	ei_x_free(&a->x);
+	return r;
+}
+
+/* M:F(Args) with a reply of its own, freed once what is wanted is read. */
+static int call_then(node_t *s, const char *mod, const char *fun, struct node_args *a,
+		     int (*read)(const struct node_rex_reply *, void *), void *arg)
+{
+	ei_x_buff reply;
+	struct node_rex_reply rr;
+	if (ei_x_new(&reply) < 0) {
+		ei_x_free(&a->x);
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	}
+	int r = node_rex_call_args(s, mod, fun, a, &reply, &rr, s->opts.connect_timeout_ms);
+	if (r == 0 && read)
+		r = read(&rr, arg);
+	ei_x_free(&reply);
+	return r;
+}
+
+static int read_pid(const struct node_rex_reply *rr, void *pid)
+{
+	return node_rex_reply_pid(rr, pid) == 0;
+}
+
+int node_rex_call_pid(node_t *s, const char *mod, const char *fun, struct node_args *a, erlang_pid *pid)
+{
+	return call_then(s, mod, fun, a, read_pid, pid);
+}
+
+int node_rex_call_do(node_t *s, const char *mod, const char *fun, struct node_args *a)
+{
+	return call_then(s, mod, fun, a, NULL, NULL);
+}
+
+struct want {
+	const char *atom;
+	int *yes;
+};
+
+static int read_is(const struct node_rex_reply *rr, void *arg)
+{
+	struct want *w = arg;
+	*w->yes = node_rex_reply_atom_is(rr, w->atom);
+	return 0;
+}
+
+int node_rex_call_is(node_t *s, const char *mod, const char *fun, struct node_args *a, const char *want, int *yes)
+{
+	struct want w = { want, yes };
+	*yes = 0;
+	return call_then(s, mod, fun, a, read_is, &w);
+}
+
+/* Calls M:F(Atom) and reports whether the answer is the atom `want`. */
+int node_rex_call_atom_is(node_t *s, const char *mod, const char *fun, const char *arg,
+		     const char *want, int *yes)
+{
+	struct node_args a;
+	node_args_begin(&a, 1);
+	node_arg_atom(&a, arg);
+	return node_rex_call_is(s, mod, fun, &a, want, yes);
+}

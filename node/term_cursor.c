@@ -1,0 +1,168 @@
+/*
+ * term_cursor.c - the readers calls_decode.c and requests_decode.c share
+ * (see term_cursor.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ei.h>
+#include "term_cursor.h"
+#include "term_check.h"
+
+int node_tc_fail(struct term_cursor *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->err, c->errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int node_tc_tuple(struct term_cursor *c, int arity)
+{
+	int n;
+	if (ei_decode_tuple_header(c->buf, &c->i, &n) < 0 || n != arity)
+		return node_tc_fail(c, "expected a tuple of %d at byte %d", arity, c->i);
+	return 0;
+}
+
+int node_tc_u64(struct term_cursor *c, uint64_t *v)
+{
+	long long x;
+	if (ei_decode_longlong(c->buf, &c->i, &x) < 0 || x < 0)
+		return node_tc_fail(c, "expected a count at byte %d", c->i);
+	*v = (uint64_t)x;
+	return 0;
+}
+
+int node_tc_atom(struct term_cursor *c, char *out, size_t cap)
+{
+	char a[MAXATOMLEN_UTF8];
+	if (ei_decode_atom(c->buf, &c->i, a) < 0)
+		return node_tc_fail(c, "expected an atom at byte %d", c->i);
+	if (strlen(a) >= cap)
+		return node_tc_fail(c, "atom too long at byte %d", c->i);
+	memcpy(out, a, strlen(a) + 1);
+	return 0;
+}
+
+/* A binary of at most TC_MAX_TEXT bytes into *out (room for a NUL after
+ * it), its length in *n. @return 0, -1 or -2. */
+static int binary(struct term_cursor *c, char **out, long *n)
+{
+	int type, size;
+	char *p;
+	if (ei_get_type(c->buf, &c->i, &type, &size) < 0 || type != ERL_BINARY_EXT || size > TC_MAX_TEXT)
+		return node_tc_fail(c, "expected a short binary at byte %d", c->i);
+	if (!(p = malloc((size_t)size + 1)))
+		return -2;
+	if (ei_decode_binary(c->buf, &c->i, p, n) < 0) {
+		free(p);
+		return node_tc_fail(c, "bad binary at byte %d", c->i);
+	}
+	*out = p;
+	return 0;
+}
+
+int node_tc_text(struct term_cursor *c, char **out)
+{
+	char *p;
+	long n;
+	int r = binary(c, &p, &n);
+	if (r < 0)
+		return r;
+	if (memchr(p, '\0', (size_t)n)) {
+		free(p);
+		return node_tc_fail(c, "bad binary at byte %d", c->i);
+	}
+	p[n] = '\0';
+	*out = p;
+	return 0;
+}
+
+int node_tc_client_text(struct term_cursor *c, char **out)
+{
+	size_t nul = 0, i, o;
+	char *p, *q;
+	long n;
+	int r = binary(c, &p, &n);
+	if (r < 0)
+		return r;
+	for (i = 0; i < (size_t)n; i++)
+		nul += p[i] == '\0';
+	if (!nul) {
+		p[n] = '\0';
+		*out = p;
+		return 0;
+	}
+	if (!(q = malloc((size_t)n + 2 * nul + 1))) { /* each NUL: three bytes */
+		free(p);
+		return -2;
+	}
+	for (i = 0, o = 0; i < (size_t)n; i++) {
+		if (p[i] == '\0') {
+			memcpy(q + o, "\xef\xbf\xbd", 3);
+			o += 3;
+		} else {
+			q[o++] = p[i];
+		}
+	}
+	q[o] = '\0';
+	free(p);
+	*out = q;
+	return 0;
+}
+
+int node_tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity)
+{
+	int version;
+	long long p = -1;
+	if (ei_decode_version(c->buf, &c->i, &version) < 0 ||
+	    ei_decode_tuple_header(c->buf, &c->i, arity) < 0 || *arity < 2)
+		return 0;
+	if (ei_decode_atom(c->buf, &c->i, tag) < 0 || strncmp(tag, prefix, strlen(prefix)) != 0)
+		return 0;
+	if (ei_decode_longlong(c->buf, &c->i, &p) < 0 || p != proto)
+		return node_tc_fail(c, "tracer protocol %lld, expected %lld", p, proto);
+	return 1;
+}
+
+int node_tc_started(struct term_cursor *c, unsigned *a, unsigned *b)
+{
+	uint64_t x = 0, y = 0;
+	if (ei_skip_term(c->buf, &c->i) < 0 || node_tc_u64(c, &x) < 0 || node_tc_u64(c, &y) < 0)
+		return -1;
+	*a = x > UINT32_MAX ? UINT32_MAX : (unsigned)x;
+	*b = y > UINT32_MAX ? UINT32_MAX : (unsigned)y;
+	return 0;
+}
+
+int node_tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap)
+{
+	char *text = NULL;
+	int r;
+	if (node_tc_atom(c, reason, rcap) < 0)
+		return -1;
+	if ((r = node_tc_text(c, &text)) < 0)
+		return r;
+	snprintf(detail, dcap, "%s", text);
+	free(text);
+	return 0;
+}
+
+int node_tc_open(struct term_cursor *c, size_t len, const char *prefix, long long proto, char *tag, int *arity,
+		 const struct node_tc_first *f)
+{
+	size_t n = strlen(prefix);
+	int r;
+	if (node_term_check(c->buf, len) < 0)
+		return node_tc_fail(c, "not one well-formed term");
+	if ((r = node_tc_head(c, prefix, proto, tag, arity)) <= 0)
+		return r < 0 ? r : NODE_TC_OTHER;
+	if (strcmp(tag + n, "started") == 0 && *arity == 5)
+		return node_tc_started(c, f->a, f->b) < 0 ? -1 : NODE_TC_STARTED;
+	if (strcmp(tag + n, "error") == 0 && *arity == 4)
+		return (r = node_tc_error(c, f->reason, f->rcap, f->detail, f->dcap)) < 0 ? r : NODE_TC_ERROR;
+	return NODE_TC_MORE;
+}

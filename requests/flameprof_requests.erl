@@ -1,0 +1,818 @@
+%% flameprof_requests - the in-node half of `flameprof requests`.
+%%
+%% Loaded like the sampling agent and the calls tracer (code:load_binary/3
+%% under a versioned module name). A request starts at each call of the
+%% entry function: its trace pattern's match spec gives the calling process
+%% a seq_trace token whose label is that process's pid, and the VM carries
+%% the token along with every message the request sends, so the processes
+%% that work on it (a gen_server, a pool worker) carry it too. The tier
+%% patterns fire only in a process that carries a token (is_seq_trace) and
+%% put the token's label in their trace message; their return (or
+%% exception) ends the tier's time. The `call` flag with monotonic
+%% timestamps goes on every process: only the named functions send.
+%%
+%% The tracer is the session process itself. Trace messages from different
+%% processes may reach it out of order, so it holds them REORDER_MS and
+%% handles them by timestamp. It sums each tier per request (the outermost
+%% call of a tier in a process; a tier run several times adds up), and at
+%% the entry's return puts `_total` and every tier's sum into log-linear
+%% histograms per (identity, tier). Every window it ships the histograms,
+%% not the trace messages.
+%%
+%% A circuit breaker: a trace message that arrives more than max_late_ms
+%% after its timestamp, or a queue past max_queue, turns every pattern off,
+%% drops the queue and the requests in flight, counts a pause and turns the
+%% patterns back on after a backoff. Sampling (sample < 1000 per mille)
+%% turns the entry pattern on for that share of each second.
+%%
+%% Where the patterns and flags go: from OTP 27 in a trace session of its
+%% own (trace:session_create/3), so the application's call tracing (dbg,
+%% tprof, its own) and ours neither see nor touch each other, and destroying
+%% the session removes everything of ours at once; OTP 25 and 26 have only
+%% the node's global session, where a function or process somebody else
+%% traces is refused rather than shared (tr_open/1). seq_trace has no
+%% sessions: a node whose sequential tracer is set (somebody follows their
+%% own tokens) is refused, since our labels would overwrite theirs.
+%%
+%% The guardian adopts the lock flameprof_tracer, the same as `flameprof
+%% calls` (one tracing session per node; the C-node registers it before
+%% any code is touched, see node/lock.c), cleans up if the session dies
+%% and kills the lock only after that; the session monitors flameprof's node.
+%%
+%% Our seq_trace tokens must not outlive the run, and long-lived processes
+%% that keep messaging each other pass a token on forever. Ours carry the
+%% request's pid as label and only the monotonic_timestamp flag (it makes
+%% no trace message by itself; the label must be an immediate: a tuple set
+%% by a match spec crashes OTP 25), so the end of a run (stop, flameprof's
+%% node gone, the session dead) finds the processes that carry one of ours
+%% (process_info sequential_trace_token) and clears them: at once for the
+%% whole node with seq_trace:reset_trace() when no other token and no
+%% system sequential tracer is there (it also clears the tokens of
+%% messages in queues), else, and for tokens that come back, with a call
+%% pattern on the modules those processes run whose match spec clears the
+%% token ({set_seq_token, sequential_trace_token, []}) and sends nothing;
+%% until no process has carried one for a while, at most TOKEN_MAX_MS.
+%%
+%% Messages to the sink (the C-node's pid); requests/requests_decode.c reads them:
+%%   {fp_req_started, Proto, Session, NEntry, NTierFunctions}
+%%   {fp_req_error, Proto, Reason, Detail}          (Detail: a binary)
+%%     Reason: lock_lost | nomatch | in_use | seq_tracer | badfun | too_many,
+%%     or died
+%%   {fp_req_window, Proto, EndUs, Rows, Slow, Stats}
+%%     EndUs: the window's end, system time in microseconds
+%%     Rows = [{Identity, Tier, Count, SumUs, MaxUs, [{Bucket, N}]}]
+%%     Slow = [{Identity, TotalUs, [{Tier, Us}], [Pid]}]  (binaries)
+%%     Stats = {Requests, Stray, Pauses, Paused, SlowLeftOut, Dropped, Reloaded,
+%%              IdFunFailed, PausedUs, Untraced}
+%%       IdFunFailed: requests whose identity fun crashed or timed out
+%%       PausedUs: time the breaker held tracing off in the window
+%%       Untraced: entry calls while paused (a call_count pattern)
+%%   {fp_req_stopped, Proto, Cleared, Left}         after the last window
+%%     Cleared: processes that carried one of our tokens at the end;
+%%     Left: those still carrying one when we gave up
+%% From the sink: stop.
+-module(flameprof_requests).
+-export([init/1, session/2]).
+-on_load(watchdog/0).
+
+%% tr_open/1 and the rest of where patterns and flags go; attempt/1
+-include("fp_trace_session.hrl").
+
+-define(PROTO, 1).
+-define(LOCK, flameprof_tracer).
+-define(WATCHDOG_MS, 60000).
+-define(SWEEP_DELAY_MS, 200).
+-define(ERROR_TAG, fp_req_error).
+-define(TICK_MS, 20).
+-define(REORDER_MS, 50).
+-define(RELOAD_CHECK_MS, 500).
+-define(MAX_IDENTITIES, 200).
+-define(MAX_SLOW, 100).
+-define(IDENTITY_BYTES, 64).
+-define(IDENTITY_FUN_MS, 100).
+-define(BACKOFF_MS, 1000).
+-define(MAX_BACKOFF_MS, 30000).
+-define(TOKEN_MAX_MS, 5000).
+-define(TOKEN_ROUND_MS, 100).
+-define(TOKEN_QUIET_ROUNDS, 5).
+-include("fp_trace_common.hrl").
+
+%% ---------------------------------------------------------------- start
+
+%% Set = {Tr, MFAs}: where the session traces and what it set.
+guard_set(_) -> {global, []}.
+
+guard_setting({setting, tr, Tr}, {_, MFAs}) -> {Tr, MFAs};
+guard_setting({setting, More}, {Tr, MFAs}) -> {Tr, More ++ MFAs};
+guard_setting(_, Set) -> Set.
+
+guard_died({Tr, MFAs}, Session) ->
+    cleanup(Tr, MFAs, Session),
+    _ = clear_tokens().
+
+%% A destroyed session took every flag with it: nothing to sweep.
+sweep({{session, _} = Tr, _}, _) -> tr_close(Tr);
+sweep({global, _}, Session) ->
+    timer:sleep(?SWEEP_DELAY_MS),
+    cleanup(global, [], Session).
+
+%% ---------------------------------------------------------------- session
+
+session(Guardian, #{sink := Sink} = Opts) ->
+    process_flag(trap_exit, true),
+    process_flag(message_queue_data, off_heap),
+    erlang:monitor_node(node(Sink), true),
+    Tr = tr_open(flameprof_requests),
+    Guardian ! {setting, tr, Tr},
+    case setup(Guardian, Opts, Tr) of
+        {ok, S} ->
+            Sink ! {fp_req_started, ?PROTO, self(), length(maps:get(entry, S)),
+                    length(maps:get(tier_mfas, S))},
+            erlang:send_after(?TICK_MS, self(), tick),
+            loop(S);
+        {error, Reason, Detail} ->
+            tr_close(Tr),
+            Sink ! {fp_req_error, ?PROTO, Reason, Detail},
+            exit(normal)
+    end.
+
+setup(Guardian, Opts, Tr) ->
+    try
+        check_seq_tracer(),
+        IdFun = identity_fun(maps:get(identity, Opts)),
+        Entry = expand(maps:get(entry, Opts)),
+        Named = [{Name, MFA} || {Name, P} <- maps:get(tiers, Opts), MFA <- expand(P)],
+        %% --full: every function of these patterns is a tier of its own,
+        %% named by its MFA (a function in a named tier stays there)
+        Full = [{mfa_text(MFA), MFA} || P <- maps:get(full, Opts, []), MFA <- expand(P)],
+        Tiers = Named ++ Full,
+        Limit = maps:get(limit, Opts, 1000),
+        length(Tiers) > Limit andalso throw({too_many, integer_to_binary(length(Tiers))}),
+        TierOf = lists:foldl(fun({Name, MFA}, M) ->
+                                     case maps:is_key(MFA, M) of
+                                         true -> M;
+                                         false -> M#{MFA => Name}
+                                     end
+                             end, #{}, Tiers),
+        TierMFAs = maps:keys(TierOf) -- Entry,
+        %% only the global session is shared with anybody else
+        Tr =:= global andalso
+            [throw({in_use, mfa_text(MFA)}) || MFA <- Entry ++ TierMFAs, in_use(MFA)],
+        Tr =:= global andalso check_untraced(),
+        Guardian ! {setting, Entry ++ TierMFAs},
+        S = #{sink => maps:get(sink, Opts), guardian => Guardian, opts => Opts, tr => Tr,
+              entry => Entry, tier_mfas => TierMFAs, tier_of => TierOf,
+              id => IdFun, every => maps:get(every_ms, Opts) * 1000,
+              slow => maps:get(slow_us, Opts), sample => maps:get(sample, Opts),
+              max_late => maps:get(max_late_ms, Opts) * 1000, max_queue => maps:get(max_queue, Opts),
+              buf => [], stacks => #{}, depth => #{}, reqs => #{}, hist => #{}, ids => #{}, slow_list => [],
+              counts => #{requests => 0, stray => 0, pauses => 0, slow_left => 0, dropped => 0,
+                          id_failed => 0, paused_us => 0, untraced => 0},
+              reloaded => [], paused_until => undefined, paused_since => 0, backoff => ?BACKOFF_MS, last_trip => now_mono(),
+              entry_on => true, window_start => now_us(), sample_start => now_mono(), last_reload_check => now_us(),
+              stamps => stamps(Entry ++ TierMFAs)},
+        patterns(S, true),
+        tr_process(Tr, all, true, [call, monotonic_timestamp]),
+        {ok, S}
+    catch
+        throw:{Reason, Detail} -> {error, Reason, Detail}
+    end.
+
+%% Entry: the caller gets a token labelled with its pid, with the
+%% monotonic_timestamp flag alone as our mark (see clear_tokens/0). Tier:
+%% only in a process that carries a token, whose label the message names.
+entry_spec() ->
+    [{'_', [], [{set_seq_token, label, {self}}, {set_seq_token, monotonic_timestamp, true},
+                {exception_trace}]}].
+tier_spec() -> [{'_', [{is_seq_trace}], [{message, {get_seq_token}}, {exception_trace}]}].
+
+patterns(#{entry := Entry, tier_mfas := TierMFAs, tr := Tr}, On) ->
+    [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
+    [tr_pattern(Tr, MFA, spec(On, tier_spec()), [local]) || MFA <- TierMFAs],
+    ok.
+
+spec(true, Spec) -> Spec;
+spec(false, _) -> false.
+
+entry_pattern(#{entry := Entry, tr := Tr}, On) ->
+    [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
+    ok.
+
+%% The user's fun, as source (Erlang's fun, or Elixir's fn on a node that
+%% runs Elixir): read, checked to be a fun expression of one argument (its
+%% parsed form, before anything is evaluated: evaluating a fun expression
+%% only makes the closure), then evaluated here, once. Its body is code the
+%% node runs for each request.
+identity_fun({'fun', Source}) ->
+    Fun = case elixir_fn(Source) of
+              true -> elixir_fun(Source);
+              false -> erlang_fun(Source)
+          end,
+    is_function(Fun, 1) orelse throw({badfun, <<"it is not a fun of one argument">>}),
+    {'fun', Fun};
+identity_fun(Other) -> Other.
+
+erlang_fun(Source) ->
+    try
+        {ok, Tokens, _} = ok_or_throw(erl_scan:string(binary_to_list(Source) ++ ".")),
+        {ok, [Expr]} = ok_or_throw(erl_parse:parse_exprs(Tokens)),
+        fun_of_one(Expr) orelse
+            throw({badfun, <<"it is not a fun expression of one argument">>}),
+        {value, F, _} = erl_eval:expr(Expr, erl_eval:new_bindings()),
+        F
+    catch
+        throw:{badfun, _} = Bad -> throw(Bad);
+        _:Why -> throw({badfun, short(Why)})
+    end.
+
+%% Elixir's fn ... end, on a node that runs Elixir: read by Elixir's own
+%% parser (Code.string_to_quoted/1), checked the same way before anything
+%% is evaluated (the quoted form is one fn whose every clause takes one
+%% argument, a guard or not), then Code.eval_quoted/1 makes the closure.
+elixir_fn(Source) ->
+    case string:trim(Source, leading) of
+        <<"fn", C, _/binary>> when C =:= $\s; C =:= $\t; C =:= $\n; C =:= $( -> true;
+        _ -> false
+    end.
+
+elixir_fun(Source) ->
+    %% as --names auto decides: the elixir application runs here
+    is_pid(application_controller:get_master(elixir)) andalso
+        code:ensure_loaded('Elixir.Code') =:= {module, 'Elixir.Code'} orelse
+        throw({badfun, <<"fn ... end is Elixir and this node does not run Elixir">>}),
+    try 'Elixir.Code':string_to_quoted(Source) of
+        {ok, {fn, _, Clauses} = Quoted} when is_list(Clauses) ->
+            elixir_one_arg(Clauses) orelse
+                throw({badfun, <<"it is not a fn of one argument">>}),
+            {F, _} = 'Elixir.Code':eval_quoted(Quoted),
+            F;
+        {ok, _} -> throw({badfun, <<"it is not one fn expression">>});
+        {error, {_, Msg, Token}} -> throw({badfun, elixir_error(Msg, Token)})
+    catch
+        throw:{badfun, _} = Bad -> throw(Bad);
+        _:Why -> throw({badfun, short(Why)})
+    end.
+
+%% Elixir's parse errors are a message (a binary, or a prefix and a
+%% suffix) and the token it stopped at.
+elixir_error(Msg, Token) ->
+    try iolist_to_binary([tuple_to_list_or(Msg), Token]) of
+        B -> binary:part(B, 0, min(byte_size(B), 400))
+    catch error:_ -> short({Msg, Token})
+    end.
+
+tuple_to_list_or({A, B}) -> [A, B];
+tuple_to_list_or(M) -> M.
+
+elixir_one_arg(Cs) ->
+    Cs =/= [] andalso
+        lists:all(fun({'->', _, [[{'when', _, [_, _]}], _]}) -> true;
+                     ({'->', _, [[{'when', _, _}], _]}) -> false;
+                     ({'->', _, [[_], _]}) -> true;
+                     (_) -> false
+                  end, Cs).
+
+%% fun(A) -> ... end, fun Name(A) -> ... end, fun m:f/1: nothing else.
+fun_of_one({'fun', _, {clauses, Cs}}) -> one_arg(Cs);
+fun_of_one({named_fun, _, _, Cs}) -> one_arg(Cs);
+fun_of_one({'fun', _, {function, {atom, _, _}, {atom, _, _}, {integer, _, 1}}}) -> true;
+fun_of_one(_) -> false.
+
+one_arg(Cs) -> Cs =/= [] andalso lists:all(fun({clause, _, [_], _, _}) -> true; (_) -> false end, Cs).
+
+ok_or_throw({error, {_, Mod, Desc}, _}) -> throw({badfun, iolist_to_binary(Mod:format_error(Desc))});
+ok_or_throw({error, {_, Mod, Desc}}) -> throw({badfun, iolist_to_binary(Mod:format_error(Desc))});
+ok_or_throw({ok, [_]} = Ok) -> Ok;
+ok_or_throw({ok, _, _} = Ok) -> Ok;
+ok_or_throw({ok, _}) -> throw({badfun, <<"it is not one expression">>}).
+
+short(Why) ->
+    B = iolist_to_binary(io_lib:format("~0tP", [Why, 6])),
+    case byte_size(B) > 400 of true -> binary:part(B, 0, 400); false -> B end.
+
+%% Patterns are {Module, Function | '_', Arity | '_'}, names as binaries;
+%% no atom is made from the user's text.
+expand({ModText, F, A} = P) ->
+    M = loaded_module(ModText),
+    Fun = case F of '_' -> '_'; _ -> existing_atom(F) end,
+    Found = [{M, Fn, Ar} || {Fn, Ar} <- functions(M),
+                            F =:= '_' orelse Fn =:= Fun,
+                            A =:= '_' orelse Ar =:= A],
+    Found =:= [] andalso
+        throw({nomatch, <<"pattern ", (pattern_text(P))/binary, " matches no function">>}),
+    lists:usort(Found).
+
+in_use(MFA) ->
+    case attempt(fun() -> erlang:trace_info(MFA, traced) end) of
+        {traced, false} -> counted(MFA);
+        {traced, _} -> true;
+        _ -> false
+    end.
+
+%% A call_count pattern of someone else's (ours counts entry calls while
+%% paused).
+counted(MFA) ->
+    case attempt(fun() -> erlang:trace_info(MFA, call_count) end) of
+        {call_count, false} -> false;
+        {call_count, _} -> true;
+        _ -> false
+    end.
+
+%% seq_trace has no sessions: a sequential tracer of somebody else's (set
+%% with seq_trace:set_system_tracer/1; `false` when none, `undefined` read
+%% defensively) follows tokens our match specs would relabel, and its
+%% tokens would look like our requests.
+check_seq_tracer() ->
+    case seq_trace:get_system_tracer() of
+        T when T =:= false; T =:= undefined -> ok;
+        T -> throw({seq_tracer, iolist_to_binary(io_lib:format("~0tP", [T, 5]))})
+    end.
+
+%% A process traced by someone else (dbg, an application tracer) would
+%% lose its flags to ours (the global session only).
+check_untraced() ->
+    case erlang:trace_info(new, tracer) of
+        {tracer, []} -> ok;
+        _ -> throw({in_use, <<"new processes">>})
+    end,
+    [throw({in_use, list_to_binary(pid_text(P))})
+     || P <- erlang:processes(), traced_by_other(P)],
+    ok.
+
+%% ---------------------------------------------------------------- running
+
+loop(S) ->
+    receive
+        {trace_ts, _, _, _, _} = M -> loop(add(M, S));
+        {trace_ts, _, _, _, _, _} = M -> loop(add(M, S));
+        tick ->
+            erlang:send_after(?TICK_MS, self(), tick),
+            loop(tick(S));
+        stop ->
+            S1 = drain(S),
+            patterns(S1, false),
+            S2 = handle(lists:keysort(1, lists:reverse(maps:get(buf, S1))), S1#{buf := []}),
+            send_window(S2),
+            cleanup(maps:get(tr, S2), all_mfas(S2), self()),
+            {Cleared, Left} = clear_tokens(),
+            maps:get(sink, S2) ! {fp_req_stopped, ?PROTO, Cleared, Left},
+            exit(normal);
+        {nodedown, _} ->
+            cleanup(maps:get(tr, S), all_mfas(S), self()),
+            _ = clear_tokens(),
+            exit(normal);
+        {'EXIT', Guardian, _} when Guardian =:= map_get(guardian, S) ->
+            cleanup(maps:get(tr, S), all_mfas(S), self()),
+            _ = clear_tokens(),
+            unload_self(),
+            exit(normal);
+        _ ->
+            loop(S)
+    end.
+
+all_mfas(#{entry := E, tier_mfas := T}) -> E ++ T.
+
+%% Trace messages already queued at stop.
+drain(S) ->
+    receive
+        {trace_ts, _, _, _, _} = M -> drain(add(M, S));
+        {trace_ts, _, _, _, _, _} = M -> drain(add(M, S))
+    after 0 -> S
+    end.
+
+%% Held as {MonotonicUs, Message}; a message much later than its stamp
+%% trips the breaker.
+add(M, #{paused_until := undefined, buf := Buf, max_late := Late} = S) ->
+    Ts = erlang:convert_time_unit(element(tuple_size(M), M), native, microsecond),
+    case now_mono() - Ts > Late of
+        true -> trip(S);
+        false -> S#{buf := [{Ts, M} | Buf]}
+    end;
+add(_, S) ->
+    S.
+
+tick(S0) ->
+    Now = now_mono(),
+    S = breaker(Now, S0),
+    %% in arrival order, so that the stable sort keeps a process's call
+    %% before its return when both carry the same microsecond
+    {Ready, Keep} = lists:partition(fun({Ts, _}) -> Ts =< Now - ?REORDER_MS * 1000 end,
+                                    lists:reverse(maps:get(buf, S))),
+    S1 = handle(lists:keysort(1, Ready), S#{buf := lists:reverse(Keep)}),
+    S2 = sampling(reload_check(S1)),
+    case now_us() - maps:get(window_start, S2) >= maps:get(every, S2) of
+        true -> send_window(S2);
+        false -> S2
+    end.
+
+breaker(Now, #{paused_until := Until} = S) when Until =/= undefined ->
+    case Now >= Until of
+        true ->
+            S1 = pause_account(S),
+            count_calls(S1, false),
+            patterns(S1, true),
+            S1#{paused_until := undefined, entry_on := true};
+        false -> S
+    end;
+breaker(_, #{max_queue := Max} = S) ->
+    case erlang:process_info(self(), message_queue_len) of
+        {message_queue_len, N} when N > Max -> trip(S);
+        _ -> S
+    end.
+
+%% Everything off, the queue and the requests in flight dropped; back on
+%% after a backoff that doubles while the node stays overloaded.
+trip(#{counts := C, reqs := Reqs, backoff := B0, last_trip := Last} = S) ->
+    patterns(S, false),
+    count_calls(S, true),
+    flush_trace(),
+    Now = now_mono(),
+    %% a minute without a trip starts the backoff over
+    B = case Now - Last > 60000000 of true -> ?BACKOFF_MS; false -> B0 end,
+    S#{paused_until := Now + B * 1000, paused_since := Now, backoff := min(B * 2, ?MAX_BACKOFF_MS), last_trip := Now,
+       buf := [], stacks := #{}, depth := #{},
+       reqs := #{}, counts := C#{pauses := maps:get(pauses, C) + 1,
+                                 dropped := maps:get(dropped, C) + maps:size(Reqs)}}.
+
+%% While paused, the entry functions count their calls (call_count, a
+%% counter in the VM, no message): the calls that were not traced.
+count_calls(#{entry := Entry, tr := Tr}, On) ->
+    [attempt(fun() -> tr_pattern(Tr, MFA, On, [call_count]) end) || MFA <- Entry],
+    ok.
+
+%% The pause so far into the counts: its time and the entry calls counted
+%% (the counters start again from zero).
+pause_account(#{paused_until := undefined} = S) -> S;
+pause_account(#{paused_since := Since, entry := Entry, tr := Tr} = S) ->
+    Now = now_mono(),
+    Calls = lists:sum([N || MFA <- Entry,
+                            {call_count, N} <- [attempt(fun() -> tr_info(Tr, MFA, call_count) end)],
+                            is_integer(N)]),
+    count_calls(S, true),
+    bump(untraced, Calls, bump(paused_us, Now - Since, S#{paused_since := Now})).
+
+flush_trace() ->
+    receive
+        {trace_ts, _, _, _, _} -> flush_trace();
+        {trace_ts, _, _, _, _, _} -> flush_trace()
+    after 0 -> ok
+    end.
+
+%% Sampling below 100 %: the entry pattern is on for that share of each
+%% second, so about that share of requests start.
+sampling(#{sample := 1000} = S) -> S;
+sampling(#{paused_until := U} = S) when U =/= undefined -> S;
+sampling(#{sample := P, entry_on := On} = S) ->
+    %% monotonic time may be negative: count from the session's start
+    Want = ((now_mono() - maps:get(sample_start, S)) div 1000) rem 1000 < P,
+    case Want =:= On of
+        true -> S;
+        false -> entry_pattern(S, Want), S#{entry_on := Want}
+    end.
+
+%% ---------------------------------------------------------------- requests
+
+handle([], S) -> S;
+handle([{Ts, M} | Rest], S) -> handle(Rest, event(M, Ts, S)).
+
+event({trace_ts, Pid, call, {Mod, F, Args}, Tok, _}, Ts, #{tier_of := TierOf} = S) ->
+    MFA = {Mod, F, length(Args)},
+    case {maps:find(MFA, TierOf), Tok} of
+        {{ok, Tier}, {_, Label, _, _, _}} ->
+            %% only the outermost call of a tier in a process counts: a
+            %% depth per (process, tier) tells in O(1), even for recursion
+            #{depth := D} = S,
+            N = maps:get({Pid, Tier}, D, 0),
+            push(Pid, {tier, MFA, Ts, Tier, Label, N =:= 0}, S#{depth := D#{{Pid, Tier} => N + 1}});
+        _ -> S
+    end;
+event({trace_ts, Pid, call, {Mod, F, Args}, _}, Ts, #{reqs := Reqs} = S) ->
+    MFA = {Mod, F, length(Args)},
+    case lists:member(MFA, maps:get(entry, S)) andalso not maps:is_key(Pid, Reqs) of
+        true ->
+            {Id, S1} = identity(Mod, F, Args, S),
+            R = #{id => Id, start => Ts, tiers => #{}, pids => #{Pid => true}},
+            push(Pid, {entry, MFA, Ts}, S1#{reqs := Reqs#{Pid => R}});
+        false ->
+            push(Pid, {nested, MFA, Ts}, S)
+    end;
+event({trace_ts, Pid, Why, MFA, _, _}, Ts, #{stacks := St} = S)
+  when Why =:= return_from; Why =:= exception_from ->
+    case pop(MFA, maps:get(Pid, St, [])) of
+        {Frame, Gone, Rest} ->
+            S1 = lists:foldl(fun(F, Acc) -> shallower(Pid, F, Acc) end, S, [Frame | Gone]),
+            finish_frame(Frame, Pid, Ts, S1#{stacks := put_stack(Pid, Rest, St)});
+        none -> S
+    end;
+event(_, _, S) ->
+    S.
+
+push(Pid, Frame, #{stacks := St} = S) ->
+    S#{stacks := St#{Pid => [Frame | maps:get(Pid, St, [])]}}.
+
+put_stack(Pid, [], St) -> maps:remove(Pid, St);
+put_stack(Pid, Rest, St) -> St#{Pid => Rest}.
+
+%% The frame of MFA nearest the top: frames above it lost their return
+%% (a breaker pause, a throw past them) and go with it.
+pop(MFA, Stack) ->
+    case lists:splitwith(fun(F) -> element(2, F) =/= MFA end, Stack) of
+        {Gone, [Frame | Rest]} -> {Frame, Gone, Rest};
+        {_, []} -> none
+    end.
+
+shallower(Pid, {tier, _, _, Tier, _, _}, #{depth := D} = S) ->
+    case maps:get({Pid, Tier}, D, 0) of
+        N when N =< 1 -> S#{depth := maps:remove({Pid, Tier}, D)};
+        N -> S#{depth := D#{{Pid, Tier} := N - 1}}
+    end;
+shallower(_, _, S) -> S.
+
+finish_frame({tier, _, Call, Tier, Label, Outer}, Pid, Ts, #{reqs := Reqs, counts := C} = S) ->
+    case maps:find(Label, Reqs) of
+        {ok, #{tiers := Ti, pids := Ps} = R} when Outer ->
+            R1 = R#{tiers := Ti#{Tier => maps:get(Tier, Ti, 0) + (Ts - Call)}, pids := Ps#{Pid => true}},
+            S#{reqs := Reqs#{Label => R1}};
+        {ok, _} -> S;
+        error -> S#{counts := C#{stray := maps:get(stray, C) + 1}}
+    end;
+finish_frame({entry, _, _}, Pid, Ts, #{reqs := Reqs} = S) ->
+    case maps:take(Pid, Reqs) of
+        {R, Reqs1} -> request_done(R, Ts, S#{reqs := Reqs1});
+        error -> S
+    end;
+finish_frame(_, _, _, S) ->
+    S.
+
+request_done(#{id := Id, start := Start, tiers := Tiers, pids := Pids}, Ts,
+             #{hist := H, counts := C} = S) ->
+    Total = Ts - Start,
+    H1 = maps:fold(fun(Tier, Us, Acc) -> hist_add({Id, Tier}, Us, Acc) end,
+                   hist_add({Id, <<"_total">>}, Total, H), Tiers),
+    %% counted as the table counts them: requests that finished
+    Failed = case Id of <<"_identity_fun_failed">> -> 1; _ -> 0 end,
+    S1 = S#{hist := H1, counts := C#{requests := maps:get(requests, C) + 1,
+                                     id_failed := maps:get(id_failed, C) + Failed}},
+    case maps:get(slow, S1) of
+        Slow when Slow > 0, Total >= Slow -> slow(Id, Total, Tiers, Pids, S1);
+        _ -> S1
+    end.
+
+slow(Id, Total, Tiers, Pids, #{slow_list := L} = S) when length(L) < ?MAX_SLOW ->
+    Entry = {Id, Total, lists:sort(maps:to_list(Tiers)),
+             [list_to_binary(pid_to_list(P)) || P <- maps:keys(Pids)]},
+    S#{slow_list := [Entry | L]};
+slow(_, _, _, _, #{counts := C} = S) ->
+    S#{counts := C#{slow_left := maps:get(slow_left, C) + 1}}.
+
+%% ---------------------------------------------------------------- identity
+
+identity(M, F, Args, #{id := How, ids := Ids} = S0) ->
+    {Id, S} = case How of
+                  {arg, N} when N >= 1, N =< length(Args) -> {text(lists:nth(N, Args)), S0};
+                  {arg, _} -> {<<"?">>, S0};
+                  {'fun', Fun} ->
+                      case run_fun(Fun, {M, F, Args}) of
+                          {ok, V} -> {text(V), S0};
+                          failed -> {<<"_identity_fun_failed">>, S0}
+                      end;
+                  none -> {atom_to_binary(F, utf8), S0}
+              end,
+    %% a bounded number of identities: the rest are counted together
+    case maps:is_key(Id, Ids) orelse maps:size(Ids) < ?MAX_IDENTITIES of
+        true -> {Id, S#{ids := Ids#{Id => true}}};
+        false -> {<<"_other">>, S}
+    end.
+
+bump(Key, N, #{counts := C} = S) ->
+    S#{counts := C#{Key := maps:get(Key, C) + N}}.
+
+%% The user's fun runs in a process of its own, with a deadline and a
+%% bounded heap: a fun that loops, grows or crashes cannot take the tracer
+%% along. A failure names that one request "_identity_fun_failed" and is
+%% counted; the next request runs the fun again.
+run_fun(Fun, Arg) ->
+    {Pid, Ref} = spawn_monitor(fun() ->
+                                       process_flag(max_heap_size, 100000),
+                                       exit({identity, Fun(Arg)})
+                               end),
+    receive
+        {'DOWN', Ref, process, Pid, {identity, V}} -> {ok, V};
+        {'DOWN', Ref, process, Pid, _} -> failed
+    after ?IDENTITY_FUN_MS ->
+            exit(Pid, kill),
+            receive {'DOWN', Ref, process, Pid, _} -> failed end
+    end.
+
+text(A) when is_atom(A) -> cut(atom_to_binary(A, utf8));
+text(B) when is_binary(B) -> cut(B);
+text(L) when is_list(L) ->
+    case attempt(fun() -> unicode:characters_to_binary(L) end) of
+        B when is_binary(B) -> cut(B);
+        _ -> cut(iolist_to_binary(io_lib:format("~0tP", [L, 5])))
+    end;
+text(T) -> cut(iolist_to_binary(io_lib:format("~0tP", [T, 5]))).
+
+cut(B) when byte_size(B) > ?IDENTITY_BYTES -> binary:part(B, 0, ?IDENTITY_BYTES);
+cut(B) -> B.
+
+%% ---------------------------------------------------------------- histograms
+
+%% Log-linear buckets: exact below 32 us, then 32 per power of two (about
+%% 3 % wide). The C side (requests/hist.c) reads the same indexes.
+bucket(V) when V < 32 -> max(V, 0);
+bucket(V) ->
+    E = log2(V, 0),
+    32 * (E - 4) + (V bsr (E - 5)) - 32.
+
+log2(V, E) when V > 1 -> log2(V bsr 1, E + 1);
+log2(_, E) -> E.
+
+hist_add(Key, Us, H) ->
+    B = bucket(Us),
+    case maps:find(Key, H) of
+        {ok, {C, Sum, Max, Bs}} ->
+            H#{Key := {C + 1, Sum + Us, max(Max, Us), Bs#{B => maps:get(B, Bs, 0) + 1}}};
+        error ->
+            H#{Key => {1, Us, Us, #{B => 1}}}
+    end.
+
+send_window(S0) ->
+    #{sink := Sink, hist := H, slow_list := Slow, counts := C, reloaded := Rel} = S = pause_account(S0),
+    Rows = [{Id, Tier, N, Sum, Max, lists:sort(maps:to_list(Bs))}
+            || {{Id, Tier}, {N, Sum, Max, Bs}} <- maps:to_list(H)],
+    Stats = {maps:get(requests, C), maps:get(stray, C), maps:get(pauses, C),
+             case maps:get(paused_until, S) of undefined -> 0; _ -> 1 end,
+             maps:get(slow_left, C), maps:get(dropped, C),
+             [atom_to_binary(M, utf8) || M <- Rel],
+             maps:get(id_failed, C), maps:get(paused_us, C), maps:get(untraced, C)},
+    Sink ! {fp_req_window, ?PROTO, erlang:system_time(microsecond), Rows, lists:reverse(Slow), Stats},
+    S#{hist := #{}, slow_list := [], reloaded := [], window_start := now_us(),
+       counts := C#{requests := 0, stray := 0, slow_left := 0, dropped := 0,
+                    id_failed := 0, paused_us := 0, untraced := 0}}.
+
+%% ---------------------------------------------------------------- reload
+
+%% Loading a module again gives it code without our patterns; one
+%% function per module tells. The new code gets them again and the window
+%% names the module.
+stamps(MFAs) ->
+    maps:from_list([{M, MFA} || {M, _, _} = MFA <- MFAs]).
+
+reload_check(#{paused_until := U} = S) when U =/= undefined -> S;
+reload_check(#{last_reload_check := Last, stamps := Stamps} = S) ->
+    Now = now_us(),
+    case Now - Last >= ?RELOAD_CHECK_MS * 1000 of
+        false -> S;
+        true ->
+            Lost = [M || {M, MFA} <- maps:to_list(Stamps), lost(MFA, S)],
+            Lost =/= [] andalso reapply(Lost, S),
+            S#{last_reload_check := Now, reloaded := lists:usort(Lost ++ maps:get(reloaded, S))}
+    end.
+
+lost(MFA, #{entry := Entry, entry_on := On, tr := Tr}) ->
+    case lists:member(MFA, Entry) andalso not On of
+        true -> false;
+        false ->
+            case attempt(fun() -> tr_info(Tr, MFA, traced) end) of
+                {traced, false} -> true;
+                {traced, _} -> false;
+                _ -> true
+            end
+    end.
+
+reapply(Mods, #{entry := Entry, tier_mfas := Tiers, entry_on := On, tr := Tr}) ->
+    [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local])
+     || {M, _, _} = MFA <- Entry, lists:member(M, Mods)],
+    [tr_pattern(Tr, MFA, tier_spec(), [local])
+     || {M, _, _} = MFA <- Tiers, lists:member(M, Mods)],
+    ok.
+
+%% ---------------------------------------------------------------- cleanup
+
+%% A session of our own goes with all it holds; in the global session
+%% exactly what we set goes.
+cleanup({session, _} = Tr, _, _) -> tr_close(Tr);
+cleanup(global, MFAs, Tracer) ->
+    [attempt(fun() -> erlang:trace_pattern(MFA, false, [local]) end) || MFA <- MFAs],
+    [attempt(fun() -> erlang:trace_pattern(MFA, false, [call_count]) end) || MFA <- MFAs],
+    case erlang:trace_info(new, tracer) of
+        {tracer, T} when T =:= Tracer; T =:= [] ->
+            attempt(fun() -> erlang:trace(new, false, [call, monotonic_timestamp]) end);
+        _ -> ok
+    end,
+    [attempt(fun() -> erlang:trace(P, false, [call, monotonic_timestamp]) end)
+     || P <- erlang:processes(), ours_to_clear(P, Tracer)],
+    ok.
+
+ours_to_clear(P, Tracer) ->
+    case {erlang:trace_info(P, tracer), erlang:trace_info(P, flags)} of
+        {{tracer, T}, {flags, Fl}} when T =:= Tracer; T =:= [] -> lists:member(call, Fl);
+        _ -> false
+    end.
+
+%% ---------------------------------------------------------------- tokens
+
+%% Ends with no process carrying a token of ours, or gives up after
+%% TOKEN_MAX_MS. @return {processes that carried one, still carrying}.
+clear_tokens() ->
+    Tag = our_flags(),
+    case carriers(Tag) of
+        {[], _} -> {0, 0};
+        {Ours, Foreign} ->
+            %% No one else's token and no sequential tracer: the node's
+            %% reset clears every process and every queued message at once.
+            Foreign =:= [] andalso seq_trace:get_system_tracer() =:= false andalso
+                seq_trace:reset_trace(),
+            Deadline = now_mono() + ?TOKEN_MAX_MS * 1000,
+            {Seen, Left} = chase(Tag, Deadline, 0, {maps:from_list([{P, true} || P <- Ours]), #{}, #{}}),
+            {maps:size(Seen), Left}
+    end.
+
+%% The flags of our tokens as the VM writes them (the bits are internal):
+%% those of a token that has only monotonic_timestamp, made in a process
+%% of its own.
+our_flags() ->
+    {Pid, Ref} = spawn_monitor(fun() ->
+                                       _ = seq_trace:set_token(monotonic_timestamp, true),
+                                       exit({flags, element(1, seq_trace:get_token())})
+                               end),
+    receive {'DOWN', Ref, process, Pid, {flags, F}} -> F;
+            {'DOWN', Ref, process, Pid, _} -> none
+    end.
+
+%% {Ours, Foreign}: processes that carry one of our tokens (our flags and
+%% a pid as label), and processes that carry another one.
+carriers(Tag) ->
+    lists:foldl(fun(P, {O, F} = Acc) ->
+                        case attempt(fun() -> erlang:process_info(P, sequential_trace_token) end) of
+                            {sequential_trace_token, []} -> Acc;
+                            {sequential_trace_token, {T, L, _, _, _}} when T =:= Tag, is_pid(L) -> {[P | O], F};
+                            {sequential_trace_token, _} -> {O, [P | F]};
+                            _ -> Acc
+                        end
+                end, {[], []}, erlang:processes() -- [self()]).
+
+%% Rounds: each process still carrying one gets the `call` flag, and the
+%% modules on its stack a pattern that clears the token at the next call
+%% (a receive loop calls itself again); done after TOKEN_QUIET_ROUNDS
+%% rounds without one. Then the patterns and flags go.
+chase(Tag, Deadline, Quiet, {Seen, Flagged, Mods} = St) ->
+    {Ours, _} = carriers(Tag),
+    Done = Quiet >= ?TOKEN_QUIET_ROUNDS orelse now_mono() > Deadline,
+    case {Ours, Done} of
+        {_, true} ->
+            [attempt(fun() -> erlang:trace_pattern(MFA, false, [local]) end) || MFAs <- maps:values(Mods), MFA <- MFAs],
+            [attempt(fun() -> erlang:trace(P, false, [call]) end) || P <- maps:keys(Flagged)],
+            {Seen, length(Ours)};
+        {[], false} ->
+            receive after ?TOKEN_ROUND_MS -> ok end,
+            chase(Tag, Deadline, Quiet + 1, St);
+        {_, false} ->
+            Seen1 = lists:foldl(fun(P, A) -> A#{P => true} end, Seen, Ours),
+            Flagged1 = lists:foldl(fun flag_carrier/2, Flagged, Ours),
+            Mods1 = lists:foldl(fun clear_pattern/2, Mods,
+                                lists:usort([M || P <- Ours, M <- stack_modules(P)])),
+            receive after ?TOKEN_ROUND_MS -> ok end,
+            chase(Tag, Deadline, 0, {Seen1, Flagged1, Mods1})
+    end.
+
+flag_carrier(P, Flagged) ->
+    case attempt(fun() -> erlang:trace(P, true, [call, {tracer, self()}]) end) of
+        1 -> Flagged#{P => true};
+        _ -> Flagged   % gone, or traced by someone else
+    end.
+
+stack_modules(P) ->
+    case attempt(fun() -> erlang:process_info(P, current_stacktrace) end) of
+        {current_stacktrace, Frames} -> [M || {M, _, _, _} <- Frames, clearable(M)];
+        _ -> []
+    end.
+
+%% Not the BIFs' modules, not ours.
+clearable(M) ->
+    not lists:member(M, [erlang, erts_internal, erts_code_purger, prim_eval, ?MODULE])
+        andalso not lists:prefix("flameprof_", atom_to_list(M)).
+
+%% The whole module in one call (each call of trace_pattern waits for the
+%% schedulers), unless a function of it is traced by someone else.
+clear_pattern(M, Mods) when is_map_key(M, Mods) -> Mods;
+clear_pattern(M, Mods) ->
+    Spec = [{'_', [{is_seq_trace}], [{set_seq_token, sequential_trace_token, []}, {message, false}]}],
+    MFAs = [{M, F, A} || {F, A} <- functions(M)],
+    Set = case lists:any(fun in_use/1, MFAs) of
+              false ->
+                  case attempt(fun() -> erlang:trace_pattern({M, '_', '_'}, Spec, [local]) end) of
+                      N when is_integer(N), N > 0 -> [{M, '_', '_'}];
+                      _ -> []
+                  end;
+              true -> [MFA || MFA <- MFAs, not in_use(MFA),
+                              attempt(fun() -> erlang:trace_pattern(MFA, Spec, [local]) end) =:= 1]
+          end,
+    Mods#{M => Set}.
+
+%% ---------------------------------------------------------------- helpers
+
+now_mono() -> erlang:monotonic_time(microsecond).
+now_us() -> erlang:monotonic_time(microsecond).
+

@@ -211,7 +211,8 @@ fp_end() {
 	kill -9 "$FP_PID" 2>/dev/null
 	wait "$FP_PID" 2>/dev/null
 	FP_STOP=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-	SUMMARY=$(sed 's/\/s requested)/\/s asked)/' "$FP_ERR" | sed -n 's/^flameprof: \([0-9]*\) samples in \([0-9.]*\) s (\([0-9]*\)\/s of \([0-9]*\)\/s asked), dropped \([0-9]*\), late \([0-9]*\), rounds p50 \([0-9.]*\) ms p99 \([0-9.]*\) ms.*/\1 \2 \3 \4 \5 \6 \7 \8/p')
+	# "N/s of M/s requested, K processes selected)": the words after M/s vary
+	SUMMARY=$(sed 's/\/s requested/\/s asked/' "$FP_ERR" | sed -n 's/^flameprof: \([0-9]*\) samples in \([0-9.]*\) s (\([0-9]*\)\/s of \([0-9]*\)\/s asked[^)]*), dropped \([0-9]*\), late \([0-9]*\), rounds p50 \([0-9.]*\) ms p99 \([0-9.]*\) ms.*/\1 \2 \3 \4 \5 \6 \7 \8/p')
 	[ -n "$SUMMARY" ] || { SUMMARY="n/a n/a n/a n/a n/a n/a n/a n/a"; sed 's/^/bench:   /' "$FP_ERR" >&2; }
 	# the cost budget's line, "SECS,PCT" (seconds a part was sampled, the
 	# least part), or "none" when every selected process was asked each round

@@ -416,6 +416,10 @@ static void capture(struct run *runs, size_t n)
 	if (alive == 0)
 		return;
 	fp_note("stopping");
+	/* every node's rates end now, not when its turn to stop comes */
+	for (size_t k = 0; k < n; k++)
+		if (runs[k].sampling)
+			fp_status_stopping(&runs[k].status);
 	for (size_t k = 0; k < n; k++) {
 		struct run *r = &runs[k];
 		if (!r->sampling)

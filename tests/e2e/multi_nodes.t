@@ -7,7 +7,8 @@
 # draws them under node:NAME frames; the survivors are clean afterwards.
 # Then a node that cannot be reached among reachable ones (named, the
 # other sampled, 79), all nodes unreachable (the first one's status, 69),
-# and the bound on the number of nodes (64, nothing touched).
+# and the bound on the number of nodes (64, nothing touched). SIGTERM stops
+# every node cleanly (exit 0).
 T_TIMEOUT=300
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads || exit 1
@@ -41,6 +42,16 @@ check "node A's stacks are under node:$A" grep -q "^node:$A;.*fp_busy:burn_cpu/1
 check "node B's stacks are under node:$B" grep -q "^node:$B;.*fp_busy:burn_cpu/1 [0-9]*$" "$T_DIR/all.folded"
 check "node A is clean afterwards" node_clean "$A"
 check "node B is clean afterwards" node_clean "$B"
+
+# SIGTERM stops every node cleanly
+fp_bg --every 500ms -o "$T_DIR/out5" "$A" "$B"
+check "both nodes' files are being written" wait_until 30 sh -c "ls -A '$T_DIR/out5' | grep -q '^\.flameprof_mna_' && ls -A '$T_DIR/out5' | grep -q '^\.flameprof_mnb_'"
+kill -TERM "$FP_PID"
+fp_wait 60
+is "$FP_RC" 0 "SIGTERM: exit 0, both nodes stopped"
+check "no dotfile is left" test -z "$(ls -A "$T_DIR/out5" | grep '^\.')"
+check "node A is clean after SIGTERM" node_clean "$A"
+check "node B is clean after SIGTERM" node_clean "$B"
 
 # an unreachable node among reachable ones
 ghost="ghost_$$@127.0.0.1"

@@ -55,6 +55,7 @@ struct run {
 	struct at_start header; /* what the next file's header says of the moment it began */
 	const char *node;       /* the node's own name (node()), once connected; cfg->node before */
 	const char *names;      /* "elixir" or "erlang" for the header (--names), NULL: nothing */
+	char own[MAXATOMLEN_UTF8]; /* node's text once connected: it outlives the connection */
 	int sampling;           /* the agent runs and its batches are read */
 	int rc;                 /* this node's exit status once it failed; 0 */
 };
@@ -254,8 +255,8 @@ static int start_agent(struct run *r)
 		return fp_node_fail(&r->nc, e);
 	/* Files are named after the node's own name, so that one node reached
 	 * as rabbit@vm and as rabbit@127.0.0.1 writes one series of files. */
-	r->node = node_own_name(r->nc.n);
-	r->status.node = r->node;
+	snprintf(r->own, sizeof r->own, "%s", node_own_name(r->nc.n));
+	r->node = r->status.node = r->own;
 	if (strcmp(r->node, r->nc.node) != 0) {
 		fp_note("'%s' calls itself '%s'; the files are named after that", r->nc.node, r->node);
 		(void)rot_set_node(r->rot, r->node); /* no file is open yet */
@@ -303,12 +304,24 @@ static int close_output(struct run *r, const char *said)
 	return e;
 }
 
+/* A node that failed is let go at once, not at the end of the run: our
+ * connection (and the lock file) would stay open on it meanwhile. Its
+ * frame's cookie buffer stays: the first node's is the run's one cookie. */
+static void hang_up(struct run *r)
+{
+	sampler_free(r->sampler);
+	r->sampler = NULL;
+	node_free(r->nc.n);
+	r->nc.n = NULL;
+}
+
 /* This node has failed: its sentence is said; it is left as its error
  * allows (the agent stopped, or found gone), its files closed. @return rc. */
 static int node_failed(struct run *r, int rc)
 {
 	r->sampling = 0;
 	r->rc = rc;
+	hang_up(r);
 	return rc;
 }
 
@@ -477,6 +490,8 @@ static int start(struct run *r)
 		rc = check_targets(r);
 	r->sampling = rc == 0;
 	r->rc = rc;
+	if (rc != 0 && r->nc.keep_cookie)
+		hang_up(r);
 	return rc;
 }
 

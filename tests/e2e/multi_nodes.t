@@ -6,7 +6,8 @@
 # files are closed, pass every reader rule and 'flameprof report DIR'
 # draws them under node:NAME frames; the survivors are clean afterwards.
 # Then a node that cannot be reached among reachable ones (named, the
-# other sampled, 79), all nodes unreachable (the first one's status, 69),
+# other sampled, 79), a node another flameprof holds (69 for it, 79 for
+# the run), all nodes unreachable (the first one's status, 69),
 # and the bound on the number of nodes (64, nothing touched). SIGTERM stops
 # every node cleanly (exit 0).
 T_TIMEOUT=300
@@ -62,6 +63,21 @@ is "$(fp_errors | wc -l)" 1 "one error sentence: $(fp_errors | head -1)"
 check "it names the unreachable node" grep -q "cannot reach '$ghost'" "$T_DIR/fp.err"
 check "the reachable node was sampled" sh -c "ls '$out2' | grep -q '^flameprof_mna_.*\.perf\.zst$'"
 check "node A is clean afterwards" node_clean "$A"
+
+# a node another flameprof holds, among one that is free
+"$FLAMEPROF" --cookie-file "$T_DIR/cookie" -q --every 500ms -o "$T_DIR/held" "$A" 2>"$T_DIR/holder.err" &
+HOLDER=$!
+T_PIDS="$T_PIDS $HOLDER"
+check "another flameprof holds node A" wait_until 30 sh -c "ls -A '$T_DIR/held' 2>/dev/null | grep -q '^\.flameprof_mna_'"
+fp --duration 2s --every 500ms -o "$T_DIR/out6" "$A" "$B"
+is "$FP_RC" 79 "a node held by another flameprof among a free one: exit 79"
+is "$(fp_errors | wc -l)" 1 "one error sentence: $(fp_errors | head -1)"
+check "it names the held node" grep -q "'$A'" <<<"$(fp_errors)"
+check "the free node was sampled" sh -c "ls '$T_DIR/out6' | grep -q '^flameprof_mnb_.*\.perf\.zst$'"
+kill -TERM "$HOLDER"; wait "$HOLDER"
+is "$?" 0 "the other flameprof ends well"
+check "node A is clean afterwards" node_clean "$A"
+check "node B is clean afterwards" node_clean "$B"
 
 # every node unreachable: the first one's status, as a run on it alone
 fp --duration 2s -o "$T_DIR/out3" "$ghost" "ghost2_$$@127.0.0.1"

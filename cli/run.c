@@ -248,7 +248,7 @@ static int start_agent(struct run *r)
 	fp_agent_options(cfg, &so);
 	int e = pick_names(r);
 	if (e == 0) {
-		fp_note("connected; loading the agent");
+		fp_note("connected to '%s'; loading the agent", r->nc.node);
 		e = sampler_start(&r->sampler, r->nc.n, &so);
 	}
 	if (e < 0)

@@ -234,18 +234,22 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 	double secs = ((st->end_ms ? st->end_ms : fp_mono_ms()) - st->start_ms) / 1000.0;
 	char sel[64];
 	selected_text(st, sel, sizeof sel);
+	/* several nodes: each of its lines names the node */
+	char who[300] = "";
+	if (st->multi)
+		snprintf(who, sizeof who, "'%s': ", st->node);
 	fprintf(stderr,
-		"flameprof: %s%s%s%llu samples in %.1f s (%.0f/s of %.0f/s requested, %s), dropped %llu, late %llu, "
+		"flameprof: %s%llu samples in %.1f s (%.0f/s of %.0f/s requested, %s), dropped %llu, late %llu, "
 		"rounds p50 %.2f ms p99 %.2f ms; %u file%s, %s, in '%s'\n",
-		st->multi ? "'" : "", st->multi ? st->node : "", st->multi ? "': " : "", (unsigned long long)st->samples, secs, secs > 0 ? st->samples / secs : 0,
+		who, (unsigned long long)st->samples, secs, secs > 0 ? st->samples / secs : 0,
 		secs > 0 ? st->requested / secs : 0, sel, (unsigned long long)st->dropped,
 		(unsigned long long)st->late, fp_status_percentile(st, 50) / 1000,
 		fp_status_percentile(st, 99) / 1000, rs->files, rs->files == 1 ? "" : "s", size,
 		cfg->outdir);
 	if (st->share_min < 1000)
-		fprintf(stderr, "flameprof: the node was busy and the cost budget (--max-cost %g%%) sampled a part of the selected "
+		fprintf(stderr, "flameprof: %sthe node was busy and the cost budget (--max-cost %g%%) sampled a part of the selected "
 			"processes for %.0f s, at least %.0f%% of them; --max-cost 0 samples all of them\n",
-			cfg->max_cost_ppm / 1e4, st->budget_us / 1e6, st->share_min / 10.0);
+			who, cfg->max_cost_ppm / 1e4, st->budget_us / 1e6, st->share_min / 10.0);
 	/* What --status left out of the files, by status. */
 	uint64_t nw = 0, nh = 0;
 	char left[256] = "";
@@ -258,11 +262,11 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 					      fp_status_names[k], (unsigned long long)hidden[k]);
 	}
 	if (nh && !nw)
-		fprintf(stderr, "flameprof: no sample had a status that --status writes, so no file was written; "
-			"not written: %s (--status all writes them: the wall-clock view)\n", left);
+		fprintf(stderr, "flameprof: %sno sample had a status that --status writes, so no file was written; "
+			"not written: %s (--status all writes them: the wall-clock view)\n", who, left);
 	else if (nh)
-		fprintf(stderr, "flameprof: %llu samples written (%s); not written: %s (--status all writes them: "
-			"the wall-clock view)\n", (unsigned long long)nw,
+		fprintf(stderr, "flameprof: %s%llu samples written (%s); not written: %s (--status all writes them: "
+			"the wall-clock view)\n", who, (unsigned long long)nw,
 			cfg->statuses == FMT_ON_CPU ? "on-CPU: running, garbage_collecting" : "--status", left);
 	if (rs->files && !st->multi)
 		fprintf(stderr, "flameprof: open them with 'flameprof report %s -o flame.svg', or in Flamescope (%s)\n",

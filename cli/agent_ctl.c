@@ -61,6 +61,6 @@ int fp_agent_unloaded(sampler_t *s, struct fp_node_cmd *nc)
 	fp_node_say_unload(nc, u, "agent", NULL);
 	if (u < 0)
 		return -1;
-	fp_note("agent stopped, backtrace_depth restored to %d, module unloaded", sampler_old_depth(s));
+	fp_note("agent stopped on '%s', backtrace_depth restored to %d, module unloaded", nc->node, sampler_old_depth(s));
 	return 0;
 }

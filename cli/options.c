@@ -60,6 +60,8 @@ static const struct fp_opt options[] = {
 	  "a category frame tier:NAME on each sample whose innermost matching frame is this function ('_' for FUN or ARITY; repeatable)" },
 	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
 	  "write names=elixir or names=erlang in the files' headers: the spelling 'flameprof report' draws frames in (Shop.Pricing.handle_call/3, or Elixir.Shop.Pricing:handle_call/3 as the files hold it); auto (default): elixir when the node runs the elixir application" },
+	{ "cluster", 0, NULL, K_SET, F(cluster), 1, 0,
+	  "profile NODE and every visible node it is connected to (its nodes()), at most " FP_MAX_NODES_TEXT " in all" },
 	FP_ROW_COOKIE_FILE(struct fp_config),
 	FP_ROW_COOKIE(struct fp_config),
 	FP_ROW_CONNECT_TIMEOUT(struct fp_config),
@@ -285,6 +287,11 @@ static int check(void *arg, char *detail, size_t cap)
 		snprintf(detail, cap, "no node given; name the node to profile, e.g. 'flameprof app@db1'");
 		return FP_OPT_USAGE;
 	}
+	if (cfg->cluster && cfg->nnodes > 1) {
+		snprintf(detail, cap, "--cluster takes one node (it finds the others): '%s' and '%s' given", cfg->nodes[0],
+			 cfg->nodes[1]);
+		return FP_OPT_USAGE;
+	}
 	if (cfg->top == 0 && cfg->npids == 0 && cfg->nnames == 0) {
 		snprintf(detail, cap, "--top 0 samples only explicit processes; add --pid or --name");
 		return FP_OPT_USAGE;
@@ -321,25 +328,42 @@ static int check(void *arg, char *detail, size_t cap)
 static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 {
 	struct fp_config *cfg = ctx;
-	return fp_opt_one_node(&cfg->node, arg, detail, cap);
+	if (cfg->nnodes == FP_MAX_NODES) {
+		snprintf(detail, cap, "more than " FP_MAX_NODES_TEXT " nodes given; one run profiles at most " FP_MAX_NODES_TEXT
+			 " (a connection, an agent and open files each): run several flameprof");
+		return FP_OPT_USAGE;
+	}
+	for (size_t k = 0; k < cfg->nnodes; k++)
+		if (strcmp(cfg->nodes[k], arg) == 0) {
+			snprintf(detail, cap, "node '%s' is given twice", arg);
+			return FP_OPT_USAGE;
+		}
+	cfg->nodes[cfg->nnodes++] = arg;
+	if (!cfg->node)
+		cfg->node = arg;
+	return FP_OPT_OK;
 }
 
 static const struct fp_command RECORD = {
 	.name = "flameprof",
-	.synopsis = "usage: flameprof [options] NODE\n"
+	.synopsis = "usage: flameprof [options] NODE...   (or --cluster NODE)\n"
 		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
 		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n"
 		    "       flameprof requests [options] --entry MOD:FUN/ARITY [--tier NAME=MOD:FUN/ARITY]... NODE\n"
 		    "                                             (see 'flameprof requests --help')\n"
 		    "       flameprof top [options] NODE   (a live view; see 'flameprof top --help')\n\n"
 		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
-		    "'perf script' text into rotated, compressed files that Flamescope opens.\n\n"
+		    "'perf script' text into rotated, compressed files that Flamescope opens.\n"
+		    "Several nodes (at most " FP_MAX_NODES_TEXT ") are sampled at once, each with its own agent,\n"
+		    "budget and files; one that fails is named and the others go on.\n\n"
 		    "options:\n",
 	.epilog = "\nexit status: 0 done, 64 usage (also: --top 0 and no --pid/--name process\n"
 		  "exists), 69 cannot connect or start the agent, 70 the agent ended unasked\n"
 		  "(node restored), 73 output directory or /tmp/flameprof-UID not usable,\n"
 		  "74 I/O error (disk full), 75 node lost during the capture, 76 protocol\n"
-		  "error, 77 cookie rejected or its file refused.\n"
+		  "error, 77 cookie rejected or its file refused, 79 several nodes: some\n"
+		  "failed (each named), the others' files are complete; when all failed,\n"
+		  "the first failed node's status.\n"
 		  "See flameprof(1) and README.md.\n",
 	.help_column = 26,
 	.hint_inline = 0,

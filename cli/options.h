@@ -12,6 +12,15 @@
 #include "../rotate/rotate.h"
 
 #define FP_MAX_TARGETS 64
+/* The nodes of one run (NODE..., or --cluster's discovery): each is a
+ * connection and a lock file (two fds), an agent on its node, a formatter,
+ * a zstd context and an index writer (a few MiB), and a distribution
+ * connection its node keeps ticking. 32 keeps one flameprof within a
+ * default fd limit and a few hundred MiB at most, and is more nodes than
+ * one terminal's status line or one person reads at once; a bigger
+ * cluster is profiled by several flameprof runs. */
+#define FP_MAX_NODES 32
+#define FP_MAX_NODES_TEXT "32"
 /* Samples per second (processes x --hz) the agent is allowed to be asked
  * for without --force: what it delivered on a saturated 2-core node in
  * doc/benchmarks.md ("load bound"), not more. */
@@ -21,7 +30,10 @@
 #define FP_MAX_COST_PPM 10000
 
 struct fp_config {
-	const char *node;              /* the target, name@host */
+	const char *node;              /* the target, name@host (the first NODE) */
+	const char *nodes[FP_MAX_NODES]; /* every NODE given, node first */
+	size_t nnodes;
+	int cluster;                   /* --cluster: NODE and every visible node it is connected to */
 	unsigned top;                  /* --top */
 	double hz;                     /* --hz */
 	int64_t every_us;              /* --every */

@@ -220,7 +220,10 @@ int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, 
 int fp_opt_one_node(const char **node, const char *arg, char *detail, size_t cap)
 {
 	if (*node) {
-		snprintf(detail, cap, "one node at a time: '%s' and '%s' given", *node, arg);
+		/* a trace session's table or top's view is of one node; summing
+		 * them across a cluster is not built yet */
+		snprintf(detail, cap, "one node at a time: '%s' and '%s' given (only the capture, 'flameprof NODE...', "
+			 "takes several)", *node, arg);
 		return FP_OPT_USAGE;
 	}
 	*node = arg;

@@ -1,11 +1,17 @@
 /*
- * run.c - one capture: sampler -> formatter -> rotate, until told to stop.
+ * run.c - one capture: sampler -> formatter -> rotate, until told to stop,
+ * on one node or several at once (NODE..., --cluster).
  *
- * The only loop that waits is sampler_next(), and it always has a deadline
- * (the next flush, the next status line, or 200 ms), so signals, --duration
- * and flushes are handled on time. Signal handlers only set a flag; this
- * loop stops the agent, flushes, closes and renames.
+ * Each node has its own connection, agent, formatter and files (struct
+ * run); one loop serves them all. It waits in poll(2) on every node's
+ * socket at once, always with a deadline (the next flush, the next status
+ * line, or 200 ms), then reads what arrived from each node, so no node
+ * waits for another and signals, --duration and flushes are handled on
+ * time. A node that fails is said in its own sentence and left; the others
+ * go on. Signal handlers only set a flag; this loop stops the agents,
+ * flushes, closes and renames.
  */
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +42,11 @@ struct at_start {
 	unsigned selected; /* processes selected at the last round */
 };
 
+/* One node's capture. */
 struct run {
 	const struct fp_config *cfg;
 	struct fp_node_cmd nc;
+	fmt_ctx *fmt;
 	sampler_t *sampler;
 	rot_t *rot;
 	ix_writer *index;
@@ -47,6 +55,9 @@ struct run {
 	struct at_start header; /* what the next file's header says of the moment it began */
 	const char *node;       /* the node's own name (node()), once connected; cfg->node before */
 	const char *names;      /* "elixir" or "erlang" for the header (--names), NULL: nothing */
+	char own[MAXATOMLEN_UTF8]; /* node's text once connected: it outlives the connection */
+	int sampling;           /* the agent runs and its batches are read */
+	int rc;                 /* this node's exit status once it failed; 0 */
 };
 
 static int set_header(struct run *r, const struct at_start *now);
@@ -221,30 +232,37 @@ static int pick_names(struct run *r)
 	return 0;
 }
 
-static int connect_node(struct run *r)
+/* Connects (unless --cluster's discovery already did). @return 0 or an
+ * exit status once said. */
+static int connect_only(struct run *r)
+{
+	return r->nc.n ? 0 : fp_node_connect(&r->nc);
+}
+
+/* Loads and starts the agent on the connected node. @return 0 or an exit
+ * status once said. */
+static int start_agent(struct run *r)
 {
 	const struct fp_config *cfg = r->cfg;
 	struct sampler_options so;
 	fp_agent_options(cfg, &so);
-	int e = fp_node_connect(&r->nc);
-	if (e != 0)
-		return e;
-	e = pick_names(r);
+	int e = pick_names(r);
 	if (e == 0) {
-		fp_note("connected; loading the agent");
+		fp_note("connected to '%s'; loading the agent", r->nc.node);
 		e = sampler_start(&r->sampler, r->nc.n, &so);
 	}
 	if (e < 0)
 		return fp_node_fail(&r->nc, e);
 	/* Files are named after the node's own name, so that one node reached
 	 * as rabbit@vm and as rabbit@127.0.0.1 writes one series of files. */
-	r->node = node_own_name(r->nc.n);
-	if (strcmp(r->node, cfg->node) != 0) {
-		fp_note("'%s' calls itself '%s'; the files are named after that", cfg->node, r->node);
+	snprintf(r->own, sizeof r->own, "%s", node_own_name(r->nc.n));
+	r->node = r->status.node = r->own;
+	if (strcmp(r->node, r->nc.node) != 0) {
+		fp_note("'%s' calls itself '%s'; the files are named after that", r->nc.node, r->node);
 		(void)rot_set_node(r->rot, r->node); /* no file is open yet */
 		(void)set_header(r, &r->header);
 	}
-	fp_note("sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", cfg->node,
+	fp_note("sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", r->nc.node,
 		node_otp_release(r->nc.n), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
 	return 0;
 }
@@ -262,12 +280,12 @@ static int check_targets(struct run *r)
 		return 0;
 	if (cfg->top == 0 && n >= cfg->npids + cfg->nnames) {
 		fp_error("no live process on '%s' for %s; with --top 0 nothing is left to sample: give a live "
-			 "--pid or a registered --name, or sample the busiest with --top N", cfg->node, names);
+			 "--pid or a registered --name, or sample the busiest with --top N", r->nc.node, names);
 		stop_agent(r, 0);
 		(void)rot_close(r->rot);
 		return EX_USAGE;
 	}
-	fp_error("warning: no live process on '%s' for %s; sampling the others", cfg->node, names);
+	fp_error("warning: no live process on '%s' for %s; sampling the others", r->nc.node, names);
 	return 0;
 }
 
@@ -286,86 +304,306 @@ static int close_output(struct run *r, const char *said)
 	return e;
 }
 
-/* The capture loop proper. @return an exit status. */
-static int capture(struct run *r)
+/* A node that failed is let go at once, not at the end of the run: our
+ * connection (and the lock file) would stay open on it meanwhile. Its
+ * frame's cookie buffer stays: the first node's is the run's one cookie. */
+static void hang_up(struct run *r)
 {
-	const struct fp_config *cfg = r->cfg;
+	sampler_free(r->sampler);
+	r->sampler = NULL;
+	node_free(r->nc.n);
+	r->nc.n = NULL;
+}
+
+/* This node has failed: its sentence is said; it is left as its error
+ * allows (the agent stopped, or found gone), its files closed. @return rc. */
+static int node_failed(struct run *r, int rc)
+{
+	r->sampling = 0;
+	r->rc = rc;
+	hang_up(r);
+	return rc;
+}
+
+/* What sampler_next() returned for this node, handled. @return 0, or the
+ * node's exit status once it has failed. */
+static int take(struct run *r, int rc, const struct sampler_batch *b)
+{
+	if (rc < 0) {
+		fp_error("%s", node_error(r->nc.n));
+		if (rc == NODE_ERR_AGENT_DOWN)
+			fp_agent_unloaded(r->sampler, &r->nc);
+		else if (rc != NODE_ERR_LOST)
+			stop_agent(r, 0);
+		close_output(r, NULL);
+		return node_failed(r, fp_exit_for_node(rc));
+	}
+	int e = rc == 1 ? write_batch(r, b) : 0;
+	return e < 0 ? e : 0;
+}
+
+/* A write or flush error of this node's files: said, the agent stopped.
+ * @return the node's exit status. */
+static int write_failed(struct run *r, int e)
+{
+	char first[512];
+	snprintf(first, sizeof first, "%s", rot_error(r->rot));
+	fp_error("%s; %s", first, e == ROT_ERR_NOSPACE ?
+		 "free some space or choose another directory with -o DIR" :
+		 "check the output directory, or choose another with -o DIR");
+	stop_agent(r, 0);
+	close_output(r, first);
+	return node_failed(r, exit_for_rotate(e));
+}
+
+static void tick(struct run *runs, size_t n)
+{
+	if (n == 1) {
+		fp_status_tick(&runs[0].status, runs[0].rot);
+		return;
+	}
+	struct fp_status_state *sts[FP_MAX_NODES];
+	const rot_t *rots[FP_MAX_NODES];
+	int live[FP_MAX_NODES];
+	for (size_t k = 0; k < n; k++) {
+		sts[k] = &runs[k].status;
+		rots[k] = runs[k].rot;
+		live[k] = runs[k].sampling;
+	}
+	fp_status_tick_nodes(sts, rots, live, n, runs[0].cfg->verbosity >= 2);
+}
+
+/* The capture loop proper, over every node still sampling. Each node's
+ * exit status ends in its run's rc. */
+static void capture(struct run *runs, size_t n)
+{
+	const struct fp_config *cfg = runs[0].cfg;
 	long long start = fp_mono_ms(), next_flush = start + cfg->flush_us / 1000;
 	long long end = cfg->duration_us ? start + cfg->duration_us / 1000 : 0;
+	struct pollfd fds[FP_MAX_NODES];
 	struct sampler_batch b;
+	size_t alive = 0;
+	for (size_t k = 0; k < n; k++)
+		alive += runs[k].sampling;
 
-	while (!fp_stop_signals() && (!end || fp_mono_ms() < end)) {
+	while (alive > 0 && !fp_stop_signals() && (!end || fp_mono_ms() < end)) {
 		long long now = fp_mono_ms(), wait = next_flush - now;
 		if (end && end - now < wait)
 			wait = end - now;
 		if (wait > 200)
 			wait = 200;
-		int rc = sampler_next(r->sampler, wait < 1 ? 1 : (int)wait, &b);
-		if (rc < 0) {
-			fp_error("%s", node_error(r->nc.n));
-			if (rc == NODE_ERR_AGENT_DOWN)
-				fp_agent_unloaded(r->sampler, &r->nc);
-			else if (rc != NODE_ERR_LOST)
-				stop_agent(r, 0);
-			close_output(r, NULL);
-			return fp_exit_for_node(rc);
+		for (size_t k = 0; k < n; k++) {
+			fds[k] = (struct pollfd){ runs[k].sampling ? node_fd(runs[k].nc.n) : -1, POLLIN, 0 };
+			if (runs[k].sampling && node_has_held(runs[k].nc.n))
+				wait = 0; /* messages already read wait for us */
 		}
-		int e = rc == 1 ? write_batch(r, &b) : 0;
-		if (e == 0 && fp_mono_ms() >= next_flush) {
-			e = rot_flush(r->rot);
+		if (poll(fds, (nfds_t)n, wait < 0 ? 0 : (int)wait) < 0)
+			for (size_t k = 0; k < n; k++)
+				fds[k].revents = 0; /* a signal: the loop's top checks it */
+		/* Every node still sampling is asked: one with bytes waiting
+		 * gets a short wait for the whole message (it is on its way),
+		 * the others none, which still tells a node fallen silent
+		 * (--silence-timeout). */
+		for (size_t k = 0; k < n; k++) {
+			struct run *r = &runs[k];
+			if (!r->sampling)
+				continue;
+			int ready = (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+			int e = take(r, sampler_next(r->sampler, ready ? 20 : 0, &b), &b);
+			if (e < 0)
+				write_failed(r, e);
+			alive -= !r->sampling;
+		}
+		if (fp_mono_ms() >= next_flush) {
+			for (size_t k = 0; k < n; k++) {
+				int e = runs[k].sampling ? rot_flush(runs[k].rot) : 0;
+				if (e < 0) {
+					write_failed(&runs[k], e);
+					alive--;
+				}
+			}
 			next_flush = fp_mono_ms() + cfg->flush_us / 1000;
 		}
-		if (e < 0) {
-			char first[512];
-			snprintf(first, sizeof first, "%s", rot_error(r->rot));
-			fp_error("%s; %s", first, e == ROT_ERR_NOSPACE ?
-				 "free some space or choose another directory with -o DIR" :
-				 "check the output directory, or choose another with -o DIR");
-			stop_agent(r, 0);
-			close_output(r, first);
-			return exit_for_rotate(e);
-		}
-		fp_status_tick(&r->status, r->rot);
+		tick(runs, n);
 	}
+	if (alive == 0)
+		return;
 	fp_note("stopping");
-	stop_agent(r, 1);
-	int e = close_output(r, NULL);
-	return e < 0 ? exit_for_rotate(e) : 0;
+	/* every node's rates end now, not when its turn to stop comes */
+	for (size_t k = 0; k < n; k++)
+		if (runs[k].sampling)
+			fp_status_stopping(&runs[k].status);
+	for (size_t k = 0; k < n; k++) {
+		struct run *r = &runs[k];
+		if (!r->sampling)
+			continue;
+		stop_agent(r, 1);
+		int e = close_output(r, NULL);
+		r->sampling = 0;
+		r->rc = e < 0 ? exit_for_rotate(e) : 0;
+	}
+}
+
+/* One node's frame (its part of the options, its status). */
+static void frame(struct run *r, const struct fp_config *cfg, const char *node, int several)
+{
+	*r = (struct run){ .cfg = cfg, .node = node };
+	fp_agent_node(cfg, &r->nc);
+	r->nc.node = node;
+	r->nc.keep_cookie = several;
+	fp_status_init(&r->status, cfg);
+	r->status.node = node;
+	r->status.multi = several;
+}
+
+/* One node's formatter and files, before anything touches the node. */
+static int prepare(struct run *r, const struct fp_config *cfg, const char *node)
+{
+	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers, cfg->statuses };
+	r->fmt = fmt_create(&fo);
+	if (!r->fmt || fp_batch_out_init(&r->out, r->fmt, NULL) < 0) {
+		fp_error("out of memory");
+		return EX_OSERR;
+	}
+	/* the output first: fail before touching the node */
+	return open_output(r, node);
+}
+
+static void release(struct run *r)
+{
+	sampler_free(r->sampler);
+	fp_node_end(&r->nc);
+	rot_free(r->rot);
+	ix_writer_free(r->index);
+	fmt_free(r->fmt);
+	fp_batch_out_free(&r->out);
+}
+
+/* Connects, starts the agent and checks its targets. @return 0, or the
+ * node's exit status once said. */
+static int start(struct run *r)
+{
+	int rc = connect_only(r);
+	if (rc == 0)
+		rc = start_agent(r);
+	if (rc == 0)
+		rc = check_targets(r);
+	r->sampling = rc == 0;
+	r->rc = rc;
+	if (rc != 0 && r->nc.keep_cookie)
+		hang_up(r);
+	return rc;
+}
+
+/* --cluster: the first node's visible peers, after it (each name checked
+ * as a node name; the bound applies). runs[0] is connected. @return 0, or
+ * an exit status once said. */
+static int discover(const struct fp_config *cfg, struct run *r0, char (*names)[MAXATOMLEN_UTF8],
+		    const char **nodes, size_t *n)
+{
+	int count = 0;
+	int e = node_peers(r0->nc.n, names[0], MAXATOMLEN_UTF8, FP_MAX_NODES - 1, &count);
+	if (e < 0)
+		return fp_node_fail(&r0->nc, e);
+	if (count > FP_MAX_NODES - 1) {
+		fp_error("'%s' is connected to %d visible nodes: with it, more than the " FP_MAX_NODES_TEXT " one run profiles; "
+			 "name at most " FP_MAX_NODES_TEXT " of them instead of --cluster, or run several flameprof", cfg->node, count);
+		return EX_USAGE;
+	}
+	*n = 1;
+	for (int k = 0; k < count; k++) {
+		char err[512];
+		if (node_check_target(names[k], err, sizeof err) < 0) {
+			fp_warn("'%s' lists a node flameprof cannot name ('%.80s'); skipped", cfg->node, names[k]);
+			continue;
+		}
+		nodes[(*n)++] = names[k];
+	}
+	fp_info("--cluster: '%s' and %zu visible node%s it is connected to", cfg->node, *n - 1, *n == 2 ? "" : "s");
+	return 0;
+}
+
+/* The run's exit status: 0 when every node did well; when some failed and
+ * others did well, FP_EX_PARTIAL (each failure was said); when all failed,
+ * the first one's, as a run on that node alone would have ended. */
+static int overall(const struct run *runs, size_t n)
+{
+	size_t fine = 0;
+	int first = 0;
+	for (size_t k = 0; k < n; k++) {
+		fine += runs[k].rc == 0;
+		if (runs[k].rc && !first)
+			first = runs[k].rc;
+	}
+	return fine == n ? 0 : fine ? FP_EX_PARTIAL : first;
 }
 
 int fp_run(const struct fp_config *cfg)
 {
-	struct run r = { .cfg = cfg, .node = cfg->node };
-	int rc;
+	static struct run runs[FP_MAX_NODES];
+	static char found[FP_MAX_NODES][MAXATOMLEN_UTF8];
+	const char *nodes[FP_MAX_NODES];
+	size_t n = cfg->nnodes ? cfg->nnodes : 1, ready = 0;
+	int several = n > 1 || cfg->cluster, rc;
 
-	fp_agent_node(cfg, &r.nc);
-	fp_status_init(&r.status, cfg);
-	fmt_ctx *fmt = NULL;
-	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers, cfg->statuses };
-	if ((rc = fp_node_begin(&r.nc)) != 0)
+	for (size_t k = 0; k < n; k++)
+		nodes[k] = cfg->nnodes ? cfg->nodes[k] : cfg->node;
+	/* every name checked before anything is touched */
+	for (size_t k = 1; k < n; k++) {
+		char err[512];
+		if (node_check_target(nodes[k], err, sizeof err) < 0) {
+			fp_usage("%s", err);
+			return EX_USAGE;
+		}
+	}
+	frame(&runs[0], cfg, nodes[0], several);
+	ready = 1;
+	if ((rc = fp_node_begin(&runs[0].nc)) != 0 || (rc = prepare(&runs[0], cfg, nodes[0])) != 0)
 		goto out;
-	fmt = fmt_create(&fo);
-	if (!fmt || fp_batch_out_init(&r.out, fmt, NULL) < 0) {
-		fp_error("out of memory");
-		rc = EX_OSERR;
+	if (cfg->cluster) {
+		if ((rc = connect_only(&runs[0])) != 0 || (rc = discover(cfg, &runs[0], found, nodes, &n)) != 0)
+			goto out;
+	}
+	for (size_t k = 1; k < n; k++, ready++) {
+		frame(&runs[k], cfg, nodes[k], several);
+		if ((rc = prepare(&runs[k], cfg, nodes[k])) != 0) {
+			ready++;
+			goto out;
+		}
+		runs[k].nc.ck = runs[0].nc.ck; /* the one cookie, read once */
+	}
+	/* one node after the other: a node that fails is said and left */
+	size_t started = 0;
+	for (size_t k = 0; k < n; k++) {
+		started += start(&runs[k]) == 0;
+		if (fp_stop_signals())
+			break;
+	}
+	fp_wipe_cookie();
+	explicit_bzero(runs[0].nc.cookie_buf, sizeof runs[0].nc.cookie_buf);
+	if (started == 0) {
+		rc = overall(runs, n);
 		goto out;
 	}
-	/* the output first: fail before touching the node */
-	if ((rc = open_output(&r, cfg->node)) != 0)
-		goto out;
-	if ((rc = connect_node(&r)) != 0)
-		goto out;
-	if ((rc = check_targets(&r)) != 0)
-		goto out;
-	fp_status_sampling(&r.status);
-	rc = capture(&r);
+	if (several && started < n)
+		fp_warn("sampling %zu of %zu nodes; the others are named above", started, n);
+	for (size_t k = 0; k < n; k++)
+		if (runs[k].sampling)
+			fp_status_sampling(&runs[k].status);
+	capture(runs, n);
+	rc = overall(runs, n);
+	if (several) {
+		unsigned files = 0;
+		for (size_t k = 0; k < n; k++)
+			files += runs[k].rot ? rot_stats(runs[k].rot)->files : 0;
+		if (files && cfg->verbosity >= 1)
+			fprintf(stderr, "flameprof: open them with 'flameprof report %s -o flame.svg' (all nodes, a node:NAME frame each) "
+				"or '--node NAME' for one\n", cfg->outdir);
+	}
 out:
 	fp_status_clear();
-	sampler_free(r.sampler);
-	fp_node_end(&r.nc);
-	rot_free(r.rot);
-	ix_writer_free(r.index);
-	fmt_free(fmt);
-	fp_batch_out_free(&r.out);
+	fp_wipe_cookie();
+	for (size_t k = 0; k < ready; k++)
+		release(&runs[k]);
 	return rc;
 }

@@ -142,8 +142,10 @@ int fp_node_connect(struct fp_node_cmd *c)
 	};
 	fp_note("connecting to '%s'", c->node);
 	int e = node_connect(&c->n, &no);
-	fp_wipe_cookie();
-	explicit_bzero(c->cookie_buf, sizeof c->cookie_buf);
+	if (!c->keep_cookie) {
+		fp_wipe_cookie();
+		explicit_bzero(c->cookie_buf, sizeof c->cookie_buf);
+	}
 	return e < 0 ? fp_node_fail(c, e) : 0;
 }
 

@@ -68,6 +68,8 @@ struct fp_node_cmd {
 	int64_t connect_timeout_us;
 	const char *role;            /* NULL (the capture), "calls", "requests" */
 	int compile_on_target;       /* hidden test switch */
+	int keep_cookie;             /* several nodes: the cookie outlives this connect; the caller
+	                                wipes it after the last one (fp_wipe_cookie()) */
 	/* the frame's */
 	char cookie_buf[1024];
 	const char *ck;
@@ -76,7 +78,7 @@ struct fp_node_cmd {
 /* The node's and our node name's grammar (a usage error said), the stop
  * signals, the cookie read. @return 0 or an exit status once said. */
 int fp_node_begin(struct fp_node_cmd *c);
-/* Connects ("connecting to" said), then wipes the cookie. @return 0, or an
+/* Connects ("connecting to" said), then wipes the cookie (unless keep_cookie). @return 0, or an
  * exit status once the node's sentence is said. */
 int fp_node_connect(struct fp_node_cmd *c);
 /* Says the node's sentence for a negative enum node_err e. @return its exit status. */

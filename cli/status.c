@@ -121,9 +121,9 @@ static void human_bytes(uint64_t n, char *out, size_t cap)
 	snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
 }
 
-void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
+/* The last second's rates, and the "behind" warning. */
+static void window(struct fp_status_state *st, long long now)
 {
-	long long now = fp_mono_ms();
 	if (now - st->window_ms >= 1000) {
 		double secs = (now - st->window_ms) / 1000.0;
 		st->rate = st->window_samples / secs;
@@ -134,10 +134,16 @@ void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 		if (st->requested_rate > 0 && st->rate < 0.9 * st->requested_rate * st->share / 1000 &&
 		    now - st->last_warn_ms >= WARN_EVERY_MS && now - st->start_ms > 3000) {
 			st->last_warn_ms = now;
-			fp_warn("sampling behind: %.0f of %.0f samples/s requested (%.0f%%); try a lower --hz or --top",
-				st->rate, st->requested_rate, 100 * st->rate / st->requested_rate);
+			fp_warn("%s%s%ssampling behind: %.0f of %.0f samples/s requested (%.0f%%); try a lower --hz or --top",
+				st->multi ? "'" : "", st->multi ? st->node : "", st->multi ? "': " : "", st->rate, st->requested_rate, 100 * st->rate / st->requested_rate);
 		}
 	}
+}
+
+void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
+{
+	long long now = fp_mono_ms();
+	window(st, now);
 	char line[512], size[32], budget[48] = "";
 	if (st->share < 1000)
 		snprintf(budget, sizeof budget, " (budget %.0f%%)", st->share / 10.0);
@@ -155,6 +161,47 @@ void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
 	if (n > 0 && n < (int)sizeof line)
 		snprintf(line + n, sizeof line - (size_t)n, "%s%s", room > 3 && len > room ? "..." : "",
 			 room > 3 && len > room ? file + len - (room - 3) : file);
+	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
+		st->last_draw_ms = now;
+		fp_status_show(line);
+	} else if (st->plain && now - st->last_plain_ms >= PLAIN_EVERY_MS) {
+		st->last_plain_ms = now;
+		fprintf(stderr, "flameprof: %s\n", line);
+	}
+}
+
+void fp_status_tick_nodes(struct fp_status_state *const *sts, const rot_t *const *rots, const int *live, size_t n,
+			  int verbose)
+{
+	long long now = fp_mono_ms();
+	double rate = 0, requested = 0;
+	unsigned long long dropped = 0, late = 0, bytes = 0;
+	unsigned selected = 0, sampling = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (rots[k])
+			bytes += rot_stats(rots[k])->bytes_out;
+		if (!live[k])
+			continue;
+		window(sts[k], now);
+		sampling++;
+		rate += sts[k]->rate;
+		requested += sts[k]->requested_rate;
+		selected += sts[k]->last_selected;
+		dropped += sts[k]->dropped;
+		late += sts[k]->late;
+	}
+	struct fp_status_state *st = sts[0];
+	char line[1024], size[32];
+	human_bytes(bytes, size, sizeof size);
+	int len = snprintf(line, sizeof line, "%u of %zu nodes sampling: %u processes, %.0f/%.0f samples/s, dropped %llu, late %llu, %s",
+			   sampling, n, selected, rate, requested, dropped, late, size);
+	/* -v: each node's own rate, or that it is out */
+	for (size_t k = 0; verbose && k < n && len > 0 && len < (int)sizeof line; k++) {
+		char own[32] = "out";
+		if (live[k])
+			snprintf(own, sizeof own, "%.0f/s", sts[k]->rate);
+		len += snprintf(line + len, sizeof line - (size_t)len, "%s%s %s", k ? ", " : "; ", sts[k]->node, own);
+	}
 	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
 		st->last_draw_ms = now;
 		fp_status_show(line);
@@ -187,18 +234,22 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 	double secs = ((st->end_ms ? st->end_ms : fp_mono_ms()) - st->start_ms) / 1000.0;
 	char sel[64];
 	selected_text(st, sel, sizeof sel);
+	/* several nodes: each of its lines names the node */
+	char who[300] = "";
+	if (st->multi)
+		snprintf(who, sizeof who, "'%s': ", st->node);
 	fprintf(stderr,
-		"flameprof: %llu samples in %.1f s (%.0f/s of %.0f/s requested, %s), dropped %llu, late %llu, "
+		"flameprof: %s%llu samples in %.1f s (%.0f/s of %.0f/s requested, %s), dropped %llu, late %llu, "
 		"rounds p50 %.2f ms p99 %.2f ms; %u file%s, %s, in '%s'\n",
-		(unsigned long long)st->samples, secs, secs > 0 ? st->samples / secs : 0,
+		who, (unsigned long long)st->samples, secs, secs > 0 ? st->samples / secs : 0,
 		secs > 0 ? st->requested / secs : 0, sel, (unsigned long long)st->dropped,
 		(unsigned long long)st->late, fp_status_percentile(st, 50) / 1000,
 		fp_status_percentile(st, 99) / 1000, rs->files, rs->files == 1 ? "" : "s", size,
 		cfg->outdir);
 	if (st->share_min < 1000)
-		fprintf(stderr, "flameprof: the node was busy and the cost budget (--max-cost %g%%) sampled a part of the selected "
+		fprintf(stderr, "flameprof: %sthe node was busy and the cost budget (--max-cost %g%%) sampled a part of the selected "
 			"processes for %.0f s, at least %.0f%% of them; --max-cost 0 samples all of them\n",
-			cfg->max_cost_ppm / 1e4, st->budget_us / 1e6, st->share_min / 10.0);
+			who, cfg->max_cost_ppm / 1e4, st->budget_us / 1e6, st->share_min / 10.0);
 	/* What --status left out of the files, by status. */
 	uint64_t nw = 0, nh = 0;
 	char left[256] = "";
@@ -211,13 +262,13 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 					      fp_status_names[k], (unsigned long long)hidden[k]);
 	}
 	if (nh && !nw)
-		fprintf(stderr, "flameprof: no sample had a status that --status writes, so no file was written; "
-			"not written: %s (--status all writes them: the wall-clock view)\n", left);
+		fprintf(stderr, "flameprof: %sno sample had a status that --status writes, so no file was written; "
+			"not written: %s (--status all writes them: the wall-clock view)\n", who, left);
 	else if (nh)
-		fprintf(stderr, "flameprof: %llu samples written (%s); not written: %s (--status all writes them: "
-			"the wall-clock view)\n", (unsigned long long)nw,
+		fprintf(stderr, "flameprof: %s%llu samples written (%s); not written: %s (--status all writes them: "
+			"the wall-clock view)\n", who, (unsigned long long)nw,
 			cfg->statuses == FMT_ON_CPU ? "on-CPU: running, garbage_collecting" : "--status", left);
-	if (rs->files)
+	if (rs->files && !st->multi)
 		fprintf(stderr, "flameprof: open them with 'flameprof report %s -o flame.svg', or in Flamescope (%s)\n",
 			cfg->outdir, cfg->codec == ROT_ZSTD ? "after 'zstd -d', or record with --compress gzip" :
 			"point it at the directory");

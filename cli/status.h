@@ -38,6 +38,7 @@ struct fp_status_state {
 	unsigned share_min;          /* its lowest so far */
 	double budget_us;            /* target time spent under a share below 1000 */
 	const char *node;
+	int multi;                   /* one of several nodes: the summary names it, says no "open them" */
 };
 
 void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg);
@@ -47,6 +48,11 @@ void fp_status_sampling(struct fp_status_state *st);
 void fp_status_stopping(struct fp_status_state *st);
 void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b);
 void fp_status_tick(struct fp_status_state *st, const rot_t *rot);
+/* Several nodes (cli/run.c): each node's window moved on (its rates), then
+ * one line for them all: the total over the nodes still sampling (live[k]),
+ * and with verbose each node's rate too; drawn on sts[0]'s schedule. */
+void fp_status_tick_nodes(struct fp_status_state *const *sts, const rot_t *const *rots, const int *live, size_t n,
+			  int verbose);
 /* The closing summary: where the files are and how to open them. */
 void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struct fp_config *cfg,
 		       const uint64_t written[FP_STATUS_COUNT], const uint64_t hidden[FP_STATUS_COUNT]);

@@ -109,6 +109,12 @@ int node_send(node_t *n, const erlang_pid *pid, const ei_x_buff *x);
 int node_recv(node_t *n, long long deadline_ms, const ei_x_buff **msg);
 /* The same, but the messages held during rex calls first, oldest first. */
 int node_next(node_t *n, long long deadline_ms, const ei_x_buff **msg);
+/* The connection's socket, for poll(2) over several nodes (-1 before
+ * connecting); read it only through node_next(). */
+int node_fd(const node_t *n);
+/* Whether messages held during rex calls wait for node_next(): it returns
+ * them without reading the socket, so a poll must not wait for them. */
+int node_has_held(const node_t *n);
 /* When the last message or tick arrived (fp_mono_ms()). */
 long long node_last_rx_ms(const node_t *n);
 
@@ -150,6 +156,12 @@ int node_rex_call_is(node_t *n, const char *mod, const char *fun, struct node_ar
 		     int *yes);
 int node_rex_call_atom_is(node_t *n, const char *mod, const char *fun, const char *arg, const char *want,
 			  int *yes);
+
+/* The visible nodes the target is connected to (its nodes(visible): our
+ * own hidden connection is not among them): the first max names into
+ * names, each a slot of cap bytes; *count how many it has (maybe over max).
+ * @return 0 or a negative enum node_err. */
+int node_peers(node_t *n, char *names, size_t cap, int max, int *count);
 
 /* ---------------------------------------------------------------- the lock */
 

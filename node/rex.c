@@ -167,6 +167,16 @@ const erlang_pid *node_self(node_t *s)
 	return ei_self(&s->ec);
 }
 
+int node_fd(const node_t *s)
+{
+	return s->fd;
+}
+
+int node_has_held(const node_t *s)
+{
+	return s->held != NULL;
+}
+
 long long node_last_rx_ms(const node_t *s)
 {
 	return s->last_rx_ms;

@@ -109,6 +109,25 @@ int node_rex_reply_has_atom(const struct node_rex_reply *r, const char *name, in
 	return 0;
 }
 
+int node_rex_reply_atoms(const struct node_rex_reply *r, char *names, size_t cap, int max, int *count)
+{
+	char a[MAXATOMLEN_UTF8];
+	int at = r->at, n, type, size;
+	*count = 0;
+	if (ei_get_type(r->buf, &at, &type, &size) < 0 || !(type == ERL_NIL_EXT || type == ERL_LIST_EXT))
+		return -1;
+	if (ei_decode_list_header(r->buf, &at, &n) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		if (atom_at(r->buf, &at, a, sizeof a) < 0 || strlen(a) >= cap)
+			return -1;
+		if (i < max)
+			memcpy(names + (size_t)i * cap, a, strlen(a) + 1);
+	}
+	*count = n;
+	return 0;
+}
+
 int node_rex_reply_ref(const struct node_rex_reply *r, int *start, int *end)
 {
 	erlang_ref ref;

@@ -36,6 +36,10 @@ int node_rex_reply_word(const struct node_rex_reply *r, char *out, size_t cap);
 /* R is the list of atoms; *found tells whether name is among them (a
  * list of at most max atoms). @return 0, or -1 for anything else. */
 int node_rex_reply_has_atom(const struct node_rex_reply *r, const char *name, int max, int *found);
+/* R is a list of atoms (node names): the first max of them into names
+ * (each under cap bytes), *count the list's length (which may be over
+ * max: the caller refuses it). @return 0, or -1 for anything else. */
+int node_rex_reply_atoms(const struct node_rex_reply *r, char *names, size_t cap, int max, int *count);
 /* R is a reference: [*start, *end) its encoded bytes. @return 0 or -1. */
 int node_rex_reply_ref(const struct node_rex_reply *r, int *start, int *end);
 /* R is a binary of at most max bytes: its size. @return 0 or -1. */

@@ -130,8 +130,15 @@ int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 	char why[160];
 	for (;;) {
 		const ei_x_buff *x;
-		long long silent_until = node_last_rx_ms(s->node) + s->opts.silence_timeout_ms;
-		int r = node_next(s->node, deadline < silent_until ? deadline : silent_until, &x);
+		long long now = fp_mono_ms(), silent_until = node_last_rx_ms(s->node) + s->opts.silence_timeout_ms;
+		long long until = deadline < silent_until ? deadline : silent_until;
+		/* Silent for long enough: one last look (1 ms) before saying so,
+		 * since nobody may have read this node for a while (a run over
+		 * several nodes starts the others' agents meanwhile): a message
+		 * that has arrived is no silence. */
+		if (silent_until <= now)
+			until = now + 1;
+		int r = node_next(s->node, until, &x);
 		if (r < 0)
 			return r;
 		if (r == 0 && fp_mono_ms() >= silent_until)

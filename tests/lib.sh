@@ -197,8 +197,8 @@ fp_wait() {
 # fp_errors: the "flameprof: " lines of fp.err that are not notes or the summary.
 fp_errors() {
 	grep '^flameprof: ' "$T_DIR/fp.err" | grep -v -e ' samples in ' -e "open them with" -e "try 'flameprof --help'" -e "try 'flameprof calls --help'" \
-		-e '^flameprof: the node was busy and the cost budget' \
-		-e ' samples written (' -e '^flameprof: no sample had a status that --status writes' \
+		-e "^flameprof: \('[^']*': \)\?the node was busy and the cost budget" \
+		-e ' samples written (' -e "^flameprof: \('[^']*': \)\?no sample had a status that --status writes" \
 		-e '^flameprof: warning:' -e '^flameprof: note:' || true
 }
 

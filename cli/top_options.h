@@ -1,8 +1,9 @@
 /*
  * top_options.h - argv of `flameprof top` becomes one struct top_config
- * through the option engine (optparse.h). The sampling and connection
- * options are the capture's own (fp_record_option()), so they read and
- * check the same way in both commands.
+ * through the option engine (optparse.h). The sampling options are the
+ * capture's own (fp_record_option()), so they read and check the same way
+ * in both commands; the connection rows are every node command's
+ * (session.h).
  */
 #ifndef FP_TOP_OPTIONS_H
 #define FP_TOP_OPTIONS_H
@@ -22,11 +23,8 @@ struct top_config {
 	int help;
 };
 
-/* Fills cfg from argv (argv[0] is "top"). @return 0, or 64 after saying
- * why. Free with top_config_free(), also after 64. */
-int top_parse_options(int argc, char **argv, struct top_config *cfg);
-void top_config_free(struct top_config *cfg);
-void top_print_help(void);
+/* The command: its table, defaults and checks, run by fp_opt_main(). */
+extern const struct fp_command fp_top_command;
 /* `flameprof top`: parse, then run (cli/top.c). @return an exit status. */
 int top_main(int argc, char **argv);
 /* The live view itself. @return an exit status. */

@@ -135,10 +135,7 @@ static int calls_main(void *arg)
 	struct calls_config *cfg = arg;
 	char err[1200];
 	int rc;
-	struct fp_node_cmd nc = {
-		.node = cfg->node, .node_name = cfg->node_name, .cookie = cfg->cookie, .cookie_file = cfg->cookie_file,
-		.connect_timeout_us = cfg->connect_timeout_us, .role = "calls",
-	};
+	struct fp_node_cmd nc = FP_NODE_CMD(cfg, "calls");
 	if ((rc = fp_node_begin(&nc)) != 0)
 		goto end;
 	/* the output before the node: fail before touching it */

@@ -127,12 +127,6 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	return FP_OPT_USAGE;
 }
 
-static int operand(void *ctx, const char *arg, char *detail, size_t cap)
-{
-	struct calls_config *cfg = ctx;
-	return fp_opt_one_node(&cfg->node, arg, detail, cap);
-}
-
 static void defaults(void *arg)
 {
 	struct calls_config *cfg = arg;
@@ -200,7 +194,7 @@ const struct fp_command fp_calls_command = {
 	.opts = options,
 	.nopts = sizeof options / sizeof options[0],
 	.apply = apply,
-	.operand = operand,
+	.node_field = F(node),
 	.check = check,
 	.duration_eg = "10s",
 	.defaults = defaults,

@@ -290,12 +290,6 @@ static int check(void *arg, char *detail, size_t cap)
 	return FP_OPT_OK;
 }
 
-static int operand(void *ctx, const char *arg, char *detail, size_t cap)
-{
-	struct fp_config *cfg = ctx;
-	return fp_opt_one_node(&cfg->node, arg, detail, cap);
-}
-
 static void defaults(void *cfg)
 {
 	fp_record_defaults(cfg);
@@ -328,7 +322,7 @@ const struct fp_command fp_record_command = {
 	.opts = options,
 	.nopts = sizeof options / sizeof options[0],
 	.apply = apply,
-	.operand = operand,
+	.node_field = F(node),
 	.check = check,
 	.duration_eg = "5s",
 	.defaults = defaults,

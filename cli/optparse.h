@@ -61,8 +61,11 @@ struct fp_command {
 	 * named it. @return an fp_opt_rc (detail filled on FP_OPT_USAGE). */
 	int (*apply)(void *cfg, const struct fp_opt *o, const char *val, const char *spelled,
 		     char *detail, size_t cap);
-	/* One operand (an argument that is not an option). @return as apply. */
+	/* One operand (an argument that is not an option). @return as apply.
+	 * NULL: the command takes one NODE, a const char * at node_field (a
+	 * second is a usage error). */
 	int (*operand)(void *cfg, const char *arg, char *detail, size_t cap);
+	size_t node_field;
 	/* Combinations, once everything is parsed (NULL: none). @return as apply. */
 	int (*check)(void *cfg, char *detail, size_t cap);
 	const char *duration_eg; /* FP_K_DUR rows' example, e.g. "5s" */
@@ -118,9 +121,6 @@ int fp_opt_name(const char *val, const char *spelled, char *detail, size_t cap);
 int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, size_t cap);
 /* The tiers as a whole: none given twice. @return as above. */
 int fp_opt_tiers_check(const struct fp_tier_pattern *tiers, size_t n, char *detail, size_t cap);
-/* The NODE operand of record, calls and requests: one node, kept in *node
- * (arg itself, not a copy). @return as above. */
-int fp_opt_one_node(const char **node, const char *arg, char *detail, size_t cap);
 /* "5s", "500ms", "2m", "1h", "1.5s", plain seconds. @return 0 or -1. */
 int fp_parse_duration(const char *text, int64_t *us);
 /* "64k", "100M", "1G", plain bytes. @return 0 or -1. */

@@ -205,10 +205,7 @@ static int requests_main(void *arg)
 	struct outputs o;
 	memset(&o, 0, sizeof o);
 	int rc;
-	struct fp_node_cmd nc = {
-		.node = cfg->node, .node_name = cfg->node_name, .cookie = cfg->cookie, .cookie_file = cfg->cookie_file,
-		.connect_timeout_us = cfg->connect_timeout_us, .role = "requests",
-	};
+	struct fp_node_cmd nc = FP_NODE_CMD(cfg, "requests");
 	if ((rc = fp_node_begin(&nc)) != 0)
 		goto end;
 	/* the outputs before the node: fail before touching it */

@@ -134,12 +134,6 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	return FP_OPT_USAGE;
 }
 
-static int operand(void *ctx, const char *arg, char *detail, size_t cap)
-{
-	struct requests_config *cfg = ctx;
-	return fp_opt_one_node(&cfg->node, arg, detail, cap);
-}
-
 static void defaults(void *arg)
 {
 	struct requests_config *cfg = arg;
@@ -221,7 +215,7 @@ const struct fp_command fp_requests_command = {
 	.opts = options,
 	.nopts = sizeof options / sizeof options[0],
 	.apply = apply,
-	.operand = operand,
+	.node_field = F(node),
 	.check = check,
 	.duration_eg = "10s",
 	.defaults = defaults,

@@ -70,6 +70,12 @@ struct fp_node_cmd {
 	const char *ck;
 	node_t *n;                   /* once fp_node_connect() ran */
 };
+/* A struct fp_node_cmd from a config that has the shared rows' fields
+ * (and node, NODE), for the tracing commands of this role. */
+#define FP_NODE_CMD(cfg, role_)                                                                \
+	{ .node = (cfg)->node, .node_name = (cfg)->node_name, .cookie = (cfg)->cookie,            \
+	  .cookie_file = (cfg)->cookie_file, .connect_timeout_us = (cfg)->connect_timeout_us,      \
+	  .role = (role_) }
 /* The node's and our node name's grammar (a usage error said), the stop
  * signals, the cookie read. @return 0 or an exit status once said. */
 int fp_node_begin(struct fp_node_cmd *c);

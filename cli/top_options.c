@@ -108,12 +108,6 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	return FP_OPT_USAGE;
 }
 
-static int operand(void *ctx, const char *arg, char *detail, size_t cap)
-{
-	struct top_config *cfg = ctx;
-	return fp_opt_one_node(&cfg->rec.node, arg, detail, cap);
-}
-
 static void defaults(void *arg)
 {
 	struct top_config *cfg = arg;
@@ -197,7 +191,7 @@ const struct fp_command fp_top_command = {
 	.opts = options,
 	.nopts = sizeof options / sizeof options[0],
 	.apply = apply,
-	.operand = operand,
+	.node_field = F(rec.node),
 	.check = check,
 	.duration_eg = "1s",
 	.defaults = defaults,

@@ -319,16 +319,8 @@ const struct fp_command fp_record_command = {
 		  "See flameprof(1) and README.md.\n",
 	.help_column = 26,
 	.hint_inline = 0,
-	.opts = options,
-	.nopts = sizeof options / sizeof options[0],
-	.apply = apply,
-	.node_field = F(node),
-	.check = check,
 	.duration_eg = "5s",
-	.defaults = defaults,
-	.free = config_free,
-	.help_field = F(help),
-	.verbosity_field = F(verbosity),
+	FP_NODE_COMMAND(struct fp_config),
 };
 
 void fp_config_free(struct fp_config *cfg)

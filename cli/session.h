@@ -54,6 +54,13 @@ int fp_exit_for_node(int err);
 #define FP_ROW_VERBOSE(T) FP_ROW_VERBOSE_HELP(T, "also print each step")
 #define FP_ROW_HELP(T) { "help", 'h', NULL, FP_K_SET, offsetof(T, help), 1, 0, "print this help" }
 #define FP_CONNECT_TIMEOUT_US 5000000 /* --connect-timeout's default */
+/* The rest of the struct fp_command of a node command: its table is
+ * options[], its functions apply, check, defaults and config_free, and its
+ * config T holds node (NODE) and the shared rows' help and verbosity. */
+#define FP_NODE_COMMAND(T)                                                                     \
+	.opts = options, .nopts = sizeof options / sizeof options[0], .apply = apply, .check = check,  \
+	.defaults = defaults, .free = config_free, .node_field = offsetof(T, node),                   \
+	.help_field = offsetof(T, help), .verbosity_field = offsetof(T, verbosity)
 
 /* ---------------------------------------------------------------- the prologue */
 

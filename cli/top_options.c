@@ -20,8 +20,8 @@
 enum kind { K_REC, K_VIEW, K_SORT };
 
 #define F(field) offsetof(struct top_config, field)
-/* The capture's config comes first, so the shared rows of session.h,
- * which name its fields, land in it. */
+/* The capture's config comes first, so the shared rows of session.h and
+ * FP_NODE_COMMAND, which name its fields, land in it. */
 _Static_assert(offsetof(struct top_config, rec) == 0, "top_config.rec first");
 
 static const struct fp_opt options[] = {
@@ -66,7 +66,7 @@ static const struct fp_opt options[] = {
 	  "our own node name on the target (default flameprof_<user>: top and a capture exclude each other)"),
 	FP_ROW_QUIET(struct fp_config),
 	FP_ROW_VERBOSE_HELP(struct fp_config, "also print each step (before and after the view)"),
-	FP_ROW_HELP(struct top_config),
+	FP_ROW_HELP(struct fp_config),
 };
 
 static const char *const fun_sorts[] = { "self", "total", "function" };
@@ -128,7 +128,7 @@ static int check(void *arg, char *detail, size_t cap)
 {
 	struct top_config *cfg = arg;
 	const struct fp_config *r = &cfg->rec;
-	if (cfg->help)
+	if (r->help)
 		return FP_OPT_OK;
 	if (cfg->sort >= 100 && cfg->view == TOP_FUNCTIONS && cfg->sort != -1)
 		cfg->view = TOP_PROCESSES; /* a processes key picks its view */
@@ -188,16 +188,8 @@ const struct fp_command fp_top_command = {
 		  "See flameprof(1) and README.md.\n",
 	.help_column = 26,
 	.hint_inline = 0,
-	.opts = options,
-	.nopts = sizeof options / sizeof options[0],
-	.apply = apply,
-	.node_field = F(rec.node),
-	.check = check,
 	.duration_eg = "1s",
-	.defaults = defaults,
-	.free = config_free,
-	.help_field = F(help),
-	.verbosity_field = F(rec.verbosity),
+	FP_NODE_COMMAND(struct fp_config),
 };
 
 static int top_run(void *cfg)

@@ -12,7 +12,7 @@
 #include "options.h"
 
 struct top_config {
-	struct fp_config rec;   /* NODE, sampling, budget, connection, -q/-v */
+	struct fp_config rec;   /* first: NODE, sampling, budget, connection, -q/-v/-h */
 	int64_t interval_us;    /* --interval: one refresh */
 	int64_t window_us;      /* --window: what the shares are over */
 	unsigned iterations;    /* -n: stop after N refreshes; 0: until q or a signal */
@@ -20,7 +20,6 @@ struct top_config {
 	int sort;               /* --sort: the view's key; -1: the view's first */
 	unsigned rows;          /* --rows: rows of a plain table (a terminal: its height) */
 	int plain;              /* --plain: plain tables even on a terminal */
-	int help;
 };
 
 /* The command: its table, defaults and checks, run by fp_opt_main(). */

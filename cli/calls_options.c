@@ -78,17 +78,9 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	struct calls_config *cfg = ctx;
 	char *field = (char *)cfg + o->field;
 	switch ((enum kind)o->id) {
-	case K_LIST: {
-		size_t *n = o->field == F(pids) ? &cfg->npids : &cfg->nnames;
-		if (*n == CALLS_MAX_TARGETS) {
-			snprintf(detail, cap, "too many %s options: at most %d", spelled, CALLS_MAX_TARGETS);
-			return FP_OPT_USAGE;
-		}
-		if (o->field == F(names) && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
-			return FP_OPT_USAGE;
-		((const char **)field)[(*n)++] = val;
-		return FP_OPT_OK;
-	}
+	case K_LIST:
+		return fp_opt_target(val, spelled, o->field == F(names), (const char **)field,
+				     o->field == F(pids) ? &cfg->npids : &cfg->nnames, CALLS_MAX_TARGETS, detail, cap);
 	case K_TYPE:
 		if (strcmp(val, "count") == 0 || strcmp(val, "call_count") == 0)
 			cfg->type = CALLS_COUNT;

@@ -128,17 +128,9 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			return FP_OPT_USAGE;
 		}
 		return FP_OPT_OK;
-	case K_LIST: {
-		size_t *n = o->field == F(pids) ? &cfg->npids : &cfg->nnames;
-		if (*n == FP_MAX_TARGETS) {
-			snprintf(detail, cap, "too many %s options: at most %d", spelled, FP_MAX_TARGETS);
-			return FP_OPT_USAGE;
-		}
-		if (o->field == F(names) && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
-			return FP_OPT_USAGE;
-		((const char **)field)[(*n)++] = val;
-		return FP_OPT_OK;
-	}
+	case K_LIST:
+		return fp_opt_target(val, spelled, o->field == F(names), (const char **)field,
+				     o->field == F(pids) ? &cfg->npids : &cfg->nnames, FP_MAX_TARGETS, detail, cap);
 	case K_CODEC:
 		if (rot_codec_parse(val, (enum rot_codec *)field) < 0) {
 			snprintf(detail, cap, "'%s' is not a codec for %s: use zstd, gzip or none", val, spelled);

@@ -274,6 +274,19 @@ int fp_opt_name(const char *val, const char *spelled, char *detail, size_t cap)
 	return FP_OPT_USAGE;
 }
 
+int fp_opt_target(const char *val, const char *spelled, int is_name, const char **list, size_t *n, size_t max,
+		  char *detail, size_t cap)
+{
+	if (*n == max) {
+		snprintf(detail, cap, "too many %s options: at most %zu", spelled, max);
+		return FP_OPT_USAGE;
+	}
+	if (is_name && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
+		return FP_OPT_USAGE;
+	list[(*n)++] = val;
+	return FP_OPT_OK;
+}
+
 int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, size_t cap)
 {
 	if ((*lang = fp_names_parse(val)) >= 0)

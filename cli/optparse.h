@@ -116,6 +116,11 @@ int fp_opt_tier(const char *val, const char *spelled, struct fp_tier_pattern *ti
 /* --name NAME (record and calls): a registered name in Erlang's or
  * Elixir's spelling (pricer, :pricer, Shop.Pricer, 'a b'). @return as above. */
 int fp_opt_name(const char *val, const char *spelled, char *detail, size_t cap);
+/* --pid PID or --name NAME (record, calls): val itself (argv's) kept in
+ * list[*n], a name checked with fp_opt_name() first, at most max of them;
+ * *n grows. @return as above. */
+int fp_opt_target(const char *val, const char *spelled, int is_name, const char **list, size_t *n, size_t max,
+		  char *detail, size_t cap);
 /* --names LANG (record, calls, requests): elixir, erlang or auto into
  * *lang (an enum fp_names). @return as above. */
 int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, size_t cap);

@@ -13,7 +13,7 @@
 %% single scheduler (+S 1: it handles the signal itself when it is next
 %% scheduled, and the round trip's two context switches are paid too).
 -module(fp_cost).
--export([run/1, main/1, start_paced/3, paced/3]).
+-export([run/1, main/1, start_paced/3, start_paced/4, paced/3, paced/4]).
 
 -define(CHEAP_ITEMS, [reductions, status, message_queue_len, sequential_trace_token]).
 -define(ITEMS, [current_function, current_stacktrace, status, reductions,
@@ -89,28 +89,49 @@ echo() ->
 %% two samples (so every sample is a full one), and the node is far from
 %% saturated, so what the profiler adds shows as node CPU time rather than
 %% as lost throughput.
-start_paced(N, Depth, BurnUs) ->
-    [spawn(?MODULE, paced, [Depth, BurnUs, I]) || I <- lists:seq(1, N)],
+start_paced(N, Depth, BurnUs) -> start_paced(N, Depth, BurnUs, 10).
+
+%% The same, each process working every PeriodMs: with 1000, a process
+%% runs once a second, so at 97 Hz nearly every sample finds it as it was
+%% at the last one (a cheap sample, no signal).
+start_paced(N, Depth, BurnUs, PeriodMs) ->
+    Loops = max(1, round(BurnUs * loops_per_us())),
+    [spawn(?MODULE, paced, [Depth, Loops, PeriodMs, I]) || I <- lists:seq(1, N)],
     ok.
 
-paced(Depth, BurnUs, _I) -> descend(Depth, {pace, BurnUs}).
+paced(Depth, BurnUs, I) -> paced(Depth, max(1, round(BurnUs * loops_per_us())), 10, I).
 
-pace(BurnUs) ->
-    End = erlang:monotonic_time(microsecond) + BurnUs,
-    burn(End),
-    receive after 10 -> pace(BurnUs) end.
+paced(Depth, Loops, PeriodMs, I) ->
+    %% spread over the period, so the node's work does not come in bursts
+    receive after I * 7919 rem PeriodMs -> ok end,
+    descend(Depth, {pace, Loops, PeriodMs}).
 
-burn(End) ->
-    case erlang:monotonic_time(microsecond) < End of
-        true -> burn(End);
-        false -> ok
-    end.
+%% The work is a fixed number of loops, not a fixed wall time: on a shared
+%% machine a process preempted by the OS would otherwise burn less CPU
+%% while profiled (the node gets less of the machine), and the difference
+%% read as the profiler's cost came out negative.
+pace(Loops, PeriodMs) ->
+    count(Loops),
+    receive after PeriodMs -> pace(Loops, PeriodMs) end.
+
+count(0) -> ok;
+count(K) -> count(K - 1).
+
+%% Loops of count/1 per microsecond on this machine, the best of 5 tries.
+loops_per_us() ->
+    K = 1000000,
+    Best = lists:min([begin
+                          T0 = erlang:monotonic_time(nanosecond),
+                          count(K),
+                          erlang:monotonic_time(nanosecond) - T0
+                      end || _ <- lists:seq(1, 5)]),
+    K * 1000 / max(1, Best).
 
 %% A stack like a real service's: modules with file and line locations,
 %% Depth frames of a few functions.
 descend(0, wait) -> receive never -> ok end;
 descend(0, spin) -> spin(0);
-descend(0, {pace, BurnUs}) -> pace(BurnUs);
+descend(0, {pace, Loops, PeriodMs}) -> pace(Loops, PeriodMs);
 descend(N, How) ->
     case N rem 3 of
         0 -> a(N, How);

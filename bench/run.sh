@@ -211,7 +211,8 @@ fp_end() {
 	kill -9 "$FP_PID" 2>/dev/null
 	wait "$FP_PID" 2>/dev/null
 	FP_STOP=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-	SUMMARY=$(sed 's/\/s requested)/\/s asked)/' "$FP_ERR" | sed -n 's/^flameprof: \([0-9]*\) samples in \([0-9.]*\) s (\([0-9]*\)\/s of \([0-9]*\)\/s asked), dropped \([0-9]*\), late \([0-9]*\), rounds p50 \([0-9.]*\) ms p99 \([0-9.]*\) ms.*/\1 \2 \3 \4 \5 \6 \7 \8/p')
+	# "N/s of M/s requested, K processes selected)": the words after M/s vary
+	SUMMARY=$(sed 's/\/s requested/\/s asked/' "$FP_ERR" | sed -n 's/^flameprof: \([0-9]*\) samples in \([0-9.]*\) s (\([0-9]*\)\/s of \([0-9]*\)\/s asked[^)]*), dropped \([0-9]*\), late \([0-9]*\), rounds p50 \([0-9.]*\) ms p99 \([0-9.]*\) ms.*/\1 \2 \3 \4 \5 \6 \7 \8/p')
 	[ -n "$SUMMARY" ] || { SUMMARY="n/a n/a n/a n/a n/a n/a n/a n/a"; sed 's/^/bench:   /' "$FP_ERR" >&2; }
 	# the cost budget's line, "SECS,PCT" (seconds a part was sampled, the
 	# least part), or "none" when every selected process was asked each round
@@ -409,15 +410,28 @@ bench_stages() {
 part stages && timed stages bench_stages
 
 # ---------------------------------------------------------------- 7. node CPU per sample
-# The paced workload (fp_cost:start_paced/3): 100 processes 25 frames deep,
-# each burning 50 us every 10 ms, so the node is far from saturated and
-# every sample is a full one. Each repetition has a window without and one
-# with flameprof (--max-cost 0, the top 100 at 97 Hz), their order swapped
-# every repetition; the node's CPU time (utime+stime of beam.smp) per second
-# with minus without, over the samples per second flameprof delivered.
+# The paced workload (fp_cost:start_paced/4): 100 processes 25 frames deep,
+# each burning 50 us every 10 ms ("full": every process runs between two
+# samples, so every sample is a full one) or every 1000 ms ("cheap": nearly
+# every sample finds its process as it was, no signal); the node is far
+# from saturated. Each repetition has a window without and one with
+# flameprof (--max-cost 0, the top 100 at 97 Hz), their order swapped every
+# repetition; the node's CPU time (utime+stime of beam.smp) per second with
+# minus without, over the samples per second flameprof delivered. Next to
+# it, what the cost budget counts for such a sample (the agent's figures).
 bench_persample() {
-	say "persample: 100 paced processes, depth 25; $REPS x (none, --max-cost 0) x ${PS_SECS}s"
-	start_node cost "fp_cost:start_paced(100, 25, 50)" || return
+	persample_one full "fp_cost:start_paced(100, 25, 50, 10)" ps
+	persample_one cheap "fp_cost:start_paced(100, 25, 50, 1000)" psc
+	local f; f="$ROOT/sampler/flameprof_agent.erl"
+	put ps_model_full "$(sed -n 's/^-define(FULL_SAMPLE_US, \([0-9.]*\)).*/\1/p' "$f")"
+	put ps_model_cheap "$(sed -n 's/^-define(COORD_CHEAP_US, \([0-9.]*\)).*/\1/p' "$f")"
+}
+# persample_one NAME EVAL KEY: the measure above on one workload (KEY_us,
+# KEY_base, KEY_rate).
+persample_one() {
+	local what=$1 eval=$2 key=$3
+	say "persample ($what): 100 paced processes, depth 25; $REPS x (none, --max-cost 0) x ${PS_SECS}s"
+	start_node "cost$what" "$eval" || return
 	sleep 3
 	local r k base prof c0 c1 t0 t1
 	for r in $(seq "$REPS"); do
@@ -436,13 +450,13 @@ bench_persample() {
 				set -- $SUMMARY
 				[ "$3" != n/a ] && [ "$3" -gt 0 ] &&
 					prof=$(awk -v c="$((c1 - c0))" -v a="$t0" -v b="$t1" -v hz="$CLK_TCK" 'BEGIN { printf "%.6f", c / hz / (b - a) }') &&
-					put ps_rate "$3/$4"
+					put "${key}_rate" "$3/$4"
 			fi
 		done
 		[ -n "$base" ] && [ -n "$prof" ] || continue
 		local us; us=$(awk -v b="$base" -v p="$prof" -v n="$3" 'BEGIN { printf "%.2f\n", (p - b) * 1e6 / n }')
-		put ps_us "$us"; put ps_base "$(awk -v b="$base" 'BEGIN { printf "%.1f\n", 100 * b }')"
-		say "persample rep $r: node CPU $base s/s without, $prof s/s with flameprof at $3 samples/s: $us us/sample"
+		put "${key}_us" "$us"; put "${key}_base" "$(awk -v b="$base" 'BEGIN { printf "%.1f\n", 100 * b }')"
+		say "persample ($what) rep $r: node CPU $base s/s without, $prof s/s with flameprof at $3 samples/s: $us us/sample"
 	done
 	stop_node
 }

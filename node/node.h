@@ -196,5 +196,9 @@ int node_clear_stale(node_t *n, const char *module, const char *what);
  * enum node_err. */
 #define NODE_PURGING 1
 int node_unload_wait(node_t *n, const char *name);
+/* node_unload_wait(), and if the module is still there grace_ms after the
+ * call (its owner gone without deleting it), deletes it and starts its
+ * purge itself (the agent's end: sampler_unload()). */
+int node_unload_wait_grace(node_t *n, const char *name, int grace_ms);
 
 #endif

@@ -182,7 +182,9 @@ int sampler_request_stop(sampler_t *s)
 
 int sampler_unload(sampler_t *s)
 {
-	return node_unload_wait(s->node, FP_AGENT_MODULE);
+	/* 300 ms: the agent deletes its module and starts the purge within
+	 * milliseconds of saying it ended; past that, none of it is left to. */
+	return node_unload_wait_grace(s->node, FP_AGENT_MODULE, 300);
 }
 
 void sampler_free(sampler_t *s)

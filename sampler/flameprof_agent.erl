@@ -70,18 +70,25 @@
 -define(PRIO, high).
 -endif.
 -define(SAMPLE_COST, 5).                 % reductions a sample may cost its target
-%% What a sample costs the node, in microseconds of scheduler time, for
-%% the cost budget: a full sample (the target's stack built on the target,
-%% hashed, and the answer carried through the coordinator to the C-node)
-%% and a cheap one (the target has not run since its last sample: no
-%% signal, but the same trip through a worker). The largest figures
-%% measured (doc/benchmarks.md, "Cost of one sample"): 22 us a full sample
-%% on the paced workload after the hash cut, 25 us on a saturated 16-core
-%% node before it; a worker's round trip is most of a cheap one. The budget
-%% counts with them rather than timing itself, since much of a sample's
-%% cost is spent by the sampled process handling the signal.
--define(FULL_SAMPLE_US, 25).
--define(CHEAP_SAMPLE_US, 15).
+%% What a sample costs the node, in microseconds of CPU, for the cost
+%% budget (which acts only while the node's schedulers are busy): a full
+%% sample (a signal to the target, which builds its stack, a worker's round
+%% trip, the hash, the batch's encoding), a cheap one through a worker (the
+%% round trip, no signal) and a cheap one the coordinator reads itself
+%% (cheap/4: one process_info read directly, no message). The node's own
+%% CPU time per sample, measured from outside (doc/benchmarks.md, "Cheap
+%% samples, the budget's figures"): a full sample 7-12 us on a quiet 2-core
+%% machine, 15-22 us on the same machine under load from other work (with
+%% the schedulers' spinning turned off, as on a busy node); a worker's
+%% round trip 8-14 us; the coordinator's cheap read 0.2-0.5 us. The budget
+%% counts with these rather than timing itself, since much of a full
+%% sample's cost is spent by the sampled process handling the signal.
+-define(FULL_SAMPLE_US, 12).
+-define(CHEAP_SAMPLE_US, 8).
+-define(COORD_CHEAP_US, 1).
+%% What reading a waiting process's stack charges it, in reductions (see
+%% remember/6).
+-define(READ_CHARGE, 1).
 %% What the selection scan costs per process of the node, the same way: a
 %% figure measured (bench/fp_scan.erl: 525-641 ms of CPU on 1,000,000
 %% processes on OTP 25 and 29), not the scan's own clock, whose wall time
@@ -103,6 +110,9 @@
             workers = #{},        % worker pid => {target pid, proc idx, info wanted}
             by_target = #{},      % target pid => worker pid
             busy = #{},           % worker pid => round it has not answered yet
+            %% target pid => {Lo, Hi, StackId, Metrics, Status} of its last
+            %% sample, while the coordinator reads it itself (see cheap/4)
+            last = #{},
             scanner,              % the process that picks the busiest
             scanning = false,     % a scan has been asked for and not answered
             next_round, next_select, round = 0, reset_round = 0,
@@ -472,7 +482,7 @@ drop_worker(W, S) ->
         {{T, _, _}, Ws} ->
             unlink(W),
             S#s{workers = Ws, by_target = maps:remove(T, S#s.by_target),
-                busy = maps:remove(W, S#s.busy)};
+                busy = maps:remove(W, S#s.busy), last = maps:remove(T, S#s.last)};
         error -> S
     end.
 
@@ -508,8 +518,8 @@ round(S0, Now) ->
                                  false -> [{W, Info} | Acc]
                              end
                      end, [], S00#s.workers),
-    {Part, S} = budget_part(Idle, S00),
-    Ask = [begin W ! {sample, R, Info}, W end || {W, Info} <- Part],
+    {Part, S01} = budget_part(Idle, S00),
+    {Ask, Cheap, S} = cheap_part(Part, R, S01, [], []),
     NextSlot = Slot + Period,
     Deadline = NextSlot + jitter(Period),
     Pending = maps:from_list([{W, R} || W <- Ask]),
@@ -517,10 +527,11 @@ round(S0, Now) ->
     %% state, else a late sample arriving during collect/5 (which appends
     %% the state's pending to the batch) sent them twice, counted as
     %% delivered twice.
-    {S1, Samples, Left} = collect(S#s{busy = maps:merge(Busy, Pending), pending = []},
-                                  R, Deadline, S#s.pending, length(Ask)),
+    {S1, Samples, Left} = collect(S#s{busy = maps:merge(S#s.busy, Pending), pending = []},
+                                  R, Deadline, Cheap ++ S#s.pending, length(Ask)),
     End = now_us(),
-    Info = {Now, End - Now, max(0, Lateness), length(Ask), length(Ask) - Left,
+    Asked = length(Ask) + length(Cheap),
+    Info = {Now, End - Now, max(0, Lateness), Asked, Asked - Left,
             S1#s.late, S1#s.missed, S1#s.dropped, Selected,
             round(S1#s.share * 1000)},
     S2 = send_batch(S1#s{pending = []}, Info, Samples),
@@ -529,6 +540,73 @@ round(S0, Now) ->
 
 %% A uniform offset within a period (rand's state lives in this process).
 jitter(Period) -> rand:uniform(Period) - 1.
+
+%% A process that has not run since its last sample needs no worker: its
+%% stack and heap are as they were, and reductions, status, queue length
+%% and seq_trace token are read without a signal (0.2-0.5 us) unless it is
+%% running right now. Through a worker (a message each way and a wake-up
+%% of a scheduler, which then spins looking for work) such a sample cost
+%% 26-41 us of node CPU on an idle 2-core node, read here 5-14 us, most of
+%% it the round's own wake-up (doc/benchmarks.md, "Cheap samples, the
+%% budget's figures"). So the coordinator reads the cheap items itself, one target
+%% after the other, of every target its last sample did not find running:
+%% waiting ones, and runnable ones, which on a saturated node wait in the
+%% run queue for many rounds (reading them is direct as long as they are
+%% not running; 20,000 reads of random processes among 1000 busy ones on 2
+%% schedulers: p50 0.5 us, p99 4 us, a wait rather than CPU when one is
+%% running). A target found changed goes to its worker, for the full
+%% sample (a signal: those are asked in parallel, as before), and so does
+%% one last found running.
+cheap_part(Part, R, S, Ask, Cheap) ->
+    cheap_part(Part, R, S, Ask, Cheap, S#s.last, 0).
+
+%% Last (the state's last map) and N (samples taken here) are carried
+%% along and put in the state once a round: the state is a record of some
+%% 50 fields, copied at each update.
+cheap_part([], _R, S, Ask, Cheap, Last, N) ->
+    {Ask, Cheap, S#s{last = Last, samples = S#s.samples + N,
+                     win_cost = S#s.win_cost + N * ?COORD_CHEAP_US}};
+cheap_part([{W, Info} | Rest], R, S, Ask, Cheap, Last, N) ->
+    case cheap(W, Info, S, Last) of
+        {Sample, S1, Last1} -> cheap_part(Rest, R, S1, Ask, [Sample | Cheap], Last1, N + 1);
+        How ->
+            W ! {sample, R, Info, How},
+            cheap_part(Rest, R, S, [W | Ask], Cheap, Last, N)
+    end.
+
+%% A sample taken here, or what to ask the worker: full (read it all: it
+%% ran) or check (the worker reads the cheap items first).
+cheap(_W, true, _S, _Last) -> check;
+cheap(W, false, S, Last) ->
+    {T, Idx, _} = maps:get(W, S#s.workers),
+    case Last of
+        #{T := {Lo, Hi, StackId, M, Code0} = Prev} ->
+            case erlang:process_info(T, ?CHEAP_ITEMS) of
+                [{reductions, Reds}, {status, St}, {message_queue_len, Q},
+                 {sequential_trace_token, Tok}] when Reds >= Lo, Reds =< Hi ->
+                    {LabelId, S1} = case Tok of
+                                        [] -> {0, S};
+                                        _ -> label_id(label(S#s.tab, Tok), S)
+                                    end,
+                    Code = status(St),
+                    %% an idle process: nothing changed, nothing copied
+                    {M1, Now} = case M of
+                                    {Reds, Q, _, _, _, _, _, _, _, _, _, _, _, _, _, _} ->
+                                        {M, Prev};
+                                    _ ->
+                                        M2 = setelement(2, setelement(1, M, Reds), Q),
+                                        {M2, {Reds, Reds, StackId, M2, Code}}
+                                end,
+                    Last1 = if
+                                Code =:= 0 -> maps:remove(T, Last); % running: its worker next time
+                                Now =:= Prev, Lo =:= Hi, Code =:= Code0 -> Last;
+                                true -> Last#{T := setelement(5, setelement(1, setelement(2, Now, Reds), Reds), Code)}
+                            end,
+                    {{now_us(), Idx, Code, StackId, LabelId, M1}, S1, Last1};
+                _ -> full    % it ran, or is gone (the worker says so)
+            end;
+        _ -> check
+    end.
 
 %% ---------------------------------------------------------------- cost budget
 
@@ -633,17 +711,38 @@ collect(S, R, Deadline, Acc, Left) ->
 add(none, Acc) -> Acc;
 add(Sample, Acc) -> [Sample | Acc].
 
-take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Cost, S0) ->
-    S = S0#s{win_cost = S0#s.win_cost + Cost},
+take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
+    S = S0#s{win_cost = S0#s.win_cost + cost_us(Kind)},
     case maps:find(W, S#s.workers) of
         {ok, {Target, Idx, _}} when R > S#s.reset_round ->
             S1 = proc_def(Info, Target, Idx, W, S),
             {StackId, S2} = stack_id(StackRef, S1),
             {LabelId, S3} = label_id(LabelRef, S2),
-            {S3#s{samples = S3#s.samples + 1},
+            {S3#s{samples = S3#s.samples + 1, last = remember(Target, St, StackId, Metrics, Kind, S3#s.last)},
              {T, Idx, St, StackId, LabelId, Metrics}};
         _ -> {S, none}
     end.
+
+%% A target not found running is read by the coordinator next round
+%% (cheap/4). Reading a waiting process's stack costs it one
+%% reduction (OTP 25: current_function, current_stacktrace, memory and
+%% total_heap_size charge one together, and the count read is the one
+%% before), so after a full sample one more reduction still means "has not
+%% run" (a process that ran did at least 5: waking from a receive timeout
+%% costs 5, a message 7-9, on OTP 25; tests/e2e/cheap_samples.t); after a
+%% cheap one, nothing may have changed. Where a release charges more, the
+%% next sample is simply a full one.
+remember(T, 0, _StackId, _M, _Kind, Last) -> maps:remove(T, Last);
+remember(T, Code, StackId, M, Kind, Last) ->
+    Reds = element(1, M),
+    Hi = case Kind of
+             full -> Reds + ?READ_CHARGE;
+             cheap -> Reds
+         end,
+    Last#{T => {Reds, Hi, StackId, M, Code}}.
+
+cost_us(full) -> ?FULL_SAMPLE_US;
+cost_us(cheap) -> ?CHEAP_SAMPLE_US.
 
 proc_def(none, _, _, _, S) -> S;
 proc_def({Initial, Name, Dict}, Target, Idx, W, S) ->
@@ -707,6 +806,7 @@ reset(S) ->
     %% late samples still pending name ids the C side is about to forget
     Dicts = maps:with(maps:keys(Procs), S#s.dicts),
     S#s{next_id = 1, defs = [reset], reset_round = S#s.round - 1, pending = [], dicts = Dicts,
+        last = #{},
         procs = Procs, workers = Ws, next_proc = lists:max([0 | maps:values(Procs)]) + 1}.
 
 %% ---------------------------------------------------------------- sending
@@ -784,8 +884,8 @@ worker(Agent, P, Tab, Dict) -> worker(Agent, P, Tab, Dict, none).
 
 worker(Agent, P, Tab, Dict, Last) ->
     receive
-        {sample, R, Info} ->
-            case sample(P, Last) of
+        {sample, R, Info, How} ->
+            case sample(How, P, Last) of
                 gone ->
                     Agent ! {gone, self(), R};
                 {T, St, StackKey, Frames, Tok, M, Cost} ->
@@ -803,14 +903,16 @@ worker(Agent, P, Tab, Dict, Last) ->
 %% for 100 processes on a saturated node); anything more is a signal the
 %% process must handle when it next runs (3.5 ms for the same 100, and most
 %% of what sampling costs a node). So the rest is asked only after it ran.
-sample(P, {Reds, StackKey, Frames, M} = Last) ->
+%% How: full when the coordinator has just seen it ran (cheap/4).
+sample(check, P, {Reds0, StackKey, Frames, M} = Last) ->
     case erlang:process_info(P, ?CHEAP_ITEMS) of
         undefined -> gone;
-        [{reductions, Reds}, {status, St}, {message_queue_len, Q}, {sequential_trace_token, Tok}] ->
-            {now_us(), St, StackKey, Frames, Tok, setelement(2, M, Q), ?CHEAP_SAMPLE_US};
+        [{reductions, Reds}, {status, St}, {message_queue_len, Q}, {sequential_trace_token, Tok}]
+          when Reds >= Reds0, Reds =< Reds0 + ?READ_CHARGE ->
+            {now_us(), St, StackKey, Frames, Tok, setelement(1, setelement(2, M, Q), Reds), cheap};
         _ -> full_sample(P, Last)
     end;
-sample(P, none) -> full_sample(P, none).
+sample(_, P, Last) -> full_sample(P, Last).
 
 full_sample(P, Last) ->
     case erlang:process_info(P, ?ITEMS) of
@@ -832,7 +934,7 @@ full_sample(P, Last) ->
                       {_, {Hash, _}, Frames, _} -> {Hash, Stack}; % as last time: no hashing
                       _ -> {stack_hash(Frames), Stack}
                   end,
-            {now_us(), St, Key, Frames, Tok, M, ?FULL_SAMPLE_US}
+            {now_us(), St, Key, Frames, Tok, M, full}
     end.
 
 %% Stacks are interned under a 64-bit hash, not the stack itself: a stack

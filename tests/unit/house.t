@@ -176,7 +176,11 @@ for r in sorted(rooms):
         continue
     objs = []
     for dirpath, _, names in os.walk(os.path.join(objdir, r)):
-        objs += [os.path.join(dirpath, f) for f in sorted(names) if f.endswith(".o")]
+        # only the objects of today's sources: a build folder may keep the
+        # objects of files that have since moved to another room
+        src = os.path.relpath(dirpath, objdir)
+        objs += [os.path.join(dirpath, f) for f in sorted(names)
+                 if f.endswith(".o") and os.path.exists(os.path.join(src, f[:-2] + ".c"))]
     if not have_nm:
         ok(True, "%s/'s exported names carry its prefixes" % r, todo="nm is not installed")
         continue

@@ -6,11 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 #include "calls_options.h"
 #include "optparse.h"
 #include "session.h"
-#include "options.h"
 
 /* Each row's id is its kind: the engine's (FP_K_*), or how apply()
  * reads the value into field. */

@@ -7,10 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 #include "optparse.h"
 #include "session.h"
-#include "options.h"
 #include "requests_options.h"
 
 /* Each row's id is its kind: the engine's (FP_K_*), or how apply()

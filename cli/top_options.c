@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
-#include "msg.h"
 #include "optparse.h"
 #include "session.h"
 #include "top_options.h"

@@ -71,17 +71,6 @@ static const struct fp_opt *option_of(const struct fp_command *cmd, int argc, ch
 	return o;
 }
 
-/* The NODE operand: one node, kept in *node (arg itself, not a copy). */
-static int one_node(const char **node, const char *arg, char *detail, size_t cap)
-{
-	if (*node) {
-		snprintf(detail, cap, "one node at a time: '%s' and '%s' given", *node, arg);
-		return FP_OPT_USAGE;
-	}
-	*node = arg;
-	return FP_OPT_OK;
-}
-
 int fp_opt_apply(const struct fp_command *cmd, void *cfg, const struct fp_opt *o, const char *val,
 		 const char *spelled, char *detail, size_t cap)
 {
@@ -128,7 +117,7 @@ int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg,
 		int rc;
 		if (only_operands || a[0] != '-' || a[1] == '\0') {
 			rc = cmd->operand ? cmd->operand(cfg, a, detail, cap)
-					  : one_node((const char **)((char *)cfg + cmd->node_field), a, detail, cap);
+					  : fp_opt_one_node((const char **)((char *)cfg + cmd->node_field), a, detail, cap);
 			if (rc != FP_OPT_OK)
 				return rc;
 			continue;
@@ -293,6 +282,16 @@ int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, 
 		return FP_OPT_OK;
 	snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
 	return FP_OPT_USAGE;
+}
+
+int fp_opt_one_node(const char **node, const char *arg, char *detail, size_t cap)
+{
+	if (*node) {
+		snprintf(detail, cap, "one node at a time: '%s' and '%s' given", *node, arg);
+		return FP_OPT_USAGE;
+	}
+	*node = arg;
+	return FP_OPT_OK;
 }
 
 int fp_opt_tiers_check(const struct fp_tier_pattern *tiers, size_t n, char *detail, size_t cap)

@@ -126,6 +126,9 @@ int fp_opt_target(const char *val, const char *spelled, int is_name, const char 
 int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, size_t cap);
 /* The tiers as a whole: none given twice. @return as above. */
 int fp_opt_tiers_check(const struct fp_tier_pattern *tiers, size_t n, char *detail, size_t cap);
+/* The NODE operand of record, calls and requests: one node, kept in *node
+ * (arg itself, not a copy). @return as above. */
+int fp_opt_one_node(const char **node, const char *arg, char *detail, size_t cap);
 /* "5s", "500ms", "2m", "1h", "1.5s", plain seconds. @return 0 or -1. */
 int fp_parse_duration(const char *text, int64_t *us);
 /* "64k", "100M", "1G", plain bytes. @return 0 or -1. */

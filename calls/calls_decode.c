@@ -126,24 +126,27 @@ static int get_result(struct term_cursor *c, struct calls_result *res)
 	return 0;
 }
 
+static int read_result(struct term_cursor *c, void *out)
+{
+	struct calls_msg *m = out;
+	int r = get_result(c, &m->result);
+	if (r < 0)
+		calls_result_free(&m->result);
+	return r;
+}
+
+_Static_assert((int)CALLS_MSG_OTHER == NODE_TC_OTHER && (int)CALLS_MSG_STARTED == NODE_TC_STARTED &&
+		       (int)CALLS_MSG_ERROR == NODE_TC_ERROR,
+	       "the first words' codes are node_tc_decode()'s");
+static const struct node_tc_body bodies[] = {
+	{ "fp_calls_result", 6, CALLS_MSG_RESULT, read_result },
+};
+static const struct node_tc_proto tracer = { "fp_calls_", PROTO, bodies, sizeof bodies / sizeof bodies[0] };
+
 int calls_decode(const char *buf, size_t len, struct calls_msg *out, char *err, size_t errlen)
 {
-	struct term_cursor c = { buf, 0, err, errlen };
-	char tag[MAXATOMLEN_UTF8];
-	int arity, r;
 	struct node_tc_first f = { &out->nfunctions, &out->nprocs, out->reason, out->detail, sizeof out->reason,
 				   sizeof out->detail };
-
 	memset(out, 0, sizeof *out);
-	r = node_tc_open(&c, len, "fp_calls_", PROTO, tag, &arity, &f);
-	if (r != NODE_TC_MORE)
-		return r < 0 ? r : r == NODE_TC_STARTED ? CALLS_MSG_STARTED : r == NODE_TC_ERROR ? CALLS_MSG_ERROR : CALLS_MSG_OTHER;
-	if (strcmp(tag, "fp_calls_result") == 0 && arity == 6) {
-		if ((r = get_result(&c, &out->result)) < 0) {
-			calls_result_free(&out->result);
-			return r;
-		}
-		return CALLS_MSG_RESULT;
-	}
-	return node_tc_fail(&c, "unknown message '%s'/%d", tag, arity);
+	return node_tc_decode(&tracer, buf, len, &f, out, err, errlen);
 }

@@ -47,19 +47,14 @@
 %%     itself, the node's run queues past the limit (then unasked)
 %% From the sink: stop.
 -module(flameprof_tracer).
--export([init/1, session/2]).
--on_load(watchdog/0).
-
-%% tr_open/1 and the rest of where patterns and flags go; attempt/1
--include("fp_trace_session.hrl").
 
 -define(PROTO, 1).
--define(LOCK, flameprof_tracer).
--define(WATCHDOG_MS, 60000).
 -define(TICK_MS, 500).
 -define(MAX_ROWS, 200000).
 -define(SWEEP_DELAY_MS, 100).
 -define(ERROR_TAG, fp_calls_error).
+%% init/1 and session/2 exported, the watchdog (on_load), the guardian,
+%% tr_open/1 and the rest of where patterns and flags go
 -include("fp_trace_common.hrl").
 
 %% The session's state while the breakpoints count.

@@ -129,37 +129,31 @@ out:
 	return rc;
 }
 
-int fp_calls_main(int argc, char **argv)
+/* After the options: the node's prologue, the --json file, the run. */
+static int calls_main(void *arg)
 {
-	struct calls_config cfg;
+	struct calls_config *cfg = arg;
 	char err[1200];
-	fp_help_command = "flameprof calls --help";
-	int rc = fp_calls_parse_options(argc, argv, &cfg);
-	if (rc)
-		goto done;
-	if (cfg.help) {
-		fp_calls_print_help();
-		goto done;
-	}
-	fp_verbosity = cfg.verbosity;
-	struct fp_node_cmd nc = {
-		.node = cfg.node, .node_name = cfg.node_name, .cookie = cfg.cookie, .cookie_file = cfg.cookie_file,
-		.connect_timeout_us = cfg.connect_timeout_us, .role = "calls",
-	};
+	int rc;
+	struct fp_node_cmd nc = FP_NODE_CMD(cfg, "calls");
 	if ((rc = fp_node_begin(&nc)) != 0)
 		goto end;
 	/* the output before the node: fail before touching it */
 	struct rot_out json;
 	memset(&json, 0, sizeof json);
-	if (cfg.json && rot_out_open(&json, cfg.json, err, sizeof err) != 0) {
+	if (cfg->json && rot_out_open(&json, cfg->json, err, sizeof err) != 0) {
 		fp_error("%s (for --json)", err);
 		rc = EX_CANTCREAT;
 		goto end;
 	}
-	rc = run(&cfg, &nc, &json);
+	rc = run(cfg, &nc, &json);
 end:
 	fp_node_end(&nc);
-done:
-	fp_calls_config_free(&cfg);
 	return rc;
+}
+
+int fp_calls_main(int argc, char **argv)
+{
+	struct calls_config cfg;
+	return fp_opt_main(&fp_calls_command, argc, argv, &cfg, calls_main);
 }

@@ -6,15 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 #include "calls_options.h"
 #include "optparse.h"
 #include "session.h"
-#include "options.h"
 
-/* Each row's id is its kind: how apply() reads the value into field
- * (K_UINT: within min..max; K_SET: the switch stores min). */
-enum kind { K_UINT, K_DUR, K_STR, K_LIST, K_TYPE, K_FORMAT, K_PATTERN, K_SET, K_NAMES };
+/* Each row's id is its kind: the engine's (FP_K_*), or how apply()
+ * reads the value into field. */
+enum kind { K_LIST, K_TYPE, K_FORMAT, K_PATTERN };
 
 #define F(field) offsetof(struct calls_config, field)
 
@@ -27,26 +25,26 @@ static const struct fp_opt options[] = {
 	  "time or memory: measure in this process, e.g. '<0.123.0>' (repeatable)" },
 	{ "name", 0, "NAME", K_LIST, F(names), 0, 0,
 	  "time or memory: measure in this registered process, e.g. my_server or MyApp.Server (repeatable)" },
-	{ "all", 0, NULL, K_SET, F(all), 1, 0,
+	{ "all", 0, NULL, FP_K_SET, F(all), 1, 0,
 	  "time or memory: measure in every process, new ones too (the default)" },
-	{ "new", 0, NULL, K_SET, F(new_procs), 1, 0,
+	{ "new", 0, NULL, FP_K_SET, F(new_procs), 1, 0,
 	  "time or memory: measure only in processes spawned during the run" },
-	{ "per-process", 0, NULL, K_SET, F(per_process), 1, 0,
+	{ "per-process", 0, NULL, FP_K_SET, F(per_process), 1, 0,
 	  "time or memory: one table per process, named by its registered name or initial call" },
-	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
+	{ "duration", 'd', "DUR", FP_K_DUR, F(duration_us), 0, 0,
 	  "trace for DUR, e.g. 500ms, 10s, 2m (default 10s; Ctrl-C or SIGTERM end it sooner, with results)" },
-	{ "top", 0, "N", K_UINT, F(top), 0, 1000000,
+	{ "top", 0, "N", FP_K_UINT, F(top), 0, 1000000,
 	  "print the N largest rows of each table (default: all)" },
-	{ "json", 0, "FILE", K_STR, F(json), 0, 0,
+	{ "json", 0, "FILE", FP_K_STR, F(json), 0, 0,
 	  "also write every row to FILE as JSON ('-': standard output, instead of the table)" },
 	{ "format", 0, "FORMAT", K_FORMAT, F(format), 0, 0,
 	  "table (default, as OTP's tprof) or folded (lines for flame graph tools)" },
-	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
+	{ "names", 0, "LANG", FP_K_NAMES, F(lang), 0, 0,
 	  "spell functions as elixir (Shop.Tax.rate/1) or erlang (Elixir.Shop.Tax:rate/1) in the output; auto (default): elixir when the node runs the elixir application" },
-	{ "limit", 0, "N", K_UINT, F(limit), 1, 1000000,
+	{ "limit", 0, "N", FP_K_UINT, F(limit), 1, 1000000,
 	  "refuse patterns that match more than N functions (default 1000)" },
-	{ "force", 0, NULL, K_SET, F(force), 1, 0, "trace however many functions match" },
-	{ "max-run-queue", 0, "N", K_UINT, F(max_run_queue), 0, 100000000,
+	{ "force", 0, NULL, FP_K_SET, F(force), 1, 0, "trace however many functions match" },
+	{ "max-run-queue", 0, "N", FP_K_UINT, F(max_run_queue), 0, 100000000,
 	  "end the run early, with its results, once the node's run queues stay above N (or 4x their length at the start) for 1 s (default 200; 0: never)" },
 	FP_ROW_NODE_NAME(struct calls_config,
 	  "our node name before '@' (default flameprof_calls_<user>, one run of yours per node at a time)"),
@@ -75,34 +73,12 @@ static int parse_pattern(struct calls_config *cfg, const char *text)
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
 {
-	if (o->id >= FP_NODE_KIND)
-		return fp_node_apply(ctx, o, val, spelled, detail, cap);
 	struct calls_config *cfg = ctx;
 	char *field = (char *)cfg + o->field;
 	switch ((enum kind)o->id) {
-	case K_UINT: {
-		long long v;
-		if (fp_opt_whole(o, val, spelled, &v, detail, cap) != FP_OPT_OK)
-			return FP_OPT_USAGE;
-		*(unsigned *)field = (unsigned)v;
-		return FP_OPT_OK;
-	}
-	case K_DUR:
-		return fp_opt_duration(val, spelled, "10s", (int64_t *)field, detail, cap);
-	case K_STR:
-		*(const char **)field = val;
-		return FP_OPT_OK;
-	case K_LIST: {
-		size_t *n = o->field == F(pids) ? &cfg->npids : &cfg->nnames;
-		if (*n == CALLS_MAX_TARGETS) {
-			snprintf(detail, cap, "too many %s options: at most %d", spelled, CALLS_MAX_TARGETS);
-			return FP_OPT_USAGE;
-		}
-		if (o->field == F(names) && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
-			return FP_OPT_USAGE;
-		((const char **)field)[(*n)++] = val;
-		return FP_OPT_OK;
-	}
+	case K_LIST:
+		return fp_opt_target(val, spelled, o->field == F(names), (const char **)field,
+				     o->field == F(pids) ? &cfg->npids : &cfg->nnames, CALLS_MAX_TARGETS, detail, cap);
 	case K_TYPE:
 		if (strcmp(val, "count") == 0 || strcmp(val, "call_count") == 0)
 			cfg->type = CALLS_COUNT;
@@ -136,24 +112,14 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 				 val, spelled);
 		return r < 0 ? FP_OPT_USAGE : FP_OPT_OK;
 	}
-	case K_SET:
-		*(int *)field = (int)o->min;
-		return FP_OPT_OK;
-	case K_NAMES:
-		return fp_opt_names(val, spelled, (int *)field, detail, cap);
 	}
 	snprintf(detail, cap, "%s: no such kind of option", spelled);
 	return FP_OPT_USAGE;
 }
 
-static int operand(void *ctx, const char *arg, char *detail, size_t cap)
+static void defaults(void *arg)
 {
-	struct calls_config *cfg = ctx;
-	return fp_opt_one_node(&cfg->node, arg, detail, cap);
-}
-
-static void defaults(struct calls_config *cfg)
-{
+	struct calls_config *cfg = arg;
 	memset(cfg, 0, sizeof *cfg);
 	cfg->type = CALLS_COUNT;
 	cfg->duration_us = 10000000;
@@ -189,7 +155,15 @@ static int check(void *arg, char *detail, size_t cap)
 	return FP_OPT_USAGE;
 }
 
-static const struct fp_command CALLS = {
+static void config_free(void *arg)
+{
+	struct calls_config *cfg = arg;
+	for (size_t k = 0; k < cfg->npatterns; k++)
+		free(cfg->pattern_text[k]);
+	cfg->npatterns = 0;
+}
+
+const struct fp_command fp_calls_command = {
 	.name = "flameprof calls",
 	.synopsis = "usage: flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE\n\n"
 		    "Counts every call of the named functions on a running node, with the time\n"
@@ -207,27 +181,6 @@ static const struct fp_command CALLS = {
 		  "See doc/calls.md and flameprof(1).\n",
 	.help_column = 30,
 	.hint_inline = 0,
-	.opts = options,
-	.nopts = sizeof options / sizeof options[0],
-	.apply = apply,
-	.operand = operand,
-	.check = check,
+	.duration_eg = "10s",
+	FP_NODE_COMMAND(struct calls_config),
 };
-
-int fp_calls_parse_options(int argc, char **argv, struct calls_config *cfg)
-{
-	defaults(cfg);
-	return fp_opt_command(&CALLS, argc, argv, cfg);
-}
-
-void fp_calls_config_free(struct calls_config *cfg)
-{
-	for (size_t k = 0; k < cfg->npatterns; k++)
-		free(cfg->pattern_text[k]);
-	cfg->npatterns = 0;
-}
-
-void fp_calls_print_help(void)
-{
-	fp_opt_help(&CALLS, stdout);
-}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../calls/calls.h"
+#include "optparse.h"
 
 #define CALLS_MAX_PATTERNS 64
 #define CALLS_MAX_TARGETS 64
@@ -43,10 +44,7 @@ struct calls_config {
 	int help;
 };
 
-/* Fills cfg from argv (argv[0] is "calls"). @return 0, or 64 after saying
- * why (fp_opt_usage()). Free with fp_calls_config_free(). */
-int fp_calls_parse_options(int argc, char **argv, struct calls_config *cfg);
-void fp_calls_config_free(struct calls_config *cfg);
-void fp_calls_print_help(void);
+/* The command: its table, defaults and checks, run by fp_opt_main(). */
+extern const struct fp_command fp_calls_command;
 
 #endif

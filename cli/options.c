@@ -7,26 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
-#include "msg.h"
 #include "optparse.h"
 #include "session.h"
 #include "options.h"
 #include "run.h"
 
-/* Each row's id is its kind: how apply() reads the value into field. */
-enum kind { K_UINT, K_HZ, K_DUR, K_SIZE, K_STR, K_LIST, K_CODEC, K_CATS, K_TIER, K_SET, K_PCT, K_STATUS, K_NAMES };
+/* Each row's id is its kind: the engine's (FP_K_*), or how apply()
+ * reads the value into field. */
+enum kind { K_HZ, K_SIZE, K_LIST, K_CODEC, K_CATS, K_TIER, K_PCT, K_STATUS };
 
 #define F(field) offsetof(struct fp_config, field)
 
 static const struct fp_opt options[] = {
-	{ "top", 0, "N", K_UINT, F(top), 0, 100000,
+	{ "top", 0, "N", FP_K_UINT, F(top), 0, 100000,
 	  "sample the N processes that gained the most reductions in each window (default 100; 0: only --pid/--name)" },
-	{ "every", 0, "DUR", K_DUR, F(every_us), 0, 0,
+	{ "every", 0, "DUR", FP_K_DUR, F(every_us), 0, 0,
 	  "pick the busiest processes again every DUR (default 5s)" },
 	{ "hz", 0, "N", K_HZ, F(hz), 0, 0,
 	  "samples per second per process (default 97)" },
-	{ "depth", 0, "N", K_UINT, F(depth), 1, 64,
+	{ "depth", 0, "N", FP_K_UINT, F(depth), 1, 64,
 	  "stack frames kept, raises backtrace_depth while sampling (default 64, the VM's maximum)" },
 	{ "pid", 0, "PID", K_LIST, F(pids), 0, 0,
 	  "also sample this process, e.g. '<0.123.0>' (repeatable)" },
@@ -34,23 +33,23 @@ static const struct fp_opt options[] = {
 	  "also sample this registered process, e.g. my_server or MyApp.Server (repeatable)" },
 	{ "status", 0, "LIST", K_STATUS, F(statuses), 0, 0,
 	  "write samples of these statuses: on-cpu (default: running,garbage_collecting), all (the wall-clock view: also waiting, runnable, suspended), or a list" },
-	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
+	{ "duration", 'd', "DUR", FP_K_DUR, F(duration_us), 0, 0,
 	  "stop after DUR (default: run until Ctrl-C or SIGTERM)" },
-	{ "output", 'o', "DIR", K_STR, F(outdir), 0, 0,
+	{ "output", 'o', "DIR", FP_K_STR, F(outdir), 0, 0,
 	  "write the files into DIR (default ./flameprof-out)" },
 	{ "compress", 0, "CODEC", K_CODEC, F(codec), 0, 0,
 	  "zstd (default), gzip (for stock Flamescope) or none" },
-	{ "level", 0, "N", K_UINT, F(level), 1, 22,
+	{ "level", 0, "N", FP_K_INT, F(level), 1, 22,
 	  "compression level (default: zstd 3, gzip 6)" },
-	{ "no-index", 0, NULL, K_SET, F(no_index), 1, 0,
+	{ "no-index", 0, NULL, FP_K_SET, F(no_index), 1, 0,
 	  "leave the report index out of zstd files (smaller files; 'flameprof report' then reads the text)" },
-	{ "flush", 0, "DUR", K_DUR, F(flush_us), 0, 0,
+	{ "flush", 0, "DUR", FP_K_DUR, F(flush_us), 0, 0,
 	  "end a compressed frame and write it every DUR (default 5s)" },
-	{ "rotate", 0, "DUR", K_DUR, F(rotate_us), 0, 0,
+	{ "rotate", 0, "DUR", FP_K_DUR, F(rotate_us), 0, 0,
 	  "start a new file every DUR (default 2m; 0: never)" },
 	{ "rotate-size", 0, "SIZE", K_SIZE, F(rotate_bytes), 0, 0,
 	  "start a new file once one reaches SIZE on disk, e.g. 100M (default: no limit)" },
-	{ "keep", 0, "N", K_UINT, F(keep), 0, 1000000,
+	{ "keep", 0, "N", FP_K_UINT, F(keep), 0, 1000000,
 	  "keep the newest N files of this node in DIR (default 15; 0: keep all)" },
 	{ "keep-size", 0, "SIZE", K_SIZE, F(keep_bytes), 0, 0,
 	  "... and at most SIZE of them (default: no limit)" },
@@ -58,30 +57,30 @@ static const struct fp_opt options[] = {
 	  "root-most frames, outermost first, from initial_call,name,memory,queue,seq_trace,tier (default initial_call,name,seq_trace; with --tier seq_trace,tier,initial_call,name; 'none')" },
 	{ "tier", 't', "NAME=MOD:FUN/ARITY", K_TIER, F(tiers), 0, 0,
 	  "a category frame tier:NAME on each sample whose innermost matching frame is this function ('_' for FUN or ARITY; repeatable)" },
-	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
+	{ "names", 0, "LANG", FP_K_NAMES, F(lang), 0, 0,
 	  "write names=elixir or names=erlang in the files' headers: the spelling 'flameprof report' draws frames in (Shop.Pricing.handle_call/3, or Elixir.Shop.Pricing:handle_call/3 as the files hold it); auto (default): elixir when the node runs the elixir application" },
-	{ "cluster", 0, NULL, K_SET, F(cluster), 1, 0,
+	{ "cluster", 0, NULL, FP_K_SET, F(cluster), 1, 0,
 	  "profile NODE and every visible node it is connected to (its nodes()), at most " FP_MAX_NODES_TEXT " in all" },
 	FP_ROW_COOKIE_FILE(struct fp_config),
 	FP_ROW_COOKIE(struct fp_config),
 	FP_ROW_CONNECT_TIMEOUT(struct fp_config),
-	{ "silence-timeout", 0, "DUR", K_DUR, F(silence_timeout_us), 0, 0,
+	{ "silence-timeout", 0, "DUR", FP_K_DUR, F(silence_timeout_us), 0, 0,
 	  "call the node lost after DUR without a message from it (default 15s)" },
 	FP_ROW_NODE_NAME(struct fp_config,
 	  "our own node name on the target, the part before '@' (default flameprof_<user>; the same name each run, so no new atom)"),
 	{ "max-cost", 0, "PCT", K_PCT, F(max_cost_ppm), 0, 0,
 	  "while the node is busy, keep sampling's cost (samples and the selection scan) under PCT of its schedulers by sampling part of the selected processes each round (default 1%; 0: no budget)" },
-	{ "force", 0, NULL, K_SET, F(force), 1, 0,
+	{ "force", 0, NULL, FP_K_SET, F(force), 1, 0,
 	  "sample more than the load bound allows (--top x --hz beyond " FP_LOAD_BOUND_TEXT " samples/s)" },
 	FP_ROW_QUIET(struct fp_config),
 	FP_ROW_VERBOSE(struct fp_config),
-	{ "progress", 0, NULL, K_SET, F(progress), 1, 0, "show the status line even when stderr is not a terminal" },
-	{ "no-progress", 0, NULL, K_SET, F(progress), 0, 0, "never show the status line" },
+	{ "progress", 0, NULL, FP_K_SET, F(progress), 1, 0, "show the status line even when stderr is not a terminal" },
+	{ "no-progress", 0, NULL, FP_K_SET, F(progress), 0, 0, "never show the status line" },
 	FP_ROW_HELP(struct fp_config),
-	{ "version", 'V', NULL, K_SET, F(version), 1, 0, "print the version" },
+	{ "version", 'V', NULL, FP_K_SET, F(version), 1, 0, "print the version" },
 	/* hidden: for the tests, as zstd's --fake-stderr-is-console */
-	{ "test-compile-on-target", 0, NULL, K_SET, F(compile_on_target), 1, 0, NULL },
-	{ "test-fake-tty", 0, NULL, K_SET, F(fake_tty), 1, 0, NULL },
+	{ "test-compile-on-target", 0, NULL, FP_K_SET, F(compile_on_target), 1, 0, NULL },
+	{ "test-fake-tty", 0, NULL, FP_K_SET, F(fake_tty), 1, 0, NULL },
 };
 
 static int parse_cats(struct fp_config *cfg, const char *text)
@@ -108,22 +107,10 @@ static int parse_cats(struct fp_config *cfg, const char *text)
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
 {
-	if (o->id >= FP_NODE_KIND)
-		return fp_node_apply(ctx, o, val, spelled, detail, cap);
 	struct fp_config *cfg = ctx;
 	char *field = (char *)cfg + o->field;
 	char *end;
 	switch ((enum kind)o->id) {
-	case K_UINT: {
-		long long v;
-		if (fp_opt_whole(o, val, spelled, &v, detail, cap) != FP_OPT_OK)
-			return FP_OPT_USAGE;
-		if (o->field == F(level))
-			*(int *)field = (int)v;
-		else
-			*(unsigned *)field = (unsigned)v;
-		return FP_OPT_OK;
-	}
 	case K_HZ: {
 		errno = 0;
 		double v = strtod(val, &end);
@@ -135,30 +122,15 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		*(double *)field = v;
 		return FP_OPT_OK;
 	}
-	case K_NAMES:
-		return fp_opt_names(val, spelled, (int *)field, detail, cap);
-	case K_DUR:
-		return fp_opt_duration(val, spelled, "5s", (int64_t *)field, detail, cap);
 	case K_SIZE:
 		if (fp_parse_size(val, (uint64_t *)field) < 0) {
 			snprintf(detail, cap, "'%s' is not a valid size for %s: write e.g. 64k, 100M or 1G", val, spelled);
 			return FP_OPT_USAGE;
 		}
 		return FP_OPT_OK;
-	case K_STR:
-		*(const char **)field = val;
-		return FP_OPT_OK;
-	case K_LIST: {
-		size_t *n = o->field == F(pids) ? &cfg->npids : &cfg->nnames;
-		if (*n == FP_MAX_TARGETS) {
-			snprintf(detail, cap, "too many %s options: at most %d", spelled, FP_MAX_TARGETS);
-			return FP_OPT_USAGE;
-		}
-		if (o->field == F(names) && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
-			return FP_OPT_USAGE;
-		((const char **)field)[(*n)++] = val;
-		return FP_OPT_OK;
-	}
+	case K_LIST:
+		return fp_opt_target(val, spelled, o->field == F(names), (const char **)field,
+				     o->field == F(pids) ? &cfg->npids : &cfg->nnames, FP_MAX_TARGETS, detail, cap);
 	case K_CODEC:
 		if (rot_codec_parse(val, (enum rot_codec *)field) < 0) {
 			snprintf(detail, cap, "'%s' is not a codec for %s: use zstd, gzip or none", val, spelled);
@@ -182,9 +154,6 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			return FP_OPT_USAGE;
 		}
 		return FP_OPT_OK;
-	case K_SET:
-		*(int *)field = (int)o->min;
-		return FP_OPT_OK;
 	case K_PCT: {
 		errno = 0;
 		double v = strtod(val, &end);
@@ -203,24 +172,17 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	return FP_OPT_USAGE;
 }
 
-static void defaults(struct fp_config *cfg);
-
 int fp_record_option(struct fp_config *cfg, const char *name, const char *val, const char *spelled,
 		     char *detail, size_t cap)
 {
 	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
 		if (strcmp(options[k].name, name) == 0)
-			return apply(cfg, &options[k], val, spelled, detail, cap);
+			return fp_opt_apply(&fp_record_command, cfg, &options[k], val, spelled, detail, cap);
 	snprintf(detail, cap, "%s: no such option of the capture", spelled);
 	return FP_OPT_USAGE;
 }
 
 void fp_record_defaults(struct fp_config *cfg)
-{
-	defaults(cfg);
-}
-
-static void defaults(struct fp_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->top = 100;
@@ -325,6 +287,11 @@ static int check(void *arg, char *detail, size_t cap)
 	return FP_OPT_OK;
 }
 
+static void defaults(void *cfg)
+{
+	fp_record_defaults(cfg);
+}
+
 static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 {
 	struct fp_config *cfg = ctx;
@@ -344,7 +311,12 @@ static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 	return FP_OPT_OK;
 }
 
-static const struct fp_command RECORD = {
+static void config_free(void *cfg)
+{
+	fp_config_free(cfg);
+}
+
+const struct fp_command fp_record_command = {
 	.name = "flameprof",
 	.synopsis = "usage: flameprof [options] NODE...   (or --cluster NODE)\n"
 		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
@@ -367,18 +339,10 @@ static const struct fp_command RECORD = {
 		  "See flameprof(1) and README.md.\n",
 	.help_column = 26,
 	.hint_inline = 0,
-	.opts = options,
-	.nopts = sizeof options / sizeof options[0],
-	.apply = apply,
-	.operand = operand,
-	.check = check,
+	.duration_eg = "5s",
+	FP_NODE_COMMAND(struct fp_config),
+	.operand = operand, /* several nodes: its own, not the engine's one NODE */
 };
-
-int fp_parse_options(int argc, char **argv, struct fp_config *cfg)
-{
-	defaults(cfg);
-	return fp_opt_command(&RECORD, argc, argv, cfg);
-}
 
 void fp_config_free(struct fp_config *cfg)
 {
@@ -387,23 +351,18 @@ void fp_config_free(struct fp_config *cfg)
 	cfg->ntiers = 0;
 }
 
-void fp_print_help(void)
+/* After the options: --version, or the capture. */
+static int record_main(void *arg)
 {
-	fp_opt_help(&RECORD, stdout);
+	struct fp_config *cfg = arg;
+	if (!cfg->version)
+		return fp_run(cfg);
+	printf("flameprof %s (agent %s)\n", FP_VERSION, FP_AGENT_MODULE);
+	return 0;
 }
 
 int fp_record_main(int argc, char **argv)
 {
 	struct fp_config cfg;
-	int rc = fp_parse_options(argc, argv, &cfg);
-	if (rc == 0 && cfg.help) {
-		fp_print_help();
-	} else if (rc == 0 && cfg.version) {
-		printf("flameprof %s (agent %s)\n", FP_VERSION, FP_AGENT_MODULE);
-	} else if (rc == 0) {
-		fp_verbosity = cfg.verbosity;
-		rc = fp_run(&cfg);
-	}
-	fp_config_free(&cfg);
-	return rc;
+	return fp_opt_main(&fp_record_command, argc, argv, &cfg, record_main);
 }

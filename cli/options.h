@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "../formatter/formatter.h"
 #include "../rotate/rotate.h"
+#include "optparse.h"
 
 #define FP_MAX_TARGETS 64
 /* The nodes of one run (NODE..., or --cluster's discovery): each is a
@@ -78,9 +79,10 @@ struct fp_config {
  * Parses them, prints --help, --version or a usage error, else runs the
  * capture (fp_run()). @return an exit status from <sysexits.h>. */
 int fp_record_main(int argc, char **argv);
-/* Fills cfg from argv. @return 0, or 64 (EX_USAGE) after printing the
- * reason (fp_opt_usage()). Free with fp_config_free(), also after 64. */
-int fp_parse_options(int argc, char **argv, struct fp_config *cfg);
+/* The capture's command: its table, defaults and checks, run by
+ * fp_opt_main(). */
+extern const struct fp_command fp_record_command;
+/* What cfg owns, freed. */
 void fp_config_free(struct fp_config *cfg);
 /* The capture's defaults into cfg (what fp_parse_options() starts from). */
 void fp_record_defaults(struct fp_config *cfg);
@@ -91,6 +93,5 @@ void fp_record_defaults(struct fp_config *cfg);
  * error. */
 int fp_record_option(struct fp_config *cfg, const char *name, const char *val, const char *spelled,
 		     char *detail, size_t cap);
-void fp_print_help(void);
 
 #endif

@@ -71,6 +71,40 @@ static const struct fp_opt *option_of(const struct fp_command *cmd, int argc, ch
 	return o;
 }
 
+int fp_opt_apply(const struct fp_command *cmd, void *cfg, const struct fp_opt *o, const char *val,
+		 const char *spelled, char *detail, size_t cap)
+{
+	char *field = (char *)cfg + o->field;
+	long long v;
+	if (o->id < FP_K_UINT)
+		return cmd->apply(cfg, o, val, spelled, detail, cap);
+	switch ((enum fp_opt_kind)o->id) {
+	case FP_K_UINT:
+	case FP_K_INT:
+		if (fp_opt_whole(o, val, spelled, &v, detail, cap) != FP_OPT_OK)
+			return FP_OPT_USAGE;
+		if (o->id == FP_K_INT)
+			*(int *)field = (int)v;
+		else
+			*(unsigned *)field = (unsigned)v;
+		return FP_OPT_OK;
+	case FP_K_DUR:
+	case FP_K_TIMEOUT:
+		return fp_opt_duration(val, spelled, o->id == FP_K_DUR ? cmd->duration_eg : "5s", (int64_t *)field,
+				       detail, cap);
+	case FP_K_STR:
+		*(const char **)field = val;
+		return FP_OPT_OK;
+	case FP_K_SET:
+		*(int *)field = (int)o->min;
+		return FP_OPT_OK;
+	case FP_K_NAMES:
+		return fp_opt_names(val, spelled, (int *)field, detail, cap);
+	}
+	snprintf(detail, cap, "%s: no such kind of option", spelled);
+	return FP_OPT_USAGE;
+}
+
 int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg, char *detail,
 		 size_t cap)
 {
@@ -82,7 +116,9 @@ int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg,
 		char spelled[64];
 		int rc;
 		if (only_operands || a[0] != '-' || a[1] == '\0') {
-			if ((rc = cmd->operand(cfg, a, detail, cap)) != FP_OPT_OK)
+			rc = cmd->operand ? cmd->operand(cfg, a, detail, cap)
+					  : fp_opt_one_node((const char **)((char *)cfg + cmd->node_field), a, detail, cap);
+			if (rc != FP_OPT_OK)
 				return rc;
 			continue;
 		}
@@ -93,7 +129,7 @@ int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg,
 		o = option_of(cmd, argc, argv, &i, &val, spelled, sizeof spelled, detail, cap);
 		if (!o)
 			return FP_OPT_USAGE;
-		if ((rc = cmd->apply(cfg, o, val, spelled, detail, cap)) != FP_OPT_OK)
+		if ((rc = fp_opt_apply(cmd, cfg, o, val, spelled, detail, cap)) != FP_OPT_OK)
 			return rc;
 	}
 	return FP_OPT_OK;
@@ -137,6 +173,24 @@ int fp_opt_command(const struct fp_command *cmd, int argc, char **argv, void *cf
 		return 64; /* EX_USAGE */
 	}
 	return 0;
+}
+
+int fp_opt_main(const struct fp_command *cmd, int argc, char **argv, void *cfg, int (*run)(void *cfg))
+{
+	static char hint[64];
+	snprintf(hint, sizeof hint, "%s --help", cmd->name);
+	fp_help_command = hint;
+	cmd->defaults(cfg);
+	int rc = fp_opt_command(cmd, argc, argv, cfg);
+	if (rc == 0 && *(int *)((char *)cfg + cmd->help_field)) {
+		fp_opt_help(cmd, stdout);
+	} else if (rc == 0) {
+		fp_verbosity = *(int *)((char *)cfg + cmd->verbosity_field);
+		rc = run(cfg);
+	}
+	if (cmd->free)
+		cmd->free(cfg);
+	return rc;
 }
 
 int fp_opt_whole(const struct fp_opt *o, const char *val, const char *spelled, long long *v,
@@ -207,6 +261,19 @@ int fp_opt_name(const char *val, const char *spelled, char *detail, size_t cap)
 	snprintf(detail, cap, "'%s' is not a registered name for %s: write it as Erlang does (my_server, 'my server') or as Elixir does (MyApp.Server, :my_server)",
 		 val, spelled);
 	return FP_OPT_USAGE;
+}
+
+int fp_opt_target(const char *val, const char *spelled, int is_name, const char **list, size_t *n, size_t max,
+		  char *detail, size_t cap)
+{
+	if (*n == max) {
+		snprintf(detail, cap, "too many %s options: at most %zu", spelled, max);
+		return FP_OPT_USAGE;
+	}
+	if (is_name && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
+		return FP_OPT_USAGE;
+	list[(*n)++] = val;
+	return FP_OPT_OK;
 }
 
 int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, size_t cap)

@@ -30,6 +30,19 @@ struct fp_opt {
 	const char *help;  /* one line for --help; NULL: hidden (test switches) */
 };
 
+/* The kinds of value every command reads alike: a row whose id is one of
+ * these is read by the engine into the config's field, the rest go to
+ * the command's apply() (its own kinds are below FP_K_UINT). */
+enum fp_opt_kind {
+	FP_K_UINT = 1000, /* unsigned, a whole number within [min, max] */
+	FP_K_INT,         /* int, the same */
+	FP_K_DUR,         /* int64_t microseconds ("5s", "500ms"); e.g. cmd->duration_eg */
+	FP_K_TIMEOUT,     /* the same, a connection's timeout: e.g. 5s in every command */
+	FP_K_STR,         /* const char *: the value itself (argv's) */
+	FP_K_SET,         /* int: a switch, which stores min */
+	FP_K_NAMES,       /* int: --names elixir|erlang|auto, an enum fp_names */
+};
+
 enum fp_opt_rc {
 	FP_OPT_OK = 0,
 	FP_OPT_STOP = 1,   /* parsing stopped early with success (report's --help) */
@@ -48,12 +61,32 @@ struct fp_command {
 	 * named it. @return an fp_opt_rc (detail filled on FP_OPT_USAGE). */
 	int (*apply)(void *cfg, const struct fp_opt *o, const char *val, const char *spelled,
 		     char *detail, size_t cap);
-	/* One operand (an argument that is not an option). @return as apply. */
+	/* One operand (an argument that is not an option). @return as apply.
+	 * NULL: the command takes one NODE, a const char * at node_field (a
+	 * second is a usage error). */
 	int (*operand)(void *cfg, const char *arg, char *detail, size_t cap);
+	size_t node_field;
 	/* Combinations, once everything is parsed (NULL: none). @return as apply. */
 	int (*check)(void *cfg, char *detail, size_t cap);
+	const char *duration_eg; /* FP_K_DUR rows' example, e.g. "5s" */
+	/* For fp_opt_main(): the config's defaults (all of it: the frame does
+	 * not clear it), what it owns freed (NULL: nothing), and where its
+	 * int help and int verbosity are. */
+	void (*defaults)(void *cfg);
+	void (*free)(void *cfg);
+	size_t help_field, verbosity_field;
 };
 
+/* A command whole (record, calls, requests, top: the next one too): cfg
+ * set to its defaults, argv parsed and checked (a usage error said), then
+ * --help printed, or the verbosity set and run(cfg) run; what cfg owns
+ * freed. The usage hint names "<cmd->name> --help". @return 0, 64, or
+ * run's exit status. */
+int fp_opt_main(const struct fp_command *cmd, int argc, char **argv, void *cfg, int (*run)(void *cfg));
+/* One option with its value: the engine's kinds (FP_K_*) read here, the
+ * others by cmd->apply. @return as apply. */
+int fp_opt_apply(const struct fp_command *cmd, void *cfg, const struct fp_opt *o, const char *val,
+		 const char *spelled, char *detail, size_t cap);
 /* Walks argv[1..argc-1] through cmd into cfg (which the caller has set to
  * its defaults). @return an fp_opt_rc; on FP_OPT_USAGE detail names the
  * offending argument. */
@@ -83,6 +116,11 @@ int fp_opt_tier(const char *val, const char *spelled, struct fp_tier_pattern *ti
 /* --name NAME (record and calls): a registered name in Erlang's or
  * Elixir's spelling (pricer, :pricer, Shop.Pricer, 'a b'). @return as above. */
 int fp_opt_name(const char *val, const char *spelled, char *detail, size_t cap);
+/* --pid PID or --name NAME (record, calls): val itself (argv's) kept in
+ * list[*n], a name checked with fp_opt_name() first, at most max of them;
+ * *n grows. @return as above. */
+int fp_opt_target(const char *val, const char *spelled, int is_name, const char **list, size_t *n, size_t max,
+		  char *detail, size_t cap);
 /* --names LANG (record, calls, requests): elixir, erlang or auto into
  * *lang (an enum fp_names). @return as above. */
 int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, size_t cap);

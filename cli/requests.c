@@ -198,43 +198,37 @@ static FILE *open_out(const char *name, const char *opt)
 	return f;
 }
 
-int fp_requests_main(int argc, char **argv)
+/* After the options: the node's prologue, the output files, the run. */
+static int requests_main(void *arg)
 {
-	struct requests_config cfg;
+	struct requests_config *cfg = arg;
 	struct outputs o;
-	fp_help_command = "flameprof requests --help";
 	memset(&o, 0, sizeof o);
-	int rc = fp_requests_parse_options(argc, argv, &cfg);
-	if (rc)
-		goto done;
-	if (cfg.help) {
-		fp_requests_print_help();
-		goto done;
-	}
-	fp_verbosity = cfg.verbosity;
-	struct fp_node_cmd nc = {
-		.node = cfg.node, .node_name = cfg.node_name, .cookie = cfg.cookie, .cookie_file = cfg.cookie_file,
-		.connect_timeout_us = cfg.connect_timeout_us, .role = "requests",
-	};
+	int rc;
+	struct fp_node_cmd nc = FP_NODE_CMD(cfg, "requests");
 	if ((rc = fp_node_begin(&nc)) != 0)
 		goto end;
 	/* the outputs before the node: fail before touching it */
-	o.stats_name = cfg.stats;
-	o.slow_name = cfg.slow_file;
-	if ((cfg.stats && !(o.stats = open_out(cfg.stats, "--stats"))) ||
-	    (cfg.slow_us && !(o.slow = open_out(cfg.slow_file, "--slow-file")))) {
+	o.stats_name = cfg->stats;
+	o.slow_name = cfg->slow_file;
+	if ((cfg->stats && !(o.stats = open_out(cfg->stats, "--stats"))) ||
+	    (cfg->slow_us && !(o.slow = open_out(cfg->slow_file, "--slow-file")))) {
 		rc = EX_CANTCREAT;
 		goto end;
 	}
-	o.live = isatty(STDOUT_FILENO) && cfg.verbosity > 0;
-	rc = run(&cfg, &nc, &o);
+	o.live = isatty(STDOUT_FILENO) && cfg->verbosity > 0;
+	rc = run(cfg, &nc, &o);
 end:
 	fp_node_end(&nc);
-done:
 	if (o.stats && fclose(o.stats) != 0 && rc == 0)
 		rc = EX_IOERR;
 	if (o.slow && fclose(o.slow) != 0 && rc == 0)
 		rc = EX_IOERR;
-	fp_requests_config_free(&cfg);
 	return rc;
+}
+
+int fp_requests_main(int argc, char **argv)
+{
+	struct requests_config cfg;
+	return fp_opt_main(&fp_requests_command, argc, argv, &cfg, requests_main);
 }

@@ -7,15 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 #include "optparse.h"
 #include "session.h"
-#include "options.h"
 #include "requests_options.h"
 
-/* Each row's id is its kind: how apply() reads the value into field
- * (K_UINT: within min..max; K_SET: the switch stores min). */
-enum kind { K_UINT, K_DUR, K_STR, K_ENTRY, K_TIER, K_FULL, K_IDENTITY, K_IDFUN, K_FRACTION, K_SET, K_NAMES };
+/* Each row's id is its kind: the engine's (FP_K_*), or how apply()
+ * reads the value into field. */
+enum kind { K_ENTRY, K_TIER, K_FULL, K_IDENTITY, K_IDFUN, K_FRACTION };
 
 #define F(field) offsetof(struct requests_config, field)
 
@@ -26,29 +24,29 @@ static const struct fp_opt options[] = {
 	  "time these functions, call to return, as tier NAME inside requests ('_' for FUN or ARITY; repeatable)" },
 	{ "full", 0, "MOD[:FUN/ARITY]", K_FULL, F(full), 0, 0,
 	  "time every function of MOD inside requests, each as a tier named by its MFA (costly: see doc/requests.md; repeatable)" },
-	{ "limit", 0, "N", K_UINT, F(limit), 1, 100000,
+	{ "limit", 0, "N", FP_K_UINT, F(limit), 1, 100000,
 	  "refuse tier and --full patterns that match more than N functions (default 1000)" },
 	{ "identity", 'i', "arg:N", K_IDENTITY, F(identity), 0, 0,
 	  "group requests by the entry call's Nth argument (default: the entry function's name)" },
 	{ "identity-fun", 0, "SOURCE", K_IDFUN, F(identity_fun), 0, 0,
 	  "group by what an Erlang fun({M, F, Args}) (or, on an Elixir node, an Elixir fn) returns (an atom, string or undefined): code the node runs for each request; refused unless it parses as a fun of one argument" },
-	{ "duration", 'd', "DUR", K_DUR, F(duration_us), 0, 0,
+	{ "duration", 'd', "DUR", FP_K_DUR, F(duration_us), 0, 0,
 	  "trace for DUR, e.g. 30s, 5m (default 10s; Ctrl-C or SIGTERM end it sooner, with the summary)" },
-	{ "every", 0, "DUR", K_DUR, F(every_us), 0, 0,
+	{ "every", 0, "DUR", FP_K_DUR, F(every_us), 0, 0,
 	  "one window of figures every DUR: the live table and --stats lines (default 1s)" },
-	{ "stats", 0, "FILE", K_STR, F(stats), 0, 0,
+	{ "stats", 0, "FILE", FP_K_STR, F(stats), 0, 0,
 	  "append one JSON line per identity and tier per window to FILE" },
-	{ "slow", 0, "DUR", K_DUR, F(slow_us), 0, 0,
+	{ "slow", 0, "DUR", FP_K_DUR, F(slow_us), 0, 0,
 	  "keep each request slower than DUR (identity, total, tiers, pids) as JSON lines in --slow-file" },
-	{ "slow-file", 0, "FILE", K_STR, F(slow_file), 0, 0,
+	{ "slow-file", 0, "FILE", FP_K_STR, F(slow_file), 0, 0,
 	  "where --slow writes (default flameprof-slow.jsonl)" },
 	{ "sample-requests", 0, "P", K_FRACTION, F(sample_permille), 0, 0,
 	  "start requests only for the fraction P of each second, e.g. 0.1 (default 1)" },
-	{ "max-late", 0, "DUR", K_DUR, F(max_late_us), 0, 0,
+	{ "max-late", 0, "DUR", FP_K_DUR, F(max_late_us), 0, 0,
 	  "circuit breaker: pause tracing when trace messages arrive DUR late (default 1s)" },
-	{ "max-queue", 0, "N", K_UINT, F(max_queue), 100, 10000000,
+	{ "max-queue", 0, "N", FP_K_UINT, F(max_queue), 100, 10000000,
 	  "circuit breaker: pause tracing when the node's tracer holds N messages (default 50000)" },
-	{ "names", 0, "LANG", K_NAMES, F(lang), 0, 0,
+	{ "names", 0, "LANG", FP_K_NAMES, F(lang), 0, 0,
 	  "spell functions as elixir (Shop.Pricing.price/2) or erlang (Elixir.Shop.Pricing:price/2) in the table, --stats and --slow; auto (default): elixir when the node runs the elixir application" },
 	FP_ROW_NODE_NAME(struct requests_config,
 	  "our node name before the '@' (default flameprof_requests_<user>)"),
@@ -63,23 +61,9 @@ static const struct fp_opt options[] = {
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
 {
-	if (o->id >= FP_NODE_KIND)
-		return fp_node_apply(ctx, o, val, spelled, detail, cap);
 	struct requests_config *cfg = ctx;
-	char *field = (char *)cfg + o->field, *end;
+	char *end;
 	switch ((enum kind)o->id) {
-	case K_UINT: {
-		long long v;
-		if (fp_opt_whole(o, val, spelled, &v, detail, cap) != FP_OPT_OK)
-			return FP_OPT_USAGE;
-		*(unsigned *)field = (unsigned)v;
-		return FP_OPT_OK;
-	}
-	case K_DUR:
-		return fp_opt_duration(val, spelled, "10s", (int64_t *)field, detail, cap);
-	case K_STR:
-		*(const char **)field = val;
-		return FP_OPT_OK;
 	case K_ENTRY:
 		free(cfg->entry_text);
 		if (!(cfg->entry_text = strdup(val))) {
@@ -143,24 +127,14 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		cfg->sample_permille = (unsigned)(p * 1000 + 0.5);
 		return FP_OPT_OK;
 	}
-	case K_SET:
-		*(int *)field = (int)o->min;
-		return FP_OPT_OK;
-	case K_NAMES:
-		return fp_opt_names(val, spelled, (int *)field, detail, cap);
 	}
 	snprintf(detail, cap, "%s: no such kind of option", spelled);
 	return FP_OPT_USAGE;
 }
 
-static int operand(void *ctx, const char *arg, char *detail, size_t cap)
+static void defaults(void *arg)
 {
-	struct requests_config *cfg = ctx;
-	return fp_opt_one_node(&cfg->node, arg, detail, cap);
-}
-
-static void defaults(struct requests_config *cfg)
-{
+	struct requests_config *cfg = arg;
 	memset(cfg, 0, sizeof *cfg);
 	cfg->duration_us = 10000000;
 	cfg->every_us = 1000000;
@@ -197,7 +171,20 @@ static int check(void *arg, char *detail, size_t cap)
 	return FP_OPT_USAGE;
 }
 
-static const struct fp_command REQUESTS = {
+static void config_free(void *arg)
+{
+	struct requests_config *cfg = arg;
+	free(cfg->entry_text);
+	cfg->entry_text = NULL;
+	for (size_t k = 0; k < cfg->ntiers; k++)
+		free(cfg->tier_text[k]);
+	cfg->ntiers = 0;
+	for (size_t k = 0; k < cfg->nfull; k++)
+		free(cfg->full_text[k]);
+	cfg->nfull = 0;
+}
+
+const struct fp_command fp_requests_command = {
 	.name = "flameprof requests",
 	.synopsis = "usage: flameprof requests [options] --entry MOD:FUN/ARITY [--tier NAME=MOD:FUN/ARITY]... NODE\n\n"
 		    "Where each kind of request spends its time, tier by tier, across processes.\n"
@@ -223,32 +210,6 @@ static const struct fp_command REQUESTS = {
 		  "77 cookie rejected or its file refused.\n",
 	.help_column = 32,
 	.hint_inline = 0,
-	.opts = options,
-	.nopts = sizeof options / sizeof options[0],
-	.apply = apply,
-	.operand = operand,
-	.check = check,
+	.duration_eg = "10s",
+	FP_NODE_COMMAND(struct requests_config),
 };
-
-int fp_requests_parse_options(int argc, char **argv, struct requests_config *cfg)
-{
-	defaults(cfg);
-	return fp_opt_command(&REQUESTS, argc, argv, cfg);
-}
-
-void fp_requests_config_free(struct requests_config *cfg)
-{
-	free(cfg->entry_text);
-	cfg->entry_text = NULL;
-	for (size_t k = 0; k < cfg->ntiers; k++)
-		free(cfg->tier_text[k]);
-	cfg->ntiers = 0;
-	for (size_t k = 0; k < cfg->nfull; k++)
-		free(cfg->full_text[k]);
-	cfg->nfull = 0;
-}
-
-void fp_requests_print_help(void)
-{
-	fp_opt_help(&REQUESTS, stdout);
-}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../requests/requests.h"
+#include "optparse.h"
 
 struct requests_config {
 	const char *node;
@@ -42,10 +43,7 @@ struct requests_config {
 	int help;
 };
 
-/* Fills cfg from argv (argv[0] is "requests"). @return 0, or 64 after
- * saying why (fp_opt_usage()). Free with fp_requests_config_free(). */
-int fp_requests_parse_options(int argc, char **argv, struct requests_config *cfg);
-void fp_requests_config_free(struct requests_config *cfg);
-void fp_requests_print_help(void);
+/* The command: its table, defaults and checks, run by fp_opt_main(). */
+extern const struct fp_command fp_requests_command;
 
 #endif

@@ -103,24 +103,6 @@ int fp_exit_for_node(int err)
 	}
 }
 
-int fp_node_apply(void *cfg, const struct fp_opt *o, const char *val, const char *spelled, char *detail,
-		  size_t cap)
-{
-	char *field = (char *)cfg + o->field;
-	switch (o->id) {
-	case FP_NODE_STR:
-		*(const char **)field = val;
-		return FP_OPT_OK;
-	case FP_NODE_DUR:
-		return fp_opt_duration(val, spelled, "5s", (int64_t *)field, detail, cap);
-	case FP_NODE_SET:
-		*(int *)field = (int)o->min;
-		return FP_OPT_OK;
-	}
-	snprintf(detail, cap, "%s: no such kind of option", spelled);
-	return FP_OPT_USAGE;
-}
-
 int fp_node_begin(struct fp_node_cmd *c)
 {
 	char err[512];

@@ -1,9 +1,10 @@
 /*
  * session.h - the one frame of every command that talks to a node (the
- * capture, calls, requests, and the next one): the option rows they share
- * (--node-name, --cookie-file, --cookie, --connect-timeout, -q, -v, -h)
- * with one apply, and the prologue (names checked, stop signals, cookie,
- * connect, the cookie wiped, errors said with their exit status).
+ * capture, calls, requests, top, and the next one): the option rows they
+ * share (--node-name, --cookie-file, --cookie, --connect-timeout, -q, -v,
+ * -h), read by the option engine, and the prologue (names checked, stop
+ * signals, cookie, connect, the cookie wiped, errors said with their exit
+ * status).
  */
 #ifndef FP_CLI_SESSION_H
 #define FP_CLI_SESSION_H
@@ -35,28 +36,31 @@ int fp_exit_for_node(int err);
 
 /* ---------------------------------------------------------------- the rows */
 
-/* The shared rows' kinds, above every command's own (a command's apply()
- * hands these to fp_node_apply()). The rows name fields of the command's
- * config T, which has them under these names. */
-enum { FP_NODE_KIND = 1000, FP_NODE_STR = FP_NODE_KIND, FP_NODE_DUR, FP_NODE_SET };
+/* The shared rows, read by the engine (optparse.h's FP_K_* kinds) into
+ * the fields of the command's config T that have these names. */
 #define FP_ROW_COOKIE_FILE(T)                                                                  \
-	{ "cookie-file", 0, "FILE", FP_NODE_STR, offsetof(T, cookie_file), 0, 0,                   \
+	{ "cookie-file", 0, "FILE", FP_K_STR, offsetof(T, cookie_file), 0, 0,                      \
 	  "read the node's cookie from FILE (default ~/.erlang.cookie)" }
 #define FP_ROW_COOKIE(T)                                                                       \
-	{ "cookie", 0, "COOKIE", FP_NODE_STR, offsetof(T, cookie), 0, 0,                           \
+	{ "cookie", 0, "COOKIE", FP_K_STR, offsetof(T, cookie), 0, 0,                              \
 	  "the cookie itself: visible to every user in ps, prefer --cookie-file" }
 #define FP_ROW_CONNECT_TIMEOUT(T)                                                              \
-	{ "connect-timeout", 0, "DUR", FP_NODE_DUR, offsetof(T, connect_timeout_us), 0, 0,         \
+	{ "connect-timeout", 0, "DUR", FP_K_TIMEOUT, offsetof(T, connect_timeout_us), 0, 0,        \
 	  "give up connecting, and each setup request, after DUR (default 5s)" }
 /* help: the default name differs per command (flameprof_<role>_<user>) */
-#define FP_ROW_NODE_NAME(T, help) { "node-name", 0, "NAME", FP_NODE_STR, offsetof(T, node_name), 0, 0, help }
-#define FP_ROW_QUIET(T) { "quiet", 'q', NULL, FP_NODE_SET, offsetof(T, verbosity), 0, 0, "print errors only" }
-#define FP_ROW_VERBOSE(T) { "verbose", 'v', NULL, FP_NODE_SET, offsetof(T, verbosity), 2, 0, "also print each step" }
-#define FP_ROW_HELP(T) { "help", 'h', NULL, FP_NODE_SET, offsetof(T, help), 1, 0, "print this help" }
-/* A shared row's value into the command's config. @return an fp_opt_rc. */
-int fp_node_apply(void *cfg, const struct fp_opt *o, const char *val, const char *spelled, char *detail,
-		  size_t cap);
+#define FP_ROW_NODE_NAME(T, help) { "node-name", 0, "NAME", FP_K_STR, offsetof(T, node_name), 0, 0, help }
+#define FP_ROW_QUIET(T) { "quiet", 'q', NULL, FP_K_SET, offsetof(T, verbosity), 0, 0, "print errors only" }
+#define FP_ROW_VERBOSE_HELP(T, help) { "verbose", 'v', NULL, FP_K_SET, offsetof(T, verbosity), 2, 0, help }
+#define FP_ROW_VERBOSE(T) FP_ROW_VERBOSE_HELP(T, "also print each step")
+#define FP_ROW_HELP(T) { "help", 'h', NULL, FP_K_SET, offsetof(T, help), 1, 0, "print this help" }
 #define FP_CONNECT_TIMEOUT_US 5000000 /* --connect-timeout's default */
+/* The rest of the struct fp_command of a node command: its table is
+ * options[], its functions apply, check, defaults and config_free, and its
+ * config T holds node (NODE) and the shared rows' help and verbosity. */
+#define FP_NODE_COMMAND(T)                                                                     \
+	.opts = options, .nopts = sizeof options / sizeof options[0], .apply = apply, .check = check,  \
+	.defaults = defaults, .free = config_free, .node_field = offsetof(T, node),                   \
+	.help_field = offsetof(T, help), .verbosity_field = offsetof(T, verbosity)
 
 /* ---------------------------------------------------------------- the prologue */
 
@@ -75,6 +79,12 @@ struct fp_node_cmd {
 	const char *ck;
 	node_t *n;                   /* once fp_node_connect() ran */
 };
+/* A struct fp_node_cmd from a config that has the shared rows' fields
+ * (and node, NODE), for the tracing commands of this role. */
+#define FP_NODE_CMD(cfg, role_)                                                                \
+	{ .node = (cfg)->node, .node_name = (cfg)->node_name, .cookie = (cfg)->cookie,            \
+	  .cookie_file = (cfg)->cookie_file, .connect_timeout_us = (cfg)->connect_timeout_us,      \
+	  .role = (role_) }
 /* The node's and our node name's grammar (a usage error said), the stop
  * signals, the cookie read. @return 0 or an exit status once said. */
 int fp_node_begin(struct fp_node_cmd *c);

@@ -1,38 +1,43 @@
 /*
  * top_options.c - the option table of `flameprof top`: its own rows (the
- * refresh, the window, the view) and the capture's rows it shares, read
- * by the capture's own code (fp_record_option()).
+ * refresh, the window, the view), the capture's sampling rows, read by the
+ * capture's own code (fp_record_option()), and the rows of every command
+ * that talks to a node (session.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
-#include "msg.h"
 #include "optparse.h"
+#include "session.h"
 #include "top_options.h"
 #include "../top/top_view.h"
 
-/* K_REC: a capture option, applied to cfg->rec under the row's name. */
-enum kind { K_REC, K_DUR, K_UINT, K_VIEW, K_SORT, K_SET };
+/* Each row's id is its kind: the engine's (FP_K_*), or how apply() reads
+ * the value (K_REC: a capture option, applied to cfg->rec under the row's
+ * name). */
+enum kind { K_REC, K_VIEW, K_SORT };
 
 #define F(field) offsetof(struct top_config, field)
+/* The capture's config comes first, so the shared rows of session.h and
+ * FP_NODE_COMMAND, which name its fields, land in it. */
+_Static_assert(offsetof(struct top_config, rec) == 0, "top_config.rec first");
 
 static const struct fp_opt options[] = {
-	{ "interval", 0, "DUR", K_DUR, F(interval_us), 0, 0,
+	{ "interval", 0, "DUR", FP_K_DUR, F(interval_us), 0, 0,
 	  "redraw every DUR (default 1s)" },
-	{ "window", 'w', "DUR", K_DUR, F(window_us), 0, 0,
+	{ "window", 'w', "DUR", FP_K_DUR, F(window_us), 0, 0,
 	  "count the shares over the last DUR (default 10s)" },
-	{ "iterations", 'n', "N", K_UINT, F(iterations), 1, 1000000,
+	{ "iterations", 'n', "N", FP_K_UINT, F(iterations), 1, 1000000,
 	  "stop after N refreshes (default: until 'q', Ctrl-C or SIGTERM)" },
-	{ "once", 0, NULL, K_SET, F(iterations), 1, 0,
+	{ "once", 0, NULL, FP_K_SET, F(iterations), 1, 0,
 	  "one refresh, then stop (the same as -n 1)" },
 	{ "view", 0, "VIEW", K_VIEW, F(view), 0, 0,
 	  "functions (default: the hottest functions) or processes (the busiest processes)" },
 	{ "sort", 0, "KEY", K_SORT, F(sort), 0, 0,
 	  "functions: self (default), total or function; processes: reductions (default), running, memory, queue or name" },
-	{ "rows", 0, "N", K_UINT, F(rows), 1, 100000,
+	{ "rows", 0, "N", FP_K_UINT, F(rows), 1, 100000,
 	  "rows of each plain table (default 20; on a terminal: as many as fit)" },
-	{ "plain", 0, NULL, K_SET, F(plain), 1, 0,
+	{ "plain", 0, NULL, FP_K_SET, F(plain), 1, 0,
 	  "print plain tables, one per refresh, even on a terminal" },
 	{ "top", 0, "N", K_REC, F(rec.top), 0, 0,
 	  "sample the N processes that gained the most reductions in each selection window (default 30)" },
@@ -50,19 +55,16 @@ static const struct fp_opt options[] = {
 	  "the capture's cost budget: while the node is busy, keep sampling under PCT of its schedulers (default 1%; 0: none)" },
 	{ "force", 0, NULL, K_REC, F(rec.force), 0, 0,
 	  "sample more than the load bound allows (--top x --hz beyond " FP_LOAD_BOUND_TEXT " samples/s)" },
-	{ "cookie-file", 0, "FILE", K_REC, F(rec.cookie_file), 0, 0,
-	  "read the node's cookie from FILE (default ~/.erlang.cookie)" },
-	{ "cookie", 0, "COOKIE", K_REC, F(rec.cookie), 0, 0,
-	  "the cookie itself: visible to every user in ps, prefer --cookie-file" },
-	{ "connect-timeout", 0, "DUR", K_REC, F(rec.connect_timeout_us), 0, 0,
-	  "give up connecting, and each setup request, after DUR (default 5s)" },
+	FP_ROW_COOKIE_FILE(struct fp_config),
+	FP_ROW_COOKIE(struct fp_config),
+	FP_ROW_CONNECT_TIMEOUT(struct fp_config),
 	{ "silence-timeout", 0, "DUR", K_REC, F(rec.silence_timeout_us), 0, 0,
 	  "call the node lost after DUR without a message from it (default 15s)" },
-	{ "node-name", 0, "NAME", K_REC, F(rec.node_name), 0, 0,
-	  "our own node name on the target (default flameprof_<user>: top and a capture exclude each other)" },
-	{ "quiet", 'q', NULL, K_REC, F(rec.verbosity), 0, 0, "print errors only" },
-	{ "verbose", 'v', NULL, K_REC, F(rec.verbosity), 0, 0, "also print each step (before and after the view)" },
-	{ "help", 'h', NULL, K_SET, F(help), 1, 0, "print this help" },
+	FP_ROW_NODE_NAME(struct fp_config,
+	  "our own node name on the target (default flameprof_<user>: top and a capture exclude each other)"),
+	FP_ROW_QUIET(struct fp_config),
+	FP_ROW_VERBOSE_HELP(struct fp_config, "also print each step (before and after the view)"),
+	FP_ROW_HELP(struct fp_config),
 };
 
 static const char *const fun_sorts[] = { "self", "total", "function" };
@@ -72,19 +74,9 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		 char *detail, size_t cap)
 {
 	struct top_config *cfg = ctx;
-	char *field = (char *)cfg + o->field;
 	switch ((enum kind)o->id) {
 	case K_REC:
 		return fp_record_option(&cfg->rec, o->name, val, spelled, detail, cap);
-	case K_DUR:
-		return fp_opt_duration(val, spelled, "1s", (int64_t *)field, detail, cap);
-	case K_UINT: {
-		long long v;
-		if (fp_opt_whole(o, val, spelled, &v, detail, cap) != FP_OPT_OK)
-			return FP_OPT_USAGE;
-		*(unsigned *)field = (unsigned)v;
-		return FP_OPT_OK;
-	}
 	case K_VIEW:
 		if (strcmp(val, "functions") == 0)
 			cfg->view = TOP_FUNCTIONS;
@@ -109,22 +101,14 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			return FP_OPT_USAGE;
 		}
 		return FP_OPT_OK;
-	case K_SET:
-		*(int *)field = (int)o->min;
-		return FP_OPT_OK;
 	}
 	snprintf(detail, cap, "%s: no such kind of option", spelled);
 	return FP_OPT_USAGE;
 }
 
-static int operand(void *ctx, const char *arg, char *detail, size_t cap)
+static void defaults(void *arg)
 {
-	struct top_config *cfg = ctx;
-	return fp_opt_one_node(&cfg->rec.node, arg, detail, cap);
-}
-
-static void defaults(struct top_config *cfg)
-{
+	struct top_config *cfg = arg;
 	memset(cfg, 0, sizeof *cfg);
 	fp_record_defaults(&cfg->rec);
 	/* lighter than a capture: a live view needs shares, not every stack */
@@ -142,7 +126,7 @@ static int check(void *arg, char *detail, size_t cap)
 {
 	struct top_config *cfg = arg;
 	const struct fp_config *r = &cfg->rec;
-	if (cfg->help)
+	if (r->help)
 		return FP_OPT_OK;
 	if (cfg->sort >= 100 && cfg->view == TOP_FUNCTIONS && cfg->sort != -1)
 		cfg->view = TOP_PROCESSES; /* a processes key picks its view */
@@ -176,7 +160,13 @@ static int check(void *arg, char *detail, size_t cap)
 	return FP_OPT_USAGE;
 }
 
-static const struct fp_command TOP = {
+static void config_free(void *arg)
+{
+	struct top_config *cfg = arg;
+	fp_config_free(&cfg->rec);
+}
+
+const struct fp_command fp_top_command = {
 	.name = "flameprof top",
 	.synopsis = "usage: flameprof top [options] NODE\n\n"
 		    "A live view of a running node, redrawn every second: the hottest functions\n"
@@ -196,40 +186,17 @@ static const struct fp_command TOP = {
 		  "See flameprof(1) and README.md.\n",
 	.help_column = 26,
 	.hint_inline = 0,
-	.opts = options,
-	.nopts = sizeof options / sizeof options[0],
-	.apply = apply,
-	.operand = operand,
-	.check = check,
+	.duration_eg = "1s",
+	FP_NODE_COMMAND(struct fp_config),
 };
 
-int top_parse_options(int argc, char **argv, struct top_config *cfg)
+static int top_run(void *cfg)
 {
-	defaults(cfg);
-	return fp_opt_command(&TOP, argc, argv, cfg);
-}
-
-void top_config_free(struct top_config *cfg)
-{
-	fp_config_free(&cfg->rec);
-}
-
-void top_print_help(void)
-{
-	fp_opt_help(&TOP, stdout);
+	return fp_top_run(cfg);
 }
 
 int top_main(int argc, char **argv)
 {
 	struct top_config cfg;
-	fp_help_command = "flameprof top --help";
-	int rc = top_parse_options(argc, argv, &cfg);
-	if (rc == 0 && cfg.help) {
-		top_print_help();
-	} else if (rc == 0) {
-		fp_verbosity = cfg.rec.verbosity;
-		rc = fp_top_run(&cfg);
-	}
-	top_config_free(&cfg);
-	return rc;
+	return fp_opt_main(&fp_top_command, argc, argv, &cfg, top_run);
 }

@@ -114,7 +114,10 @@ int node_tc_client_text(struct term_cursor *c, char **out)
 	return 0;
 }
 
-int node_tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity)
+/* The head of {Tag, Proto, ...}: *arity, and Tag in tag (of
+ * MAXATOMLEN_UTF8). @return 1 one of ours (Tag starts with prefix and
+ * Proto is proto), 0 not ours, -1 ours with another protocol. */
+static int tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity)
 {
 	int version;
 	long long p = -1;
@@ -128,7 +131,7 @@ int node_tc_head(struct term_cursor *c, const char *prefix, long long proto, cha
 	return 1;
 }
 
-int node_tc_started(struct term_cursor *c, unsigned *a, unsigned *b)
+static int tc_started(struct term_cursor *c, unsigned *a, unsigned *b)
 {
 	uint64_t x = 0, y = 0;
 	if (ei_skip_term(c->buf, &c->i) < 0 || node_tc_u64(c, &x) < 0 || node_tc_u64(c, &y) < 0)
@@ -138,7 +141,7 @@ int node_tc_started(struct term_cursor *c, unsigned *a, unsigned *b)
 	return 0;
 }
 
-int node_tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap)
+static int tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap)
 {
 	char *text = NULL;
 	int r;
@@ -151,18 +154,39 @@ int node_tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail
 	return 0;
 }
 
-int node_tc_open(struct term_cursor *c, size_t len, const char *prefix, long long proto, char *tag, int *arity,
-		 const struct node_tc_first *f)
+#define TC_MORE 3 /* ours, another tag: read on by tag and arity */
+
+/* Opens a tracer's message of len bytes: exactly one well-formed term
+ * (node_term_check()), its head (tc_head(): tag, arity), and the two
+ * first words into *f. @return NODE_TC_OTHER (not ours), NODE_TC_STARTED,
+ * NODE_TC_ERROR, TC_MORE (ours, another tag: the caller reads on by
+ * tag and arity), or -1 / -2 as the readers. */
+static int tc_open(struct term_cursor *c, size_t len, const char *prefix, long long proto, char *tag, int *arity,
+		   const struct node_tc_first *f)
 {
 	size_t n = strlen(prefix);
 	int r;
 	if (node_term_check(c->buf, len) < 0)
 		return node_tc_fail(c, "not one well-formed term");
-	if ((r = node_tc_head(c, prefix, proto, tag, arity)) <= 0)
+	if ((r = tc_head(c, prefix, proto, tag, arity)) <= 0)
 		return r < 0 ? r : NODE_TC_OTHER;
 	if (strcmp(tag + n, "started") == 0 && *arity == 5)
-		return node_tc_started(c, f->a, f->b) < 0 ? -1 : NODE_TC_STARTED;
+		return tc_started(c, f->a, f->b) < 0 ? -1 : NODE_TC_STARTED;
 	if (strcmp(tag + n, "error") == 0 && *arity == 4)
-		return (r = node_tc_error(c, f->reason, f->rcap, f->detail, f->dcap)) < 0 ? r : NODE_TC_ERROR;
-	return NODE_TC_MORE;
+		return (r = tc_error(c, f->reason, f->rcap, f->detail, f->dcap)) < 0 ? r : NODE_TC_ERROR;
+	return TC_MORE;
+}
+
+int node_tc_decode(const struct node_tc_proto *p, const char *buf, size_t len, const struct node_tc_first *f,
+		   void *out, char *err, size_t errlen)
+{
+	struct term_cursor c = { buf, 0, err, errlen };
+	char tag[MAXATOMLEN_UTF8];
+	int arity, r = tc_open(&c, len, p->prefix, p->proto, tag, &arity, f);
+	if (r != TC_MORE)
+		return r;
+	for (size_t k = 0; k < p->nbodies; k++)
+		if (strcmp(tag, p->bodies[k].tag) == 0 && arity == p->bodies[k].arity)
+			return (r = p->bodies[k].read(&c, out)) < 0 ? r : p->bodies[k].msg;
+	return node_tc_fail(&c, "unknown message '%s'/%d", tag, arity);
 }

@@ -31,32 +31,39 @@ int node_tc_text(struct term_cursor *c, char **out);
  * the run. */
 int node_tc_client_text(struct term_cursor *c, char **out);
 
-/* The head of {Tag, Proto, ...}: *arity, and Tag in tag (of
- * MAXATOMLEN_UTF8). @return 1 one of ours (Tag starts with prefix and
- * Proto is proto), 0 not ours, -1 ours with another protocol. */
-int node_tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity);
-/* The rest of a {Tag, Proto, Session, A, B} "started" message: skips the
- * session pid and reads the two counts, each capped at UINT32_MAX.
- * @return 0 or -1. */
-int node_tc_started(struct term_cursor *c, unsigned *a, unsigned *b);
-/* The body of {_, _, Reason, Detail}: an atom and a binary, the binary cut
- * to fit. @return 0, -1 or -2. */
-int node_tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap);
-
 /* What every tracer says first: {<prefix>started, Proto, Session, A, B}
- * or {<prefix>error, Proto, Reason, Detail}. */
+ * (the counts each capped at UINT32_MAX) or {<prefix>error, Proto, Reason,
+ * Detail} (an atom and a binary, cut to fit). */
 struct node_tc_first {
 	unsigned *a, *b;
 	char *reason, *detail;
 	size_t rcap, dcap;
 };
-enum { NODE_TC_OTHER, NODE_TC_STARTED, NODE_TC_ERROR, NODE_TC_MORE };
-/* Opens a tracer's message of len bytes: exactly one well-formed term
- * (node_term_check()), its head (node_tc_head(): tag, arity), and the two
- * first words into *f. @return NODE_TC_OTHER (not ours), NODE_TC_STARTED,
- * NODE_TC_ERROR, NODE_TC_MORE (ours, another tag: the caller reads on by
- * tag and arity), or -1 / -2 as the readers. */
-int node_tc_open(struct term_cursor *c, size_t len, const char *prefix, long long proto, char *tag, int *arity,
-		 const struct node_tc_first *f);
+enum { NODE_TC_OTHER, NODE_TC_STARTED, NODE_TC_ERROR };
+
+/* A message a tracer sends after its first words: {Tag, Proto, ...} of
+ * this arity, read by read() into the caller's message out (read() frees
+ * what it read when it fails; @return 0, -1 or -2), said as msg. */
+struct node_tc_body {
+	const char *tag;
+	int arity;
+	int msg;
+	int (*read)(struct term_cursor *c, void *out);
+};
+/* A tracer's words: their tag prefix ("fp_calls_"), protocol, and bodies. */
+struct node_tc_proto {
+	const char *prefix;
+	long long proto;
+	const struct node_tc_body *bodies;
+	size_t nbodies;
+};
+/* Decodes one message of len bytes of the tracer p speaks for: exactly
+ * one well-formed term (node_term_check()), its head {Tag, Proto, ...}
+ * (Tag starting with p's prefix, Proto p's protocol), the first words read
+ * into *f, any other tag by the body of its tag and arity into out. The caller's codes start as NODE_TC_OTHER, NODE_TC_STARTED,
+ * NODE_TC_ERROR. @return one of those three, the body's msg, or -1
+ * (malformed, err says why; a tag of ours with no body too) / -2. */
+int node_tc_decode(const struct node_tc_proto *p, const char *buf, size_t len, const struct node_tc_first *f,
+		   void *out, char *err, size_t errlen);
 
 #endif

@@ -72,15 +72,8 @@
 %%     Left: those still carrying one when we gave up
 %% From the sink: stop.
 -module(flameprof_requests).
--export([init/1, session/2]).
--on_load(watchdog/0).
-
-%% tr_open/1 and the rest of where patterns and flags go; attempt/1
--include("fp_trace_session.hrl").
 
 -define(PROTO, 1).
--define(LOCK, flameprof_tracer).
--define(WATCHDOG_MS, 60000).
 -define(SWEEP_DELAY_MS, 200).
 -define(ERROR_TAG, fp_req_error).
 -define(TICK_MS, 20).
@@ -95,6 +88,8 @@
 -define(TOKEN_MAX_MS, 5000).
 -define(TOKEN_ROUND_MS, 100).
 -define(TOKEN_QUIET_ROUNDS, 5).
+%% init/1 and session/2 exported, the watchdog (on_load), the guardian,
+%% tr_open/1 and the rest of where patterns and flags go
 -include("fp_trace_common.hrl").
 
 %% ---------------------------------------------------------------- start

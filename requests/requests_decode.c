@@ -155,29 +155,34 @@ void req_window_free(struct req_window *w)
 	memset(w, 0, sizeof *w);
 }
 
+static int read_window(struct term_cursor *c, void *out)
+{
+	struct req_msg *m = out;
+	int r = get_window(c, &m->window);
+	if (r < 0)
+		req_window_free(&m->window);
+	return r;
+}
+
+static int read_stopped(struct term_cursor *c, void *out)
+{
+	struct req_msg *m = out;
+	return node_tc_u64(c, &m->tokens_cleared) < 0 || node_tc_u64(c, &m->tokens_left) < 0 ? -1 : 0;
+}
+
+_Static_assert((int)REQ_MSG_OTHER == NODE_TC_OTHER && (int)REQ_MSG_STARTED == NODE_TC_STARTED &&
+		       (int)REQ_MSG_ERROR == NODE_TC_ERROR,
+	       "the first words' codes are node_tc_decode()'s");
+static const struct node_tc_body bodies[] = {
+	{ "fp_req_window", 6, REQ_MSG_WINDOW, read_window },
+	{ "fp_req_stopped", 4, REQ_MSG_STOPPED, read_stopped },
+};
+static const struct node_tc_proto tracer = { "fp_req_", PROTO, bodies, sizeof bodies / sizeof bodies[0] };
+
 int req_decode(const char *buf, size_t len, struct req_msg *out, char *err, size_t errlen)
 {
-	struct term_cursor c = { buf, 0, err, errlen };
-	char tag[MAXATOMLEN_UTF8];
-	int arity, r;
 	struct node_tc_first f = { &out->nentry, &out->ntier, out->reason, out->detail, sizeof out->reason,
 				   sizeof out->detail };
-
 	memset(out, 0, sizeof *out);
-	r = node_tc_open(&c, len, "fp_req_", PROTO, tag, &arity, &f);
-	if (r != NODE_TC_MORE)
-		return r < 0 ? r : r == NODE_TC_STARTED ? REQ_MSG_STARTED : r == NODE_TC_ERROR ? REQ_MSG_ERROR : REQ_MSG_OTHER;
-	if (strcmp(tag, "fp_req_window") == 0 && arity == 6) {
-		if ((r = get_window(&c, &out->window)) < 0) {
-			req_window_free(&out->window);
-			return r;
-		}
-		return REQ_MSG_WINDOW;
-	}
-	if (strcmp(tag, "fp_req_stopped") == 0 && arity == 4) {
-		if (node_tc_u64(&c, &out->tokens_cleared) < 0 || node_tc_u64(&c, &out->tokens_left) < 0)
-			return -1;
-		return REQ_MSG_STOPPED;
-	}
-	return node_tc_fail(&c, "unknown message '%s'/%d", tag, arity);
+	return node_tc_decode(&tracer, buf, len, &f, out, err, errlen);
 }

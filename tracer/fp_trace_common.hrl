@@ -6,12 +6,27 @@
 %% node alone, so the code is compiled into each; the embedded source is
 %% preprocessed, includes and all).
 %%
-%% The including module defines ?LOCK, ?PROTO, ?WATCHDOG_MS, ?ERROR_TAG
-%% (the tag of its error message to the sink) and these functions:
+%% Included right after -module and the module's own -defines: it exports
+%% init/1 (the guardian) and session/2, makes the watchdog the module's
+%% on_load, and includes fp_trace_session.hrl. The including module defines
+%% ?PROTO (its messages' protocol) and ?ERROR_TAG (the tag of its error
+%% message to the sink) and these functions:
 %%   guard_set(Opts) -> Set       what the guardian knows at the start
 %%   guard_setting(Msg, Set) -> Set   a {setting, ...} message of its session
 %%   guard_died(Set, Session)     cleanup after a session that died
 %%   sweep(Set, Session)          the second sweep after the session ended
+
+%% init/1: the guardian below; session/2: the including module's session
+-export([init/1, session/2]).
+-on_load(watchdog/0).
+
+%% the lock both tracers take (node/lock.c registers it for them)
+-define(LOCK, flameprof_tracer).
+%% how long a copy nobody started stays loaded
+-define(WATCHDOG_MS, 60000).
+
+%% tr_open/1 and the rest of where patterns and flags go; attempt/1
+-include("fp_trace_session.hrl").
 
 %% flameprof takes the lock, loads this module, then starts it in a second
 %% request; if it dies in between, nothing else would remove the module. A

@@ -2,7 +2,8 @@
  * test_optparse.c - the one option engine (cli/optparse.c) on a small
  * command of its own: every spelling of an option and its value, "--" and
  * "-", each usage error's sentence, what stops parsing, and --help from
- * the table. The commands' own tables are tested through them
+ * the table; the kinds the engine reads itself, the NODE operand and a
+ * command's whole life (fp_opt_main()). The commands' own tables are tested through them
  * (test_report_parse.c, tests/e2e/fault_options.t, man_options.t).
  */
 #include <stdarg.h>
@@ -11,7 +12,9 @@
 #include <string.h>
 
 #include "tap.h"
+#include "../../cli/msg.h"
 #include "../../cli/optparse.h"
+#include "../../common/names.h"
 
 enum { T_NAME, T_COUNT, T_QUIET, T_HELP, T_SECRET };
 
@@ -138,10 +141,123 @@ static void test_help(void)
 	free(buf);
 }
 
+/* ---------------------------------------------------------------- a node command */
+
+struct ncfg {
+	const char *node, *s;
+	unsigned n;
+	int i, set, lang, own, help, verbosity;
+	int64_t dur, tmo;
+	int defaulted, freed, ran;
+};
+
+enum { N_OWN };
+#define NF(field) offsetof(struct ncfg, field)
+static const struct fp_opt NOPTS[] = {
+	{ "n", 0, "N", FP_K_UINT, NF(n), 1, 10, "a count" },
+	{ "i", 0, "N", FP_K_INT, NF(i), -5, 5, "an int" },
+	{ "dur", 0, "DUR", FP_K_DUR, NF(dur), 0, 0, "a duration" },
+	{ "tmo", 0, "DUR", FP_K_TIMEOUT, NF(tmo), 0, 0, "a timeout" },
+	{ "s", 0, "TEXT", FP_K_STR, NF(s), 0, 0, "a text" },
+	{ "set", 0, NULL, FP_K_SET, NF(set), 7, 0, "a switch" },
+	{ "names", 0, "LANG", FP_K_NAMES, NF(lang), 0, 0, "a spelling" },
+	{ "own", 0, NULL, N_OWN, 0, 0, 0, "the command's own" },
+	{ "verbose", 'v', NULL, FP_K_SET, NF(verbosity), 2, 0, "more" },
+};
+
+static int napply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled, char *detail,
+		  size_t cap)
+{
+	(void)o, (void)val, (void)spelled, (void)detail, (void)cap;
+	((struct ncfg *)ctx)->own = 1;
+	return FP_OPT_OK;
+}
+
+static void ndefaults(void *ctx)
+{
+	memset(ctx, 0, sizeof(struct ncfg));
+	((struct ncfg *)ctx)->verbosity = 1;
+	((struct ncfg *)ctx)->defaulted = 1;
+}
+
+static void nfree(void *ctx)
+{
+	((struct ncfg *)ctx)->freed++;
+}
+
+static struct ncfg last; /* what run() saw */
+static int nrun(void *ctx)
+{
+	last = *(struct ncfg *)ctx;
+	last.ran = fp_verbosity;
+	return 42;
+}
+
+static const struct fp_command NCMD = {
+	.name = "tool node", .synopsis = "", .epilog = "", .help_column = 10,
+	.opts = NOPTS, .nopts = sizeof NOPTS / sizeof NOPTS[0], .apply = napply,
+	.duration_eg = "7s", .defaults = ndefaults, .free = nfree,
+	.node_field = NF(node), .help_field = NF(help), .verbosity_field = NF(verbosity),
+};
+
+static int nparse(struct ncfg *c, char *detail, const char *a, const char *b)
+{
+	char *av[] = { "node", (char *)a, (char *)b, NULL };
+	ndefaults(c);
+	return fp_opt_parse(&NCMD, b ? 3 : a ? 2 : 1, av, c, detail, 256);
+}
+
+static void test_kinds(void)
+{
+	struct ncfg c;
+	char d[256];
+	char *av[] = { "node", "--n", "3", "--i=-2", "--dur", "2s", "--tmo", "500ms", "--s", "x", "--set",
+		       "--names", "erlang", "--own", "a@h" };
+	ndefaults(&c);
+	is_int(fp_opt_parse(&NCMD, 15, av, &c, d, sizeof d), FP_OPT_OK, "every kind parses");
+	ok(c.n == 3 && c.i == -2, "FP_K_UINT and FP_K_INT within their bounds");
+	ok(c.dur == 2000000 && c.tmo == 500000, "FP_K_DUR and FP_K_TIMEOUT in microseconds");
+	ok(c.s == av[9] && c.set == 7 && c.lang == FP_NAMES_ERLANG, "FP_K_STR is argv's, FP_K_SET stores min, --names");
+	ok(c.own == 1, "the command's own kind goes to its apply()");
+	is_str(c.node, "a@h", "the NODE operand lands at node_field");
+	is_int(nparse(&c, d, "--n", "11"), FP_OPT_USAGE, "a number out of bounds");
+	is_str(d, "'11' is not a valid value for --n: give a whole number from 1 to 10", "... says the bounds");
+	nparse(&c, d, "--dur", "x");
+	is_str(d, "'x' is not a valid duration for --dur: write e.g. 500ms, 7s, 2m or 1h",
+	       "FP_K_DUR's example is the command's");
+	nparse(&c, d, "--tmo", "x");
+	is_str(d, "'x' is not a valid duration for --tmo: write e.g. 500ms, 5s, 2m or 1h",
+	       "FP_K_TIMEOUT's is 5s in every command");
+	nparse(&c, d, "--names", "x");
+	is_str(d, "'x' is not a valid value for --names: give elixir, erlang or auto", "--names refused");
+	is_int(nparse(&c, d, "a@h", "b@h"), FP_OPT_USAGE, "a second node");
+	is_str(d, "one node at a time: 'a@h' and 'b@h' given (only the capture, 'flameprof NODE...', takes several)",
+	       "... says both, and which command takes several");
+}
+
+static void test_main(void)
+{
+	struct ncfg c;
+	char *av[] = { "node", "-v", "--n", "2", "a@h", NULL };
+	memset(&last, 0, sizeof last);
+	is_int(fp_opt_main(&NCMD, 5, av, &c, nrun), 42, "fp_opt_main returns run()'s status");
+	ok(last.defaulted && last.n == 2 && last.node && !strcmp(last.node, "a@h"), "run() sees the defaults and argv");
+	is_int(last.ran, 2, "the verbosity is set before run()");
+	is_int(c.freed, 1, "the config is freed after");
+	is_str(fp_help_command, "tool node --help", "a usage error points to the command's --help");
+	char *bad[] = { "node", "--n", "0", NULL };
+	memset(&last, 0, sizeof last);
+	fp_verbosity = 1;
+	is_int(fp_opt_main(&NCMD, 3, bad, &c, nrun), 64, "a usage error: 64");
+	ok(!last.defaulted && c.freed == 1, "run() is not called; the config is freed");
+}
+
 int main(void)
 {
 	subtest("spellings", test_spellings);
 	subtest("usage errors", test_errors);
 	subtest("--help", test_help);
+	subtest("the engine's kinds and NODE", test_kinds);
+	subtest("fp_opt_main", test_main);
 	return done_testing();
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include "agent_ctl.h"
+#include "lang.h"
 #include "msg.h"
 #include "session.h"
 #include "top_options.h"
@@ -312,6 +313,7 @@ static int start(struct top *t)
 	if ((e = sampler_start(&t->sampler, t->nc.n, &so)) < 0)
 		return fp_node_fail(&t->nc, e);
 	t->node = node_own_name(t->nc.n);
+	top_view_set_elixir(t->view, fp_lang_elixir(rec->lang, t->nc.n));
 	const char *missing;
 	if (sampler_missing(t->sampler, &missing))
 		fp_warn("no live process on '%s' for %s; watching the others", rec->node, missing);

@@ -51,6 +51,8 @@ static const struct fp_opt options[] = {
 	  "also sample this process, e.g. '<0.123.0>' (repeatable)" },
 	{ "name", 0, "NAME", K_REC, F(rec.names), 0, 0,
 	  "also sample this registered process (repeatable)" },
+	{ "names", 0, "LANG", FP_K_NAMES, F(rec.lang), 0, 0,
+	  "spell functions and names as elixir (Shop.Pricing.handle_call/3, :gen_server.loop/7) or erlang does; auto (default): elixir when the node runs the elixir application" },
 	{ "max-cost", 0, "PCT", K_REC, F(rec.max_cost_ppm), 0, 0,
 	  "the capture's cost budget: while the node is busy, keep sampling under PCT of its schedulers (default 1%; 0: none)" },
 	{ "force", 0, NULL, K_REC, F(rec.force), 0, 0,

@@ -14,6 +14,7 @@
 #include "../common/ctl_escape.h"
 #include "../common/grow.h"
 #include "../common/hash.h"
+#include "../common/names.h"
 #include "../common/slots.h"
 
 #define NAME_MAX_BYTES 1100 /* module:function/arity, escaped, cut */
@@ -54,6 +55,7 @@ struct top_view {
 	uint32_t *pslots;
 	uint64_t *oncpu, *all; /* per slot */
 	int sort_table, sort_key; /* for the comparators */
+	int elixir;               /* names in Elixir's spelling (top_view_set_elixir) */
 };
 
 const char *top_sort_name(enum top_table t, int k)
@@ -112,8 +114,33 @@ void top_view_free(top_view *v)
 	free(v);
 }
 
-/* "module:function/arity" of a frame, escaped for a terminal. */
-static void frame_name(const struct fp_frame *fr, char *out, size_t cap)
+void top_view_set_elixir(top_view *v, int on)
+{
+	v->elixir = on;
+}
+
+/* buf (a name as the node writes it, escaped) in Elixir's spelling when
+ * the view is asked for it: a code name as Elixir's stack traces write it,
+ * an alias (a registered name Elixir.Shop.Pricer) without its Elixir. */
+static void spell(const top_view *v, char *buf, size_t cap)
+{
+	char out[2 * NAME_MAX_BYTES + 64];
+	size_t len = strlen(buf);
+	long n;
+	if (!v->elixir)
+		return;
+	if ((n = fp_names_elixir(0, buf, len, out, sizeof out)) >= 0) {
+		size_t k = (size_t)n < cap ? (size_t)n : cap - 1; /* cut as frame_name() cuts */
+		memcpy(buf, out, k);
+		buf[k] = '\0';
+	} else if (len > 7 && memcmp(buf, "Elixir.", 7) == 0) {
+		memmove(buf, buf + 7, len - 7 + 1);
+	}
+}
+
+/* "module:function/arity" of a frame, escaped for a terminal, in the
+ * view's spelling. */
+static void frame_name(const top_view *v, const struct fp_frame *fr, char *out, size_t cap)
 {
 	size_t n = fp_ctl_escape(out, cap, fr->module.ptr, fr->module.len);
 	if (n + 2 < cap) {
@@ -122,6 +149,7 @@ static void frame_name(const struct fp_frame *fr, char *out, size_t cap)
 	}
 	if (n + 12 < cap && fr->arity >= 0)
 		snprintf(out + n, cap - n, "/%d", fr->arity);
+	spell(v, out, cap);
 }
 
 /* The entry of function `name`, added with zero counts if new. @return
@@ -173,11 +201,14 @@ static struct proc *proc_of(top_view *v, uint32_t number, uint32_t serial)
 	return &v->proc[v->nproc++];
 }
 
-/* Replaces *dst by an escaped copy of src (kept when equal or out of memory). */
-static void set_text(char **dst, const char *src, size_t len)
+/* Replaces *dst by an escaped copy of src (kept when equal or out of
+ * memory), in the view's spelling when v is given. */
+static void set_text(const top_view *v, char **dst, const char *src, size_t len)
 {
 	char buf[NAME_MAX_BYTES];
 	fp_ctl_escape(buf, sizeof buf, src, len);
+	if (v)
+		spell(v, buf, sizeof buf);
 	if (*dst && strcmp(*dst, buf) == 0)
 		return;
 	char *c = strdup(buf);
@@ -205,12 +236,12 @@ int top_view_add(top_view *v, const struct fp_sample *s)
 	p->memory = s->metrics[FP_M_MEMORY];
 	p->queue = s->metrics[FP_M_MESSAGE_QUEUE_LEN];
 	if (s->name.len)
-		set_text(&p->label, s->name.ptr, s->name.len);
+		set_text(v, &p->label, s->name.ptr, s->name.len);
 	else if (s->initial_call.len)
-		set_text(&p->label, s->initial_call.ptr, s->initial_call.len);
+		set_text(v, &p->label, s->initial_call.ptr, s->initial_call.len);
 	if (s->nframes) {
-		frame_name(s->frames[0], name, sizeof name);
-		set_text(&p->current, name, strlen(name));
+		frame_name(v, s->frames[0], name, sizeof name);
+		set_text(NULL, &p->current, name, strlen(name)); /* spelled already */
 	}
 	v->all[cur]++;
 	if (!oncpu)
@@ -218,7 +249,7 @@ int top_view_add(top_view *v, const struct fp_sample *s)
 	v->oncpu[cur]++;
 	v->stamp++;
 	for (size_t k = 0; k < s->nframes; k++) {
-		frame_name(s->frames[k], name, sizeof name);
+		frame_name(v, s->frames[k], name, sizeof name);
 		long i = fun_index(v, name);
 		if (i < 0)
 			return -1;

@@ -32,6 +32,10 @@ const char *top_sort_name(enum top_table t, int k);
  * of memory or slots is out of range. */
 top_view *top_view_create(unsigned slots);
 void top_view_free(top_view *v);
+/* Names from now on in Elixir's spelling (Shop.Pricing.handle_call/3,
+ * :gen_server.loop/7, a registered Shop.Pricer without its Elixir.), as
+ * `--names elixir` asks; the default is Erlang's, as the node writes them. */
+void top_view_set_elixir(top_view *v, int on);
 
 /* Counts one sample in the current slot: its functions (on-CPU samples:
  * running or garbage_collecting; self for the leaf, total once per sample

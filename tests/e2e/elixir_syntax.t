@@ -11,6 +11,7 @@
 # - requests --entry/--tier/--full and record --tier in Elixir's syntax;
 # - calls and requests print Elixir's spelling (--names auto), Erlang's
 #   with --names erlang;
+# - top shows Elixir's spelling, Erlang's with --names erlang;
 # - the node is left clean after each run.
 . "$(dirname "$0")/../lib.sh"
 if ! command -v elixir >/dev/null 2>&1; then
@@ -103,4 +104,17 @@ check "... the supervisor (registered as an alias) is found: no warning of a mis
 check "... and sampled (its name frame)" sh -c "zstd -dcq $T_DIR/out/flameprof_*.perf.zst | grep -q 'name:Elixir.Shop.Supervisor'"
 check "samples carry the tier frame" sh -c "zstd -dcq $T_DIR/out/flameprof_*.perf.zst | grep -q 'tier:pricing'"
 check "the node is left clean after record" node_clean_within 10 "$NODE"
+# top spells as the node's language does (--names auto), Erlang's with --names erlang
+fpt -n 3 --interval 500ms --every 500ms --view processes --rows 60 --name Shop.Supervisor "$NODE"
+is "$FP_RC" 0 "top on the Elixir node exits 0"
+sed "s/^/#   /" "$T_DIR/fp.out"
+check "top: the supervisor by its alias, Shop.Supervisor" grep -q ' Shop\.Supervisor ' "$T_DIR/fp.out"
+check "top: no name in Erlang's spelling of Elixir code" sh -c "! grep -q 'Elixir\.' '$T_DIR/fp.out'"
+fpt -n 3 --interval 500ms --every 500ms --rows 60 "$NODE"
+sed "s/^/#   /" "$T_DIR/fp.out"
+check "top's functions: Elixir's spelling (Module.fun/N or :mod.fun/N), none in Erlang's" \
+	sh -c "grep -Eq '(^| )(:[a-z_]+|[A-Z][A-Za-z.]*)\.[a-z_]+[!?]?/[0-9]+' '$T_DIR/fp.out' && ! grep -q 'Elixir\.' '$T_DIR/fp.out'"
+fpt --names erlang -n 3 --interval 500ms --every 500ms --view processes --rows 60 --name Shop.Supervisor "$NODE"
+check "top --names erlang: the node's atom 'Elixir.Shop.Supervisor'" grep -q 'Elixir\.Shop\.Supervisor' "$T_DIR/fp.out"
+check "the node is left clean after top" node_clean_within 10 "$NODE"
 finish

@@ -22,7 +22,7 @@ C=$NODE
 C_PID=$NODE_PID
 odir="$T_DIR/out"
 
-fp_bg --duration 8s --every 500ms --flush 500ms --silence-timeout 3s -o "$odir" "$A" "$B" "$C"
+fp_bg --connect-timeout 30s --duration 8s --every 500ms --flush 500ms --silence-timeout 3s -o "$odir" "$A" "$B" "$C"
 check "node C's file is being written" wait_until 30 sh -c "ls -A '$odir' | grep -q '^\.flameprof_mnc_'"
 sleep 1
 kill_quietly 9 "$C_PID"
@@ -45,7 +45,7 @@ check "node A is clean afterwards" node_clean "$A"
 check "node B is clean afterwards" node_clean "$B"
 
 # SIGTERM stops every node cleanly
-fp_bg --every 500ms -o "$T_DIR/out5" "$A" "$B"
+fp_bg --connect-timeout 30s --every 500ms -o "$T_DIR/out5" "$A" "$B"
 check "both nodes' files are being written" wait_until 30 sh -c "ls -A '$T_DIR/out5' | grep -q '^\.flameprof_mna_' && ls -A '$T_DIR/out5' | grep -q '^\.flameprof_mnb_'"
 kill -TERM "$FP_PID"
 fp_wait 60
@@ -69,7 +69,7 @@ check "node A is clean afterwards" node_clean "$A"
 HOLDER=$!
 T_PIDS="$T_PIDS $HOLDER"
 check "another flameprof holds node A" wait_until 30 sh -c "ls -A '$T_DIR/held' 2>/dev/null | grep -q '^\.flameprof_mna_'"
-fp --duration 2s --every 500ms -o "$T_DIR/out6" "$A" "$B"
+fp --connect-timeout 30s --duration 2s --every 500ms -o "$T_DIR/out6" "$A" "$B"
 is "$FP_RC" 79 "a node held by another flameprof among a free one: exit 79"
 is "$(fp_errors | wc -l)" 1 "one error sentence: $(fp_errors | head -1)"
 check "it names the held node" grep -q "'$A'" <<<"$(fp_errors)"

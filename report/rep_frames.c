@@ -18,6 +18,7 @@ struct entry {
 	uint32_t raw_off, raw_len, name_off, name_len, dso_off, dso_len, line_off, line_len;
 	uint32_t hash, mark;
 	uint8_t kind;
+	uint8_t elixir; /* spelled as Elixir does: part of the key (files of several nodes) */
 };
 
 struct rep_frames_s {
@@ -110,13 +111,16 @@ static int elixir_name(rep_frames *t, struct entry *e)
 uint32_t rep_frames_intern(rep_frames *t, enum rep_kind kind, const char *raw, size_t len,
 			   const char *dso, size_t dso_len, int *is_new)
 {
-	uint32_t h = fp_hash32(kind, raw, len);
+	/* a frame of an Elixir node's file and the same frame of an Erlang
+	 * node's file are two entries: each is drawn in its node's spelling */
+	uint8_t elixir = t->elixir && (kind == REP_K_CODE || kind == REP_K_CATEGORY);
+	uint32_t h = fp_hash32(kind + (elixir ? 0x100u : 0), raw, len);
 	size_t j = h & (t->nslots - 1);
 	struct entry *e;
 	long roff, noff, doff;
 	while (t->slots[j]) {
 		e = &t->v[t->slots[j] - 1];
-		if (e->hash == h && e->kind == kind && e->raw_len == len &&
+		if (e->hash == h && e->kind == kind && e->elixir == elixir && e->raw_len == len &&
 		    memcmp(t->pool + e->raw_off, raw, len) == 0) {
 			if (is_new)
 				*is_new = 0;
@@ -156,7 +160,8 @@ uint32_t rep_frames_intern(rep_frames *t, enum rep_kind kind, const char *raw, s
 	e->line_len = (uint32_t)len;
 	e->hash = h;
 	e->kind = (uint8_t)kind;
-	if (t->elixir && (kind == REP_K_CODE || kind == REP_K_CATEGORY) && elixir_name(t, e) != 0)
+	e->elixir = elixir;
+	if (elixir && elixir_name(t, e) != 0)
 		return REP_NO_FRAME;
 	fp_slots_put(t->slots, t->nslots, h, t->n);
 	t->n++;

@@ -35,7 +35,9 @@ struct rep_frame_info {
 rep_frames *rep_frames_create(void);
 void rep_frames_free(rep_frames *t);
 /* Frames interned from now on get Elixir's spelling as their name
- * (report/rep_names.h) when elixir is 1; call before the first intern. */
+ * (report/rep_names.h) when elixir is 1, Erlang's when 0: set before each
+ * file's frames (the files of an Elixir node and of an Erlang node each
+ * drawn in their own spelling; one frame so spelled is one entry). */
 void rep_frames_set_elixir(rep_frames *t, int elixir);
 
 /* @return the frame's id (new or old), or REP_NO_FRAME when out of memory.

@@ -143,12 +143,15 @@ static int read_file(struct run *r, rep_collect *c, const char *path, size_t *in
 }
 
 /* by_node: each file's events under a frame node:NAME (files of several
- * nodes drawn together; pprof has a node label instead). */
+ * nodes drawn together; pprof has a node label instead). each_names: each
+ * file's frames in the spelling its header asks for. */
 static int read_all(struct run *r, rep_collect *c, const struct rep_file *files, size_t n,
-		    rep_pprof *pp, int by_node, size_t *indexed)
+		    rep_pprof *pp, int by_node, int each_names, size_t *indexed)
 {
 	for (size_t i = 0; i < n; i++) {
 		int rc;
+		if (each_names)
+			rep_frames_set_elixir(rep_collect_frames(c), files[i].names == FP_NAMES_ELIXIR);
 		if (by_node && rep_collect_set_node(c, files[i].node) != 0)
 			return collect_failed(r, c, files[i].path, REP_C_NOMEM);
 		if (pp && rep_pprof_set_node(pp, files[i].node) != 0)
@@ -176,7 +179,7 @@ static int pick_nodes(struct run *r, struct rep_file *files, size_t *n)
 		return fail(r, REP_E_NOINPUT, "cannot find files of node '%s' in %s (%s %s; see --node)",
 			    missing, where, cfg->ninputs == 1 ? "it holds" : "they hold", list);
 	*n = rep_files_keep_nodes(files, *n, cfg->nodes, cfg->nnodes);
-	if (cfg->nnodes == 0 && nodes > 1)
+	if (cfg->nnodes == 0 && nodes > 1 && !cfg->quiet)
 		say(r, REP_SAY_INFO, "%s %s the files of %zu nodes (%s); drawing them together, each "
 		    "under a frame node:NAME (--node NODE draws one)", where,
 		    cfg->ninputs == 1 ? "holds" : "hold", nodes, list);
@@ -233,15 +236,18 @@ static int gather(struct run *r, struct rep_file **out, size_t *nout)
 }
 
 /* Whether the frames are drawn in Elixir's spelling: as --names says, else
- * as the capture chose (the files' headers: any file of an Elixir node). */
+ * as the capture chose (the files' headers). @return NAMES_ERLANG,
+ * NAMES_ELIXIR, or NAMES_EACH: files of Elixir nodes and of Erlang nodes
+ * (a cluster's directory), each file drawn in its own node's spelling. */
+enum { NAMES_ERLANG, NAMES_ELIXIR, NAMES_EACH };
 static int elixir_names(const struct rep_config *cfg, const struct rep_file *files, size_t n)
 {
-	int elixir = 0;
+	size_t elixir = 0;
 	if (cfg->names != FP_NAMES_AUTO)
-		return cfg->names == FP_NAMES_ELIXIR;
+		return cfg->names == FP_NAMES_ELIXIR ? NAMES_ELIXIR : NAMES_ERLANG;
 	for (size_t i = 0; i < n; i++)
-		elixir |= files[i].names == FP_NAMES_ELIXIR;
-	return elixir;
+		elixir += files[i].names == FP_NAMES_ELIXIR;
+	return elixir == 0 ? NAMES_ERLANG : elixir == n ? NAMES_ELIXIR : NAMES_EACH;
 }
 
 /* Writes one format into an output opened aside (rotate/outfile.h).
@@ -348,7 +354,7 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 	if ((t0 = rep_files_t0(files, nfiles)) != REP_NO_TIME)
 		rep_collect_set_t0(c, t0);
 	int elixir = elixir_names(cfg, files, nfiles);
-	rep_frames_set_elixir(rep_collect_frames(c), elixir);
+	rep_frames_set_elixir(rep_collect_frames(c), elixir == NAMES_ELIXIR);
 	if (cfg->format == REP_F_PPROF) {
 		if (!(pp = rep_pprof_create())) {
 			rc = fail(r, REP_E_NOMEM, "cannot start: out of memory");
@@ -357,15 +363,18 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 		rep_collect_on_kept(c, rep_pprof_kept, pp);
 	}
 	int by_node = cfg->format != REP_F_PPROF && rep_files_nodes(files, nfiles, NULL, 0) > 1;
-	if ((rc = read_all(r, c, files, nfiles, pp, by_node, &indexed)) != 0)
+	if ((rc = read_all(r, c, files, nfiles, pp, by_node, elixir == NAMES_EACH, &indexed)) != 0)
 		goto out;
 	const struct rep_stats *st = rep_collect_stats(c);
 	if (!cfg->quiet && st->events)
 		say(r, REP_SAY_INFO, "read %llu events from %zu file%s (%zu through the report index)",
 		    (unsigned long long)st->events, nfiles, nfiles == 1 ? "" : "s", indexed);
-	if (!cfg->quiet && st->events && elixir)
+	if (!cfg->quiet && st->events && elixir == NAMES_ELIXIR)
 		say(r, REP_SAY_INFO, "frames in Elixir's names (%s; --names erlang for Erlang's)",
 		    cfg->names == FP_NAMES_ELIXIR ? "--names elixir" : "the capture's choice");
+	if (!cfg->quiet && st->events && elixir == NAMES_EACH)
+		say(r, REP_SAY_INFO, "frames in each node's own language, as its capture chose (--names "
+		    "elixir or --names erlang draws all in one)");
 	if (st->events == 0) {
 		rc = fail(r, REP_E_DATA, "cannot find any event in %s'%s' (is it perf script text?)",
 			  nfiles > 1 ? "the files from " : "",

@@ -139,6 +139,7 @@ check "no tracer is left at the end" wait_until 5 tracer_gone "$NODE"
 
 # an Erlang node beside it: --names auto writes nothing, so its files are as
 # they always were, and the report draws Erlang's names
+ELIXIR_NODE=$NODE
 compile_workloads && start_node plain "fp_busy:start(1)" || exit 1
 fp --top 5 --every 1s --duration 1500ms -o "$T_DIR/plain" "$NODE"
 is "$FP_RC" 0 "record on an Erlang node exits 0"
@@ -146,6 +147,14 @@ check "its header says nothing of names" sh -c "! zstd -dcq $T_DIR/plain/flamepr
 "$FLAMEPROF" report -q -f folded -o "$T_DIR/p.folded" "$T_DIR/plain"
 check "its report keeps Erlang's spelling (mod:fun/arity)" grep -Eq ';[a-z_]+:[a-z_0-9]+/[0-9]+( |;)' "$T_DIR/p.folded"
 check "... and no Elixir spelling" sh -c "! grep -q ';:' '$T_DIR/p.folded'"
+# both nodes' files in one directory: each node drawn in its own language
+mkdir "$T_DIR/both" && cp "$T_DIR"/out/flameprof_*.perf.zst "$T_DIR"/plain/flameprof_*.perf.zst "$T_DIR/both/"
+"$FLAMEPROF" report -f folded -o "$T_DIR/b.folded" "$T_DIR/both" 2>"$T_DIR/b.err"
+is "$?" 0 "report of the Elixir node's and the Erlang node's files together exits 0"
+check "... it says each node is drawn in its own language" grep -q "frames in each node's own language" "$T_DIR/b.err"
+check "... the Elixir node's stacks in Elixir's spelling" sh -c "grep '^node:$ELIXIR_NODE;' '$T_DIR/b.folded' | grep -q 'Shop.Pricing.handle_call/3'"
+check "... none of them in Erlang's spelling of Elixir code" sh -c "! grep '^node:$ELIXIR_NODE;' '$T_DIR/b.folded' | grep -q 'Elixir\.'"
+check "... the Erlang node's stacks in Erlang's spelling" sh -c "grep '^node:$NODE;' '$T_DIR/b.folded' | grep -Eq ';[a-z_]+:[a-z_0-9]+/[0-9]+( |;)' && ! grep '^node:$NODE;' '$T_DIR/b.folded' | grep -q ';:'"
 timeout -s KILL 60 "$FLAMEPROF" requests --cookie-file "$T_DIR/cookie" \
 	--entry lists:reverse/1 --identity-fun 'fn x -> x end' --duration 1s "$NODE" >"$T_DIR/fp.out" 2>"$T_DIR/fp.err"
 is "$?" 64 "an Elixir fn as --identity-fun on an Erlang node: exit 64"

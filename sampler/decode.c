@@ -393,8 +393,19 @@ static int sample(struct dec_tables *t, struct cur *c, struct fp_sample *s)
 	    get_uint(c, FP_STATUS_COUNT - 1, &status) < 0 ||
 	    get_uint(c, DEC_MAX_ID - 1, &stack) < 0 || get_uint(c, DEC_MAX_ID - 1, &label) < 0)
 		return -1;
-	if (idx >= t->nprocs || !t->procs[idx].defined)
-		return fail(c, "sample of undefined process %llu", idx);
+	if (idx >= t->nprocs || !t->procs[idx].defined) {
+		/* A process the agent has not defined on this connection (seen
+		 * once, on a loaded node, in the first batches of a run): the
+		 * sample cannot be drawn, but the rest of the batch and the run
+		 * can. It is read past, and counted with the dropped ones. */
+		long long v;
+		if (get_tuple(c, FP_METRIC_COUNT) < 0)
+			return -1;
+		for (int m = 0; m < FP_METRIC_COUNT; m++)
+			if (get_int(c, &v) < 0)
+				return -1;
+		return 1;
+	}
 	if (stack >= t->nentries || t->entries[stack].kind != ENTRY_STACK)
 		return fail(c, "sample with undefined stack %llu", stack);
 	const struct dec_proc *p = &t->procs[idx];
@@ -431,13 +442,21 @@ static int samples(struct dec_tables *t, struct cur *c, struct sampler_batch *b)
 		return -1;
 	if (fp_grow((void **)&t->samples, &t->capsamples, (size_t)n, sizeof *t->samples, 64) != 0)
 		return -2;
-	for (int k = 0; k < n; k++)
-		if (sample(t, c, &t->samples[k]) < 0)
+	size_t kept = 0;
+	for (int k = 0; k < n; k++) {
+		int r = sample(t, c, &t->samples[kept]);
+		if (r < 0)
 			return -1;
+		if (r == 0)
+			kept++;
+		else
+			t->orphans++;
+	}
 	if (list_end(c, n) < 0)
 		return -1;
 	b->samples = t->samples;
-	b->nsamples = (size_t)n;
+	b->nsamples = kept;
+	b->round.dropped_total += t->orphans;
 	return 0;
 }
 

@@ -41,6 +41,7 @@ struct dec_tables {
 	struct fp_sample *samples;  /* the last batch's samples */
 	size_t nsamples, capsamples;
 	size_t bytes;               /* held by the definitions, at most DEC_MAX_BYTES */
+	uint64_t orphans;           /* samples of undefined processes, read past (counted as dropped) */
 };
 
 enum dec_kind {

@@ -17,7 +17,9 @@ rpc_eval "$NODE" "[spawn(fp_calls_wl, spin_ms, [4000]) || _ <- lists:seq(1, 200)
 fp_wait 30
 took=$(( $(now_ms) - t0 ))
 is "$FP_RC" 0 "the run ends by itself with exit 0"
-check "within 10 s of the overload, not after --duration (took $took ms)" test "$took" -lt 10000
+# two checks half a second apart end it; 30 s leaves a loaded machine room
+# and is still half of --duration
+check "soon after the overload, not after --duration (took $took ms)" test "$took" -lt 30000
 check "a warning says the node fell behind and the run ended early" \
 	grep -q "fell behind (run queues [0-9]*, limit [0-9]*): the tracer ended the run after" "$T_DIR/fp.err"
 is "$(awk '$1 == "fp_calls_wl:target/1" { print $2 }' "$T_DIR/fp.out")" 10 "what it counted before is printed (10 calls)"
@@ -25,5 +27,8 @@ is "$(awk '$1 == "fp_calls_wl:target/1" { print $2 }' "$T_DIR/fp.out")" 10 "what
 check "the JSON says it ended early" grep -q '"ended_early": {"run_queue": [0-9]*, "limit": [0-9]*}' "$T_DIR/o.json"
 check "nothing is left on the node" wait_until 5 tracer_gone "$NODE"
 is "$(breakpoint "$NODE" "{fp_calls_wl,target,1}" call_time)" "{call_time, false}" "no breakpoint is left"
-is "$(traced_procs "$NODE")" 0 "no process keeps a trace flag"
+# a destroyed trace session (OTP 27+) leaves each process's flags as that
+# process is next scheduled: 200 processes still spinning take a moment
+no_flags() { [ "$(traced_procs "$NODE")" = 0 ]; }
+check "no process keeps a trace flag (within 10 s)" wait_until 10 no_flags
 finish

@@ -382,3 +382,19 @@ fpt_bg() {
 	FP_PID=$!
 	T_PIDS="$T_PIDS $FP_PID"
 }
+
+# start_elixir_node NAME: examples/elixir_shop/shop.exs on a long-named node (NODE, NODE_PID), ready once its
+# supervision tree has started; backtrace_depth 13 as start_node leaves it.
+start_elixir_node() {
+	name="$1_$$"
+	elixir --name "$name@127.0.0.1" --cookie "$T_COOKIE" \
+		--erl "-kernel inet_dist_use_interface {127,0,0,1}" \
+		"$ROOT/examples/elixir_shop/shop.exs" "$T_DIR/$name.ready" >"$T_DIR/$name.log" 2>&1 &
+	NODE_PID=$!
+	disown "$NODE_PID"
+	T_PIDS="$T_PIDS $NODE_PID"
+	NODE="$name@127.0.0.1"
+	for _ in $(seq 600); do [ -f "$T_DIR/$name.ready" ] && break; sleep 0.1; done
+	[ -f "$T_DIR/$name.ready" ] || { echo "# node $NODE did not start in 60 s:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1; }
+	[ "$(rpc "$NODE" "erlang system_flag [backtrace_depth, 13]")" != "" ]
+}

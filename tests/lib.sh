@@ -34,9 +34,14 @@ printf '%s\n' "$T_COOKIE" > "$T_DIR/cookie"
 chmod 400 "$T_DIR/cookie"
 
 cleanup() {
+	rc=$?
+	# a setup step that failed before the first test: say so where prove shows it
+	if [ "$rc" -ne 0 ] && [ "$T_COUNT" -eq 0 ]; then
+		echo "# $T_NAME ended (exit $rc) before its first test: its setup failed" >&2; T_FAILED=1
+	fi
 	for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
 	epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1
-	if [ "$T_FAILED" -eq 0 ] && [ -z "${KEEP:-}" ]; then rm -rf "$T_DIR"; else echo "# kept $T_DIR"; fi
+	if [ "$T_FAILED" -eq 0 ] && [ -z "${KEEP:-}" ]; then rm -rf "$T_DIR"; else echo "# kept $T_DIR" >&2; fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -66,13 +71,14 @@ gen() { python3 "$ROOT/tests/report/gen.py" "$@"; }
 start_epmd() {
 	epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
 	for _ in $(seq 150); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && return 0; sleep 0.1; done
-	echo "# epmd did not start"; return 1
+	echo "# epmd did not start" >&2; return 1
 }
 
 # Compiles tests/workloads/*.erl (and examples/) into $T_DIR/ebin.
 compile_workloads() {
 	mkdir -p "$T_DIR/ebin"
-	erlc -o "$T_DIR/ebin" "$ROOT"/tests/workloads/*.erl "$ROOT"/examples/*.erl >/dev/null
+	erlc -o "$T_DIR/ebin" "$ROOT"/tests/workloads/*.erl "$ROOT"/examples/*.erl >"$T_DIR/erlc.log" 2>&1 ||
+		{ echo "# erlc failed on the workloads:" >&2; sed 's/^/#   /' "$T_DIR/erlc.log" >&2; return 1; }
 }
 
 # start_node NAME EVAL: a node NAME@127.0.0.1 running EVAL, distribution on
@@ -88,11 +94,16 @@ start_node() {
 	disown "$NODE_PID" # no "Killed" notice from bash when cleanup stops it
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@127.0.0.1"
-	# 30 s: a node can take over 10 s to boot on a loaded 2-core machine
-	for _ in $(seq 300); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
-	echo "# node $NODE did not start in 30 s:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
+	# 60 s: a node can take over 10 s to boot on a loaded 2-core machine
+	for _ in $(seq 600); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
+	node_did_not_start 60
 }
 ERL_BIN_ERL=erl
+# node_did_not_start SECONDS: says so on stderr, which prove shows (it hides
+# comments on stdout), with the node's own output; returns 1.
+node_did_not_start() {
+	echo "# node $NODE did not start in $1 s:" >&2; sed 's/^/#   /' "$T_DIR/$name.log" >&2; return 1
+}
 
 # rpc NODE "Mod Fun [Args]": runs it on the node through erl_call (a hidden
 # C-node too), prints the result.
@@ -323,9 +334,9 @@ start_snode() {
 	disown "$NODE_PID"
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@$S_HOST"
-	# 30 s: a node can take over 10 s to boot on a loaded 2-core machine
-	for _ in $(seq 300); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
-	echo "# node $NODE did not start in 30 s:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1
+	# 60 s: a node can take over 10 s to boot on a loaded 2-core machine
+	for _ in $(seq 600); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
+	node_did_not_start 60
 }
 # pid_tid PID: the tid flameprof writes for the pid <X.N.S>: S * 2^32 + N.
 pid_tid() { sed -E 's/^<.*\.([0-9]+)\.([0-9]+)>$/\2 \1/' <<<"$1" | { read -r s n; echo $((s * 4294967296 + n)); }; }
@@ -395,6 +406,6 @@ start_elixir_node() {
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@127.0.0.1"
 	for _ in $(seq 600); do [ -f "$T_DIR/$name.ready" ] && break; sleep 0.1; done
-	[ -f "$T_DIR/$name.ready" ] || { echo "# node $NODE did not start in 60 s:"; sed 's/^/#   /' "$T_DIR/$name.log"; return 1; }
+	[ -f "$T_DIR/$name.ready" ] || { node_did_not_start 60; return 1; }
 	[ "$(rpc "$NODE" "erlang system_flag [backtrace_depth, 13]")" != "" ]
 }

@@ -76,7 +76,7 @@ int node_recv_one(node_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_m
 		if (fits <= 0)
 			return fits;
 		x->index = 0;
-		int r = ei_xreceive_msg_tmo(s->fd, msg, x, left_ms(deadline_ms));
+		int r = ei_xreceive_msg_tmo(s->fd, msg, x, NODE_PACKET_MS);
 		if (r == ERL_TICK) {
 			s->last_rx_ms = fp_mono_ms();
 			continue;
@@ -88,7 +88,9 @@ int node_recv_one(node_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_m
 			continue; /* links, exits, monitors: nothing of ours */
 		}
 		if (erl_errno == ETIMEDOUT)
-			return 0;
+			return node_errf(s, NODE_ERR_LOST,
+				    "'%s' stopped sending halfway through a message for %d s; the connection cannot be read after that",
+				    s->node, NODE_PACKET_MS / 1000);
 		if (erl_errno == EAGAIN || erl_errno == EINTR)
 			continue;
 		return node_errf(s, NODE_ERR_LOST,

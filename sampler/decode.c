@@ -394,10 +394,11 @@ static int sample(struct dec_tables *t, struct cur *c, struct fp_sample *s)
 	    get_uint(c, DEC_MAX_ID - 1, &stack) < 0 || get_uint(c, DEC_MAX_ID - 1, &label) < 0)
 		return -1;
 	if (idx >= t->nprocs || !t->procs[idx].defined) {
-		/* A process the agent has not defined on this connection (seen
-		 * once, on a loaded node, in the first batches of a run): the
+		/* A process the agent has not defined on this connection: the
 		 * sample cannot be drawn, but the rest of the batch and the run
-		 * can. It is read past, and counted with the dropped ones. */
+		 * can. It is read past, and counted with the dropped ones. (The
+		 * agent once sent one: a process that ended between its sample
+		 * and the read of its name, in its first sample of a run.) */
 		long long v;
 		if (get_tuple(c, FP_METRIC_COUNT) < 0)
 			return -1;

@@ -714,6 +714,10 @@ add(Sample, Acc) -> [Sample | Acc].
 take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
     S = S0#s{win_cost = S0#s.win_cost + cost_us(Kind)},
     case maps:find(W, S#s.workers) of
+        {ok, {_, _, true}} when Info =:= none ->
+            %% its process is not defined on the C side yet, and this
+            %% sample does not define it: it would name an undefined id
+            {S, none};
         {ok, {Target, Idx, _}} when R > S#s.reset_round ->
             S1 = proc_def(Info, Target, Idx, W, S),
             {StackId, S2} = stack_id(StackRef, S1),
@@ -889,10 +893,17 @@ worker(Agent, P, Tab, Dict, Last) ->
                 gone ->
                     Agent ! {gone, self(), R};
                 {T, St, StackKey, Frames, Tok, M, Cost} ->
-                    {Names, Dict1} = info(Info, P, Dict),
-                    Agent ! {sampled, self(), R, T, status(St), stack_ref(Tab, StackKey),
-                             label(Tab, Tok), M, Names, Cost},
-                    worker(Agent, P, Tab, Dict1, {element(1, M), StackKey, Frames, M})
+                    case info(Info, P, Dict) of
+                        gone ->
+                            %% it ended between the two reads: a sample
+                            %% without its process's definition cannot be
+                            %% drawn (the C side would meet an undefined id)
+                            Agent ! {gone, self(), R};
+                        {Names, Dict1} ->
+                            Agent ! {sampled, self(), R, T, status(St), stack_ref(Tab, StackKey),
+                                     label(Tab, Tok), M, Names, Cost},
+                            worker(Agent, P, Tab, Dict1, {element(1, M), StackKey, Frames, M})
+                    end
             end;
         stop -> ok
     end.
@@ -990,11 +1001,12 @@ status(exiting) -> 4;
 status(suspended) -> 5;
 status(_) -> 2.
 
-%% Names and initial calls, once per window.
+%% Names and initial calls, once per window; gone when the process has
+%% ended since its sample was read.
 info(false, _P, Dict) -> {none, Dict};
 info(true, P, Dict) ->
     case erlang:process_info(P, [registered_name, initial_call]) of
-        undefined -> {none, Dict};
+        undefined -> gone;
         [{registered_name, Reg}, {initial_call, IC}] ->
             {PlInitial, PlLabel, Dict1} = dict_items(P, Dict),
             Initial = case PlInitial of

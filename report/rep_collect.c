@@ -21,6 +21,8 @@
 
 #define MARK_STATUS_OK 1u
 #define MAX_NAMES 64 /* metric names read from an event */
+/* a path is an event's frames and up to 3 more: node, "negative", status */
+#define PATH_MORE 3
 #define MARK_STATUS_IDLE (1u << 30) /* waiting, suspended, exiting: not at work */
 
 /* memmem is a GNU extension; this runs once per distinct category frame. */
@@ -91,7 +93,7 @@ rep_collect *rep_collect_create(const struct rep_config *cfg, enum rep_c_err *er
 	c->trie = rep_trie_create();
 	c->capids = 256;
 	c->ids = malloc(c->capids * sizeof *c->ids);
-	c->path = malloc((c->capids + 2) * sizeof *c->path);
+	c->path = malloc((c->capids + PATH_MORE) * sizeof *c->path);
 	if (!c->frames || !c->trie || !c->ids || !c->path) {
 		snprintf(detail, cap, "out of memory");
 		rep_collect_free(c);
@@ -247,7 +249,7 @@ static int status_selected(const char *list, const char *s, size_t len)
 	return 0;
 }
 
-/* Room for at least n frame ids (and the path's two more). */
+/* Room for at least n frame ids, and in the path for them and PATH_MORE. */
 static int grow_ids(rep_collect *c, size_t n)
 {
 	size_t nc = c->capids;
@@ -259,7 +261,7 @@ static int grow_ids(rep_collect *c, size_t n)
 	if (!(ni = realloc(c->ids, nc * sizeof *ni)))
 		return -1;
 	c->ids = ni;
-	if (!(np = realloc(c->path, (nc + 2) * sizeof *np)))
+	if (!(np = realloc(c->path, (nc + PATH_MORE) * sizeof *np)))
 		return -1;
 	c->path = np;
 	c->capids = nc;
@@ -380,7 +382,9 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 		rep_trie_add_at(c->trie, leaf[neg], w);
 		return kept(c, time_us, leaf[neg], status_id, more);
 	}
-	if (nids + 1 > c->capids && grow_ids(c, nids + 1) != 0)
+	/* ids may be c->ids itself (a text event), which never holds more
+	 * than capids: the path has room for those, so it is not moved */
+	if (nids > c->capids && grow_ids(c, nids) != 0)
 		return REP_C_NOMEM;
 	if (c->node_id != REP_NO_FRAME)
 		c->path[n++] = c->node_id;

@@ -81,13 +81,13 @@ static const char *EV =
 	"runnable 12/0 [000] 1700000002.500000: 1 cpu-clock:\tmetric_erlang_reductions: 1, 0\tmetric_erlang_memory: 1, 0\n"
 	"\t0 [no_stack] ([unknown])\n"; /* last event without a blank line */
 
-/* Runs the collector on EV with cfg, returns the folded text (malloc'd). */
-static char *folded(struct rep_config *cfg, int *rc_out, struct rep_stats *st_out)
+/* Runs the collector on text with cfg, returns the folded text (malloc'd). */
+static char *folded_of(const char *text, struct rep_config *cfg, int *rc_out, struct rep_stats *st_out)
 {
 	enum rep_c_err e;
 	char d[256], *buf = NULL;
 	size_t len = 0;
-	const char *p = EV;
+	const char *p = text;
 	struct rep_order o;
 	int rc = 0;
 	rep_collect *c;
@@ -117,6 +117,11 @@ static char *folded(struct rep_config *cfg, int *rc_out, struct rep_stats *st_ou
 	}
 	rep_collect_free(c);
 	return buf;
+}
+
+static char *folded(struct rep_config *cfg, int *rc_out, struct rep_stats *st_out)
+{
+	return folded_of(EV, cfg, rc_out, st_out);
 }
 
 static void test_samples(void)
@@ -228,6 +233,36 @@ static void test_cut_and_filters(void)
 	free(s);
 }
 
+/* Events of as many frames as the collector's first buffers hold, and one
+ * more: the text's last frame id once sat exactly at the end of its buffer,
+ * and making room for the path moved the buffer the ids were read from
+ * (found by fuzz_index under ASan). */
+static void test_deep_events(void)
+{
+	static const size_t sizes[] = { 255, 256, 257, 511, 512, 513 };
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		size_t n = sizes[k], len = 0, semis = 0;
+		char *text = NULL, *out;
+		FILE *f = open_memstream(&text, &len);
+		struct rep_config cfg = { 0 };
+		struct rep_stats st;
+		int rc;
+		fprintf(f, "running 10/0 [000] 1700000000.100000: 1 cpu-clock:\n");
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "\t0 m:f%zu/0 (m.erl:1)\n", i);
+		fprintf(f, "\n");
+		fclose(f);
+		out = folded_of(text, &cfg, &rc, &st);
+		is_int(rc, 0, "an event of %zu frames is collected", n);
+		for (const char *c = out ? out : ""; *c; c++)
+			semis += *c == ';';
+		is_int((long long)semis, (long long)n, "its folded line holds the status and all %zu frames", n);
+		ok(out && strstr(out, "m:f0/0 1\n") != NULL, "leaf last, counted once");
+		free(out);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	subtest("frame table", test_frames);
@@ -235,5 +270,6 @@ int main(void)
 	subtest("samples", test_samples);
 	subtest("weights and negatives", test_weights);
 	subtest("time cut and filters", test_cut_and_filters);
+	subtest("events as deep as the first buffers", test_deep_events);
 	return done_testing();
 }

@@ -15,21 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct w {
-	char *p;
-	size_t len, cap;
-};
+#include "bounded.h"
 
-static void put(struct w *o, const char *s, size_t n)
+static void puts_(struct fp_bounded *o, const char *s)
 {
-	if (o->len + n < o->cap)
-		memcpy(o->p + o->len, s, n);
-	o->len += n;
-}
-
-static void puts_(struct w *o, const char *s)
-{
-	put(o, s, strlen(s));
+	fp_bounded_put(o, s, strlen(s));
 }
 
 static int upper(char c)
@@ -90,36 +80,36 @@ static int is_operator(const char *s, size_t n)
 	return 0;
 }
 
-static void quoted(struct w *o, const char *s, size_t n)
+static void quoted(struct fp_bounded *o, const char *s, size_t n)
 {
-	put(o, "\"", 1);
+	fp_bounded_put(o, "\"", 1);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"' || s[i] == '\\')
-			put(o, "\\", 1);
-		put(o, s + i, 1);
+			fp_bounded_put(o, "\\", 1);
+		fp_bounded_put(o, s + i, 1);
 	}
-	put(o, "\"", 1);
+	fp_bounded_put(o, "\"", 1);
 }
 
-static void module(struct w *o, const char *m, size_t n)
+static void module(struct fp_bounded *o, const char *m, size_t n)
 {
 	if (n > 7 && memcmp(m, "Elixir.", 7) == 0 && is_alias(m + 7, n - 7)) {
-		put(o, m + 7, n - 7);
+		fp_bounded_put(o, m + 7, n - 7);
 	} else if (n == 6 && memcmp(m, "Elixir", 6) == 0) {
-		put(o, m, n);
+		fp_bounded_put(o, m, n);
 	} else {
-		put(o, ":", 1);
+		fp_bounded_put(o, ":", 1);
 		if (is_plain(m, n, 1))
-			put(o, m, n);
+			fp_bounded_put(o, m, n);
 		else
 			quoted(o, m, n);
 	}
 }
 
-static void call_name(struct w *o, const char *f, size_t n)
+static void call_name(struct fp_bounded *o, const char *f, size_t n)
 {
 	if (is_plain(f, n, 0) || is_operator(f, n))
-		put(o, f, n);
+		fp_bounded_put(o, f, n);
 	else
 		quoted(o, f, n);
 }
@@ -153,7 +143,7 @@ static int anonymous(const char *f, size_t n, const char **parent, size_t *plen,
 	return 1;
 }
 
-static long finish(struct w *o)
+static long finish(struct fp_bounded *o)
 {
 	if (o->len >= o->cap)
 		return -1;
@@ -161,7 +151,7 @@ static long finish(struct w *o)
 	return (long)o->len;
 }
 
-static long mfa(const char *s, size_t n, struct w *o)
+static long mfa(const char *s, size_t n, struct fp_bounded *o)
 {
 	const char *colon = memchr(s, ':', n), *slash = NULL, *parent, *outer;
 	size_t plen, olen, i;
@@ -181,36 +171,36 @@ static long mfa(const char *s, size_t n, struct w *o)
 	size_t fl = (size_t)(slash - f), ml = (size_t)(colon - s);
 	if (anonymous(f, fl, &parent, &plen, &outer, &olen)) {
 		puts_(o, "anonymous fn");
-		put(o, slash, (size_t)(s + n - slash));
+		fp_bounded_put(o, slash, (size_t)(s + n - slash));
 		puts_(o, " in ");
 		module(o, s, ml);
-		put(o, ".", 1);
+		fp_bounded_put(o, ".", 1);
 		call_name(o, parent, plen);
-		put(o, "/", 1);
-		put(o, outer, olen);
+		fp_bounded_put(o, "/", 1);
+		fp_bounded_put(o, outer, olen);
 	} else {
 		module(o, s, ml);
-		put(o, ".", 1);
+		fp_bounded_put(o, ".", 1);
 		call_name(o, f, fl);
-		put(o, slash, (size_t)(s + n - slash));
+		fp_bounded_put(o, slash, (size_t)(s + n - slash));
 	}
 	return finish(o);
 }
 
 long fp_names_elixir(int category, const char *s, size_t n, char *out, size_t cap)
 {
-	struct w o = { out, 0, cap };
+	struct fp_bounded o = { out, 0, cap };
 	const char *colon;
 	if (!category)
 		return mfa(s, n, &o);
 	if (!(colon = memchr(s, ':', n)))
 		return -1;
 	size_t kl = (size_t)(colon - s) + 1;
-	put(&o, s, kl);
+	fp_bounded_put(&o, s, kl);
 	if (kl == 13 && memcmp(s, "initial_call:", 13) == 0)
 		return mfa(colon + 1, n - kl, &o) < 0 ? -1 : finish(&o);
 	if (n - kl > 7 && memcmp(colon + 1, "Elixir.", 7) == 0 && is_alias(colon + 8, n - kl - 7)) {
-		put(&o, colon + 8, n - kl - 7);
+		fp_bounded_put(&o, colon + 8, n - kl - 7);
 		return finish(&o);
 	}
 	return -1;

@@ -8,19 +8,8 @@
 
 #include <string.h>
 
+#include "../common/bounded.h"
 #include "../formatter/formatter.h"
-
-struct w {
-	char *p;
-	size_t len, cap;
-};
-
-static void put(struct w *o, const char *s, size_t n)
-{
-	if (o->len + n < o->cap)
-		memcpy(o->p + o->len, s, n);
-	o->len += n;
-}
 
 enum fp_names rep_names_header(const char *line, size_t len)
 {
@@ -41,7 +30,7 @@ enum fp_names rep_names_header(const char *line, size_t len)
 }
 
 /* The folded form of s (see rep_names_line_spelling), appended to o. */
-static void line_escape(struct w *o, const char *s, size_t n)
+static void line_escape(struct fp_bounded *o, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t i = 0;
@@ -60,9 +49,9 @@ static void line_escape(struct w *o, const char *s, size_t n)
 		}
 		if (c < 0x21 || c == 0x7f || c == '%' || c == ';') {
 			char e[3] = { '%', hex[c >> 4], hex[c & 15] };
-			put(o, e, 3);
+			fp_bounded_put(o, e, 3);
 		} else {
-			put(o, s + i, 1);
+			fp_bounded_put(o, s + i, 1);
 		}
 		i++;
 	}
@@ -71,7 +60,7 @@ static void line_escape(struct w *o, const char *s, size_t n)
 size_t rep_names_line_spelling(const char *s, size_t n, char *out, size_t cap)
 {
 	static const char anon[] = "anonymous fn/";
-	struct w o = { out, 0, out ? cap : 0 };
+	struct fp_bounded o = { out, 0, out ? cap : 0 };
 	size_t a = sizeof anon - 1, i, head = 0;
 	if (n > a && memcmp(s, anon, a) == 0) {
 		for (i = a; i < n && s[i] >= '0' && s[i] <= '9'; i++)
@@ -79,9 +68,9 @@ size_t rep_names_line_spelling(const char *s, size_t n, char *out, size_t cap)
 		if (i > a && n - i > 4 && memcmp(s + i, " in ", 4) == 0) {
 			/* "anonymous_fn/N_in_" then the rest */
 			head = i + 4;
-			put(&o, "anonymous_fn", 12);
-			put(&o, s + 12, i - 12);
-			put(&o, "_in_", 4);
+			fp_bounded_put(&o, "anonymous_fn", 12);
+			fp_bounded_put(&o, s + 12, i - 12);
+			fp_bounded_put(&o, "_in_", 4);
 		}
 	}
 	line_escape(&o, s + head, n - head);

@@ -383,30 +383,28 @@ static int definitions(struct dec_tables *t, struct cur *c)
 
 /* ---------------------------------------------------------------- samples */
 
-/* {Time, ProcIndex, Status, StackId, LabelId, {16 metrics}} */
+/* {Time, ProcIndex, Status, StackId, LabelId, {16 metrics}}: read whole,
+ * then checked. @return 0 (s filled), 1 (read past: see below), or <0. */
 static int sample(struct dec_tables *t, struct cur *c, struct fp_sample *s)
 {
-	long long time;
+	long long time, metrics[FP_METRIC_COUNT];
 	unsigned long long idx, status, stack, label;
 	if (get_tuple(c, 6) < 0 || get_int(c, &time) < 0 ||
 	    get_uint(c, DEC_MAX_PROC - 1, &idx) < 0 ||
 	    get_uint(c, FP_STATUS_COUNT - 1, &status) < 0 ||
-	    get_uint(c, DEC_MAX_ID - 1, &stack) < 0 || get_uint(c, DEC_MAX_ID - 1, &label) < 0)
+	    get_uint(c, DEC_MAX_ID - 1, &stack) < 0 || get_uint(c, DEC_MAX_ID - 1, &label) < 0 ||
+	    get_tuple(c, FP_METRIC_COUNT) < 0)
 		return -1;
-	if (idx >= t->nprocs || !t->procs[idx].defined) {
-		/* A process the agent has not defined on this connection: the
-		 * sample cannot be drawn, but the rest of the batch and the run
-		 * can. It is read past, and counted with the dropped ones. (The
-		 * agent once sent one: a process that ended between its sample
-		 * and the read of its name, in its first sample of a run.) */
-		long long v;
-		if (get_tuple(c, FP_METRIC_COUNT) < 0)
+	for (int m = 0; m < FP_METRIC_COUNT; m++)
+		if (get_int(c, &metrics[m]) < 0)
 			return -1;
-		for (int m = 0; m < FP_METRIC_COUNT; m++)
-			if (get_int(c, &v) < 0)
-				return -1;
+	/* A process the agent has not defined on this connection: the sample
+	 * cannot be drawn, but the rest of the batch and the run can. It is
+	 * read past, and counted with the dropped ones. (The agent once sent
+	 * one: a process that ended between its sample and the read of its
+	 * name, in its first sample of a run.) */
+	if (idx >= t->nprocs || !t->procs[idx].defined)
 		return 1;
-	}
 	if (stack >= t->nentries || t->entries[stack].kind != ENTRY_STACK)
 		return fail(c, "sample with undefined stack %llu", stack);
 	const struct dec_proc *p = &t->procs[idx];
@@ -425,14 +423,8 @@ static int sample(struct dec_tables *t, struct cur *c, struct fp_sample *s)
 			return fail(c, "sample with undefined label %llu", label);
 		s->seq_label = *t->entries[label].u.label;
 	}
-	if (get_tuple(c, FP_METRIC_COUNT) < 0)
-		return -1;
-	for (int m = 0; m < FP_METRIC_COUNT; m++) {
-		long long v;
-		if (get_int(c, &v) < 0)
-			return -1;
-		s->metrics[m] = v;
-	}
+	for (int m = 0; m < FP_METRIC_COUNT; m++)
+		s->metrics[m] = metrics[m];
 	return 0;
 }
 

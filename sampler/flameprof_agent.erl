@@ -714,10 +714,6 @@ add(Sample, Acc) -> [Sample | Acc].
 take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
     S = S0#s{win_cost = S0#s.win_cost + cost_us(Kind)},
     case maps:find(W, S#s.workers) of
-        {ok, {_, _, true}} when Info =:= none ->
-            %% its process is not defined on the C side yet, and this
-            %% sample does not define it: it would name an undefined id
-            {S, none};
         {ok, {Target, Idx, _}} when R > S#s.reset_round ->
             S1 = proc_def(Info, Target, Idx, W, S),
             {StackId, S2} = stack_id(StackRef, S1),

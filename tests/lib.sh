@@ -94,15 +94,16 @@ start_node() {
 	disown "$NODE_PID" # no "Killed" notice from bash when cleanup stops it
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@127.0.0.1"
-	# 60 s: a node can take over 10 s to boot on a loaded 2-core machine
-	for _ in $(seq 600); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
-	node_did_not_start 60
+	node_ready
 }
 ERL_BIN_ERL=erl
-# node_did_not_start SECONDS: says so on stderr, which prove shows (it hides
-# comments on stdout), with the node's own output; returns 1.
-node_did_not_start() {
-	echo "# node $NODE did not start in $1 s:" >&2; sed 's/^/#   /' "$T_DIR/$name.log" >&2; return 1
+# node_ready: waits for the node just started ($name, $NODE) to write its
+# ready file, 60 s at most (a node can take over 10 s to boot on a loaded
+# 2-core machine); if it does not, says so on stderr, which prove shows (it
+# hides comments on stdout), with the node's own output, and returns 1.
+node_ready() {
+	for _ in $(seq 600); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
+	echo "# node $NODE did not start in 60 s:" >&2; sed 's/^/#   /' "$T_DIR/$name.log" >&2; return 1
 }
 
 # rpc NODE "Mod Fun [Args]": runs it on the node through erl_call (a hidden
@@ -334,9 +335,7 @@ start_snode() {
 	disown "$NODE_PID"
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@$S_HOST"
-	# 60 s: a node can take over 10 s to boot on a loaded 2-core machine
-	for _ in $(seq 600); do [ -f "$T_DIR/$name.ready" ] && return 0; sleep 0.1; done
-	node_did_not_start 60
+	node_ready
 }
 # pid_tid PID: the tid flameprof writes for the pid <X.N.S>: S * 2^32 + N.
 pid_tid() { sed -E 's/^<.*\.([0-9]+)\.([0-9]+)>$/\2 \1/' <<<"$1" | { read -r s n; echo $((s * 4294967296 + n)); }; }
@@ -405,7 +404,6 @@ start_elixir_node() {
 	disown "$NODE_PID"
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@127.0.0.1"
-	for _ in $(seq 600); do [ -f "$T_DIR/$name.ready" ] && break; sleep 0.1; done
-	[ -f "$T_DIR/$name.ready" ] || { node_did_not_start 60; return 1; }
+	node_ready || return 1
 	[ "$(rpc "$NODE" "erlang system_flag [backtrace_depth, 13]")" != "" ]
 }

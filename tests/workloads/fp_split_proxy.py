@@ -79,7 +79,7 @@ def main():
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     lsock.bind(("127.0.0.1", 0))
     lsock.listen(8)
-    keep = register(epmd_port, name, lsock.getsockname()[1])
+    epmd_conn = register(epmd_port, name, lsock.getsockname()[1])  # open: the name lives
     with open(ready, "w"):
         pass
     while True:
@@ -89,7 +89,6 @@ def main():
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         threading.Thread(target=pipe, args=(client, node, False), daemon=True).start()
         threading.Thread(target=pipe, args=(node, client, True), daemon=True).start()
-    del keep
 
 
 if __name__ == "__main__":

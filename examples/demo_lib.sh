@@ -12,7 +12,9 @@ demo_end() {
 
 demo_begin() {
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/flameprof-demo.XXXXXX")
-	export ERL_EPMD_PORT=${ERL_EPMD_PORT:-$(( 40000 + $$ % 10000 ))}
+	# below the kernel's ephemeral ports (32768 and up), which an outgoing
+	# connection of the machine may hold
+	export ERL_EPMD_PORT=${ERL_EPMD_PORT:-$(( 12000 + $$ % 8000 ))}
 	NODE="$1_$$@127.0.0.1"
 	trap demo_end EXIT
 	od -An -N12 -tx1 /dev/urandom | tr -d ' \n' > "$WORK/cookie"

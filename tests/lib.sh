@@ -29,7 +29,9 @@ T_COOKIE="ck$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 T_PIDS=""
 T_COUNT=0
 T_FAILED=0
-export ERL_EPMD_PORT=$(( 20000 + $$ % 20000 ))
+# below the kernel's ephemeral ports (32768 and up on Linux), which any
+# outgoing connection of the machine may hold (start_epmd moves on if taken)
+export ERL_EPMD_PORT=$(( 20000 + $$ % 12000 ))
 printf '%s\n' "$T_COOKIE" > "$T_DIR/cookie"
 chmod 400 "$T_DIR/cookie"
 
@@ -69,8 +71,12 @@ gen() { python3 "$ROOT/tests/report/gen.py" "$@"; }
 
 # Private epmd on 127.0.0.1 only.
 start_epmd() {
-	epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
-	for _ in $(seq 150); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && return 0; sleep 0.1; done
+	for _ in 1 2 3; do
+		epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
+		for _ in $(seq 100); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && return 0; sleep 0.1; done
+		echo "# epmd did not start on port $ERL_EPMD_PORT (taken?); trying another" >&2
+		export ERL_EPMD_PORT=$(( 20000 + (ERL_EPMD_PORT - 20000 + 4001) % 12000 ))
+	done
 	echo "# epmd did not start" >&2; return 1
 }
 

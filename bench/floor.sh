@@ -6,7 +6,7 @@
 # its whole life (below). Prints every run and, per mode, the minimum,
 # median and maximum of node CPU per read; doc/benchmarks.md quotes them.
 #
-#   RUNS=5 SECS=5 SCHED=2 MODES="round cheap direct worker table" bench/floor.sh
+#   RUNS=5 SECS=5 SCHED=2 MODES="round cheap direct stack nogc worker table" bench/floor.sh
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${RUNS:-5} SECS=${SECS:-5} SCHED=${SCHED:-2}

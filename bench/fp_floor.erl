@@ -10,6 +10,10 @@
 %%            seq_trace token), read by the coordinator
 %%   direct   the agent's 10 full items, read by the coordinator (a
 %%            signal each target handles)
+%%   stack    only the stack (current_function, current_stacktrace), read
+%%            the same way: what the signal and the stack cost alone
+%%   nogc     the full items but the two garbage collection lists, the
+%%            same way
 %%   worker   the same through one worker per target and a reply (the
 %%            agent's shape: the workers let slow targets answer in
 %%            parallel)
@@ -26,6 +30,9 @@
 -define(FULL, [current_function, current_stacktrace, status, reductions, message_queue_len,
                memory, total_heap_size, garbage_collection, garbage_collection_info,
                sequential_trace_token]).
+-define(STACK, [current_function, current_stacktrace]).
+-define(NOGC, [current_function, current_stacktrace, status, reductions, message_queue_len,
+               memory, total_heap_size, sequential_trace_token]).
 -define(CHEAP, [reductions, status, message_queue_len, sequential_trace_token]).
 -define(TARGETS, 100).
 -define(HZ, 97).
@@ -34,6 +41,8 @@
 main([ModeS, SecsS]) ->
     Mode = list_to_existing_atom(ModeS),
     Secs = list_to_integer(SecsS),
+    %% as the agent does (--depth 64): else a stack is cut at 8 frames
+    erlang:system_flag(backtrace_depth, 64),
     Ts = [spawn(?MODULE, target, [25]) || _ <- lists:seq(1, ?TARGETS)],
     timer:sleep(500),
     {Idle, 0} = cpu_per_s(fun() -> timer:sleep(Secs * 1000), 0 end),
@@ -88,6 +97,8 @@ rounds(Mode, Ts, Ws, Tab, Next, End, Period, R, N) ->
                 round -> length([erlang:process_info(T, reductions) || T <- Ts]);
                 cheap -> length([erlang:process_info(T, ?CHEAP) || T <- Ts]);
                 direct -> length([erlang:process_info(T, ?FULL) || T <- Ts]);
+                stack -> length([erlang:process_info(T, ?STACK) || T <- Ts]);
+                nogc -> length([erlang:process_info(T, ?NOGC) || T <- Ts]);
                 worker -> [W ! {read, R} || W <- Ws], replies(R, length(Ws), Next + Period, 0);
                 table -> Done = ets:select_delete(Tab, [{'_', [], [true]}]),
                          [W ! {read, R} || W <- Ws],

@@ -99,11 +99,15 @@ int node_timeout_ms(const node_t *n);
 
 /* Our C-node's pid (the sink our agents and tracers send to). */
 const erlang_pid *node_self(node_t *n);
+/* Whether a and b are the same process. */
+int node_same_pid(const erlang_pid *a, const erlang_pid *b);
 /* Sends an encoded message (version byte first) to pid, within the connect
  * timeout. @return 0, or -1 (the caller says what could not be sent). */
 int node_send(node_t *n, const erlang_pid *pid, const ei_x_buff *x);
 /* Receives one message (at most NODE_MAX_MSG bytes, else NODE_ERR_PROTO)
  * before deadline_ms (fp_mono_ms()), leaving held messages where they are.
+ * A process of the node linked to ours that ends arrives as the message
+ * {'EXIT', Pid, Reason}, as to an Erlang process trapping exits.
  * @return 1 with *msg on it (valid until the next receive), 0 timeout,
  * negative node_err. */
 int node_recv(node_t *n, long long deadline_ms, const ei_x_buff **msg);

@@ -67,6 +67,30 @@ static int next_packet_fits(node_t *s, long long deadline_ms)
 	}
 }
 
+/* A process of the node linked to ours has ended (an agent links its
+ * coordinator to us, so that even its death by kill is heard at once, not
+ * after --silence-timeout): x becomes the message {'EXIT', Pid, Reason}, as
+ * an Erlang process trapping exits gets it. ei leaves the reason in x,
+ * without a version byte; it is checked with the rest of the message by
+ * whoever reads it. @return 0, or -1 out of memory. */
+static int exit_as_message(ei_x_buff *x, const erlang_msg *msg)
+{
+	ei_x_buff m;
+	int at = x->index > 0 && (unsigned char)x->buff[0] == 131;
+	if (ei_x_new_with_version(&m) < 0)
+		return -1;
+	if (ei_x_encode_tuple_header(&m, 3) < 0 || ei_x_encode_atom(&m, "EXIT") < 0 ||
+	    ei_x_encode_pid(&m, &msg->from) < 0 ||
+	    (x->index > at ? ei_x_append_buf(&m, x->buff + at, x->index - at)
+			   : ei_x_encode_atom(&m, "unknown")) < 0) {
+		ei_x_free(&m);
+		return -1;
+	}
+	ei_x_free(x);
+	*x = m;
+	return 0;
+}
+
 int node_recv_one(node_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_ms)
 {
 	for (;;) {
@@ -85,7 +109,12 @@ int node_recv_one(node_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_m
 			s->last_rx_ms = fp_mono_ms();
 			if (msg->msgtype == ERL_SEND || msg->msgtype == ERL_REG_SEND)
 				return 1;
-			continue; /* links, exits, monitors: nothing of ours */
+			if (msg->msgtype == ERL_EXIT) {
+				if (exit_as_message(x, msg) < 0)
+					return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+				return 1;
+			}
+			continue; /* links, exit/2, monitors: nothing of ours */
 		}
 		if (erl_errno == ETIMEDOUT)
 			return node_errf(s, NODE_ERR_LOST,
@@ -184,7 +213,7 @@ long long node_last_rx_ms(const node_t *s)
 	return s->last_rx_ms;
 }
 
-static int same_pid(const erlang_pid *a, const erlang_pid *b)
+int node_same_pid(const erlang_pid *a, const erlang_pid *b)
 {
 	return a->num == b->num && a->serial == b->serial && a->creation == b->creation &&
 	       strcmp(a->node, b->node) == 0;
@@ -222,7 +251,7 @@ static int rex_call(node_t *s, const char *mod, const char *fun, const ei_x_buff
 		if (r == 0)
 			return node_errf(s, NODE_ERR_LOST, "'%s' did not answer %s:%s within %d ms; the node may be overloaded",
 				    s->node, mod, fun, timeout_ms);
-		if (msg.msgtype == ERL_SEND && same_pid(&msg.to, &from))
+		if (msg.msgtype == ERL_SEND && node_same_pid(&msg.to, &from))
 			break;
 		if ((r = hold(s, reply)) < 0)
 			return r;

@@ -80,6 +80,9 @@ static int await_start(sampler_t *s)
 		if (k == DEC_AGENT_ERROR)
 			return node_errf(s->node, NODE_ERR_AGENT, "the agent could not start on '%s' (%s: %s)",
 				    node_target(s->node), res.reason, res.detail);
+		if (k == DEC_LINK_EXIT && node_same_pid(&res.exit_from, &s->agent))
+			return node_errf(s->node, NODE_ERR_AGENT, "the agent could not start on '%s' (it ended: %s)",
+				    node_target(s->node), res.reason[0] ? res.reason : res.detail);
 	}
 }
 
@@ -168,6 +171,20 @@ int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 				    "the samples taken so far are kept",
 				    node_target(s->node), res.detail);
 		}
+		/* The coordinator is linked to us: its end by any means, kill
+		 * included, is heard at once. When it was killed with the
+		 * guardian, nothing of the agent is left to restore the node:
+		 * sampler_unload() does. Its normal end follows its last word
+		 * (fp_stopped or fp_error), which has been read by then. */
+		if (k == DEC_LINK_EXIT && s->have_agent && node_same_pid(&res.exit_from, &s->agent) &&
+		    strcmp(res.reason, "normal") != 0) {
+			s->have_agent = 0;
+			s->agent_died = 1;
+			return node_errf(s->node, NODE_ERR_AGENT_DOWN,
+				    "the agent on '%s' ended unexpectedly (coordinator ended: %s); backtrace_depth is restored "
+				    "and its module removed; the samples taken so far are kept",
+				    node_target(s->node), res.reason[0] ? res.reason : res.detail);
+		}
 	}
 }
 
@@ -189,6 +206,19 @@ int sampler_request_stop(sampler_t *s)
 
 int sampler_unload(sampler_t *s)
 {
+	/* A coordinator that ended unasked may have taken its guardian with
+	 * it (both killed at once), and nothing else of the agent remembers
+	 * the depth it found; setting it again where the guardian did is
+	 * harmless. */
+	if (s->agent_died && s->old_depth >= 0) {
+		struct node_args a;
+		node_args_begin(&a, 2);
+		node_arg_atom(&a, "backtrace_depth");
+		a.ok = a.ok && ei_x_encode_ulong(&a.x, (unsigned long)s->old_depth) == 0;
+		int r = node_rex_call_do(s->node, "erlang", "system_flag", &a);
+		if (r < 0)
+			return r;
+	}
 	/* 300 ms: the agent deletes its module and starts the purge within
 	 * milliseconds of saying it ended; past that, none of it is left to. */
 	return node_unload_wait_grace(s->node, FP_AGENT_MODULE, 300);

@@ -478,6 +478,38 @@ static int round_info(struct cur *c, struct sampler_round *r)
 
 /* ---------------------------------------------------------------- messages */
 
+/* {'EXIT', Pid, Reason}: the node layer's form of a linked process's end.
+ * An atom reason goes to out->reason, any other is printed, cut, to
+ * out->detail (the term has been checked whole already; one of more than
+ * 512 bytes is only measured, not printed: a node may send any). */
+static int link_exit(struct cur *c, size_t len, struct dec_result *out)
+{
+	int type, size;
+	if (ei_decode_pid(c->buf, &c->i, &out->exit_from) < 0 || ei_get_type(c->buf, &c->i, &type, &size) < 0)
+		return fail(c, "a malformed link exit");
+	if (type == ERL_ATOM_EXT || type == ERL_SMALL_ATOM_EXT || type == ERL_ATOM_UTF8_EXT ||
+	    type == ERL_SMALL_ATOM_UTF8_EXT) {
+		char atom[MAXATOMLEN_UTF8];
+		if (get_atom(c, atom) < 0)
+			return -1;
+		snprintf(out->reason, sizeof out->reason, "%.63s", atom);
+		return DEC_LINK_EXIT;
+	}
+	if (len - (size_t)c->i > 512) {
+		snprintf(out->detail, sizeof out->detail, "a term of %zu bytes", len - (size_t)c->i);
+		return DEC_LINK_EXIT;
+	}
+	char *text = NULL;
+	int at = c->i;
+	if (ei_s_print_term(&text, c->buf, &at) < 0) {
+		free(text);
+		return fail(c, "a link exit with an unreadable reason");
+	}
+	snprintf(out->detail, sizeof out->detail, "%s", text);
+	free(text);
+	return DEC_LINK_EXIT;
+}
+
 static int batch(struct dec_tables *t, struct cur *c, struct dec_result *out)
 {
 	long long seq;
@@ -510,6 +542,8 @@ int dec_message(struct dec_tables *t, const char *buf, size_t len,
 		return DEC_OTHER;
 	if (strcmp(tag, "fp_batch") == 0 && arity == 5)
 		return batch(t, &c, out);
+	if (strcmp(tag, "EXIT") == 0 && arity == 3)
+		return link_exit(&c, len, out);
 	if (strncmp(tag, "fp_", 3) != 0 || get_int(&c, &proto) < 0)
 		return DEC_OTHER;
 	if (proto != 1)

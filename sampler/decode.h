@@ -50,6 +50,8 @@ enum dec_kind {
 	DEC_STOPPED,     /* the agent finished */
 	DEC_AGENT_ERROR, /* out->reason, out->detail: why the agent ended or could not start */
 	DEC_OTHER,       /* not one of ours: ignore */
+	DEC_LINK_EXIT,   /* {'EXIT', Pid, Reason} of a process linked to us: out->exit_from,
+			  * out->reason ("normal", ...) or out->detail (a reason not an atom) */
 };
 
 struct dec_result {
@@ -59,6 +61,7 @@ struct dec_result {
 	unsigned nmissing;
 	char reason[64];
 	char detail[128];
+	erlang_pid exit_from;
 };
 
 void dec_init(struct dec_tables *t);

@@ -172,6 +172,11 @@ init(Opts) ->
     process_flag(trap_exit, true),
     Node = node(Sink),
     erlang:monitor_node(Node, true),
+    %% Linked to the C-node too, so that our end by any means (all of the
+    %% agent's processes killed at once included, where nothing is left
+    %% to say so) reaches it at once as an exit signal, not after its
+    %% silence timeout; it then restores the node itself.
+    link(Sink),
     %% linked first: if the lock is already dead, the 'EXIT' ends us below
     link(Lock),
     case whereis(?LOCK) =:= Lock of
@@ -269,6 +274,7 @@ other(stop, S) -> finish(S, stopped);
 other({nodedown, Node}, #s{sink_node = Node} = S) -> finish(S, nodedown);
 other({'EXIT', G, Why}, #s{guardian = G} = S) -> finish(S#s{guardian = undefined}, {down, guardian, Why});
 other({'EXIT', L, Why}, #s{lock = L} = S) -> finish(S, {down, lock, Why});
+other({'EXIT', Sink, _}, #s{sink = Sink} = S) -> finish(S, nodedown);
 other({sampled, W, R, T, St, Stack, Label, M, Info, Cost}, S) ->
     %% A reply to an earlier round: a late sample is still a true sample; it
     %% goes out with the next batch (the C side puts samples in time order).

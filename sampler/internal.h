@@ -14,6 +14,7 @@ struct sampler_s {
 	struct sampler_options opts;
 	erlang_pid agent;
 	int have_agent;              /* agent started and not yet stopped */
+	int agent_died;              /* its coordinator ended unasked (a link exit) */
 	int old_depth;
 	char missing[256];           /* the agent's start: explicit targets not found */
 	unsigned nmissing;

@@ -4,7 +4,9 @@
 #   the coordinator, the guardian, the lock, the lock and the guardian
 #   together, the lock and then the guardian while it waits for the code
 #   server to delete the module (nothing of the agent is left to remove
-#   it; the code server is held for that moment): flameprof
+#   it; the code server is held for that moment), every process of ours
+#   at once (nothing of the agent is left to say so or to restore the
+#   node: the coordinator's link to us tells flameprof): flameprof
 #   says so in one sentence within 2 s and exits 70; its file is whole; a
 #   run started as soon as it has exited works (the node is ready: no old
 #   code left that nobody purges);
@@ -27,13 +29,14 @@ no_process_of_ours() {
 	[ "$(eval_on "[P || P <- erlang:processes(), element(1, element(2, erlang:process_info(P, initial_call))) =:= '$MOD']." )" = "{ok, []}" ]
 }
 
-for victim in "init 1 coordinator 70" "guardian 4 guardian 70" "lock - lock 70" "guardian 4 lock+guardian 70" "guardian 4 lock,guardian 70" "worker 4 worker 0" "scanner 2 scanner 0"; do
+for victim in "init 1 coordinator 70" "guardian 4 guardian 70" "lock - lock 70" "guardian 4 lock+guardian 70" "guardian 4 lock,guardian 70" "- - all 70" "worker 4 worker 0" "scanner 2 scanner 0"; do
 	set -- $victim
 	fun=$1 arity=$2 what=$3 want=$4
 	# what the sentence names: the first of them the coordinator hears of
 	said=$what
 	[ "$what" = lock+guardian ] && said='\(lock\|guardian\)'
 	[ "$what" = lock,guardian ] && said=lock
+	[ "$what" = all ] && said='coordinator ended: killed'
 	fp_bg --duration 6s --top 5 --every 1s --node-name "fp_${what//[+,]/_}" -o "$T_DIR/$what" "$NODE"
 	check "$what: the agent is running" wait_until 10 sh -c "[ \"\$('$ERL_CALL' -name '$NODE' -c '$T_COOKIE' -timeout 10 -a 'erlang whereis [flameprof_agent]')\" != undefined ]"
 	sleep 1.5
@@ -41,6 +44,8 @@ for victim in "init 1 coordinator 70" "guardian 4 guardian 70" "lock - lock 70" 
 		eval_on "exit(whereis(flameprof_agent), kill)." >/dev/null
 	elif [ "$what" = lock+guardian ]; then
 		eval_on "exit(whereis(flameprof_agent), kill), [exit(P, kill) || P <- erlang:processes(), erlang:process_info(P, initial_call) =:= {initial_call, {'$MOD', guardian, 4}}]." >/dev/null
+	elif [ "$what" = all ]; then
+		eval_on "Ps = [P || P <- erlang:processes(), {initial_call, {'$MOD', _, _}} <- [erlang:process_info(P, initial_call)]], [exit(P, kill) || P <- [whereis(flameprof_agent) | Ps]], length(Ps)." >/dev/null
 	elif [ "$what" = lock,guardian ]; then
 		eval_on "CS = whereis(code_server), erlang:suspend_process(CS), exit(whereis(flameprof_agent), kill), receive after 300 -> ok end, [exit(P, kill) || P <- erlang:processes(), erlang:process_info(P, initial_call) =:= {initial_call, {'$MOD', guardian, 4}}], erlang:resume_process(CS)." >/dev/null
 	else

@@ -346,6 +346,21 @@ static void m_foo_int(ei_x_buff *x) { tup(x, 3); atom(x, "foo"); lng(x, 2); lng(
 static void m_atom(ei_x_buff *x) { atom(x, "hello"); }
 static void m_list(ei_x_buff *x) { lst(x, 1); lng(x, 1); nil(x); }
 static void m_tuple_int(ei_x_buff *x) { tup(x, 2); lng(x, 1); lng(x, 2); }
+static void m_exit_killed(ei_x_buff *x) { tup(x, 3); atom(x, "EXIT"); pid(x, 5, 0); atom(x, "killed"); }
+static void m_exit_tuple(ei_x_buff *x)
+{
+	tup(x, 3); atom(x, "EXIT"); pid(x, 5, 0);
+	tup(x, 2); atom(x, "badarg"); lst(x, 1); tup(x, 2); atom(x, "m"); lng(x, 7); nil(x);
+}
+static void m_exit_big(ei_x_buff *x)
+{
+	tup(x, 3); atom(x, "EXIT"); pid(x, 5, 0);
+	lst(x, 300);
+	for (int k = 0; k < 300; k++)
+		lng(x, 100000 + k);
+	nil(x);
+}
+static void m_exit_no_pid(ei_x_buff *x) { tup(x, 3); atom(x, "EXIT"); atom(x, "nopid"); atom(x, "killed"); }
 
 static void test_other_messages(void)
 {
@@ -376,6 +391,16 @@ static void test_other_messages(void)
 	is_int(one_message(m_tuple_int, &r), DEC_OTHER, "{1, 2} is someone else's");
 	is_int(one_message(m_rex_int, &r), DEC_OTHER, "{rex, 13} (a late reply holding an integer) is someone else's");
 	is_int(one_message(m_foo_int, &r), DEC_OTHER, "{foo, 2, 3} is someone else's, not a protocol error");
+	k = one_message(m_exit_killed, &r);
+	ok(k == DEC_LINK_EXIT && strcmp(r.reason, "killed") == 0 && r.exit_from.num == 5 && r.detail[0] == '\0',
+	   "{'EXIT', Pid, killed}: a linked process's end, its pid and reason");
+	k = one_message(m_exit_tuple, &r);
+	ok(k == DEC_LINK_EXIT && r.reason[0] == '\0' && strncmp(r.detail, "{badarg,", 8) == 0 && strstr(r.detail, "7}"),
+	   "{'EXIT', Pid, {badarg, [{m, 7}]}}: a reason not an atom is printed");
+	k = one_message(m_exit_big, &r);
+	ok(k == DEC_LINK_EXIT && strncmp(r.detail, "a term of ", 10) == 0,
+	   "a reason of over 512 bytes is measured, not printed");
+	is_int(one_message(m_exit_no_pid, &r), -1, "{'EXIT', nopid, killed} is refused");
 }
 
 /* ==== ids: unknown, redefined, reset ==== */

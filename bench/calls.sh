@@ -19,7 +19,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=${CALLS_N:-2000000} MS=${CALLS_MS:-5000} REPS=${CALLS_REPS:-3}
 D=$(mktemp -d "${TMPDIR:-/tmp}/fp-bench-calls.XXXXXX")
 COOKIE="bc$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-export ERL_EPMD_PORT=$(( 40000 + ($$ + 7) % 20000 ))
+export ERL_EPMD_PORT=$(( 20000 + ($$ + 7) % 12000 )) # below the ephemeral ports (32768 and up)
 printf '%s\n' "$COOKIE" > "$D/cookie" && chmod 400 "$D/cookie"
 ERL_CALL=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin/erl_call
 PIDS=""

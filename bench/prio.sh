@@ -14,7 +14,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${SECS:-10}
 W=$(mktemp -d "${TMPDIR:-/tmp}/fp-prio.XXXXXX")
-export ERL_EPMD_PORT=$(( 30000 + $$ % 10000 ))
+export ERL_EPMD_PORT=$(( 20000 + $$ % 12000 )) # below the ephemeral ports (32768 and up)
 COOKIE="prio$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 printf '%s\n' "$COOKIE" > "$W/cookie"; chmod 400 "$W/cookie"
 ERL_CALL=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin/erl_call

@@ -18,7 +18,7 @@ RATE=${BENCH_RATE:-3000}
 WORK=${BENCH_WORK:-13000}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/fp-benchreq.XXXXXX")
 COOKIE="b$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-export ERL_EPMD_PORT=$(( 40000 + $$ % 20000 ))
+export ERL_EPMD_PORT=$(( 20000 + $$ % 12000 )) # below the ephemeral ports (32768 and up)
 printf '%s\n' "$COOKIE" > "$DIR/cookie" && chmod 400 "$DIR/cookie"
 PIDS=""
 cleanup() { for p in $PIDS; do kill -9 "$p" 2>/dev/null; done; epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1; rm -rf "$DIR"; }

@@ -87,7 +87,7 @@ SETUP="schedulers: $SCHED (the nodes' +S), cores: $NPROC (nproc); $PIN_DESC"
 B_DIR=$(mktemp -d "${TMPDIR:-/tmp}/fp-bench.XXXXXX")
 B_COOKIE="bench$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 B_PIDS=""
-export ERL_EPMD_PORT=$(( 40000 + $$ % 20000 ))
+export ERL_EPMD_PORT=$(( 20000 + $$ % 12000 )) # below the ephemeral ports (32768 and up)
 printf '%s\n' "$B_COOKIE" > "$B_DIR/cookie"
 chmod 400 "$B_DIR/cookie"
 # BENCH_RESULTS=FILE: add to (and report from) an earlier run's results,

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <ei.h>
 #include "../common/sample.h"
 #include "sampler.h"
 

@@ -67,7 +67,10 @@ $TM send-keys -t top 2
 check "2 sorts the functions by total" wait_until 10 shows "functions by total"
 $TM send-keys -t top Space
 check "space pauses" wait_until 10 shows "PAUSED"
-screen > "$T_DIR/paused1"; sleep 2.5; screen > "$T_DIR/paused2"
+# the paused screen is one write, but the terminal may take it in pieces:
+# the first look waits for the whole of it (on a loaded machine, a look
+# taken as soon as the title said PAUSED caught the rows still coming)
+sleep 1; screen > "$T_DIR/paused1"; sleep 2.5; screen > "$T_DIR/paused2"
 check "... and the paused screen stays as it is" cmp -s "$T_DIR/paused1" "$T_DIR/paused2"
 $TM send-keys -t top Space
 check "space again resumes" wait_until 10 sh -c "! $TM capture-pane -p -t top | grep -q PAUSED"

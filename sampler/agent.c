@@ -82,7 +82,7 @@ static int await_start(sampler_t *s)
 				    node_target(s->node), res.reason, res.detail);
 		if (k == DEC_LINK_EXIT && node_same_pid(&res.exit_from, &s->agent))
 			return node_errf(s->node, NODE_ERR_AGENT, "the agent could not start on '%s' (it ended: %s)",
-				    node_target(s->node), res.reason[0] ? res.reason : res.detail);
+				    node_target(s->node), res.detail);
 	}
 }
 
@@ -177,13 +177,13 @@ int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 		 * sampler_unload() does. Its normal end follows its last word
 		 * (fp_stopped or fp_error), which has been read by then. */
 		if (k == DEC_LINK_EXIT && s->have_agent && node_same_pid(&res.exit_from, &s->agent) &&
-		    strcmp(res.reason, "normal") != 0) {
+		    strcmp(res.detail, "normal") != 0) {
 			s->have_agent = 0;
 			s->agent_died = 1;
 			return node_errf(s->node, NODE_ERR_AGENT_DOWN,
 				    "the agent on '%s' ended unexpectedly (coordinator ended: %s); backtrace_depth is restored "
 				    "and its module removed; the samples taken so far are kept",
-				    node_target(s->node), res.reason[0] ? res.reason : res.detail);
+				    node_target(s->node), res.detail);
 		}
 	}
 }

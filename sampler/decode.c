@@ -479,20 +479,16 @@ static int round_info(struct cur *c, struct sampler_round *r)
 /* ---------------------------------------------------------------- messages */
 
 /* {'EXIT', Pid, Reason}: the node layer's form of a linked process's end.
- * An atom reason goes to out->reason, any other is printed, cut, to
- * out->detail (the term has been checked whole already; one of more than
- * 512 bytes is only measured, not printed: a node may send any). */
+ * The reason goes to out->detail: an atom as it is, any other term printed
+ * and cut (the term has been checked whole already; one of more than 512
+ * bytes is only measured, not printed: a node may send any). */
 static int link_exit(struct cur *c, size_t len, struct dec_result *out)
 {
-	int type, size;
-	if (ei_decode_pid(c->buf, &c->i, &out->exit_from) < 0 || ei_get_type(c->buf, &c->i, &type, &size) < 0)
+	char atom[MAXATOMLEN_UTF8];
+	if (ei_decode_pid(c->buf, &c->i, &out->exit_from) < 0)
 		return fail(c, "a malformed link exit");
-	if (type == ERL_ATOM_EXT || type == ERL_SMALL_ATOM_EXT || type == ERL_ATOM_UTF8_EXT ||
-	    type == ERL_SMALL_ATOM_UTF8_EXT) {
-		char atom[MAXATOMLEN_UTF8];
-		if (get_atom(c, atom) < 0)
-			return -1;
-		snprintf(out->reason, sizeof out->reason, "%.63s", atom);
+	if (ei_decode_atom(c->buf, &c->i, atom) == 0) {
+		snprintf(out->detail, sizeof out->detail, "%.127s", atom);
 		return DEC_LINK_EXIT;
 	}
 	if (len - (size_t)c->i > 512) {

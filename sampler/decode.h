@@ -52,7 +52,7 @@ enum dec_kind {
 	DEC_AGENT_ERROR, /* out->reason, out->detail: why the agent ended or could not start */
 	DEC_OTHER,       /* not one of ours: ignore */
 	DEC_LINK_EXIT,   /* {'EXIT', Pid, Reason} of a process linked to us: out->exit_from,
-			  * out->reason ("normal", ...) or out->detail (a reason not an atom) */
+			  * out->detail the reason ("normal", "killed", a term printed) */
 };
 
 struct dec_result {

@@ -69,6 +69,9 @@ struct fp_sample {
 	enum fp_status status;    /* process status at the sample */
 	const struct fp_frame *const *frames; /* leaf first, root last */
 	size_t nframes;           /* number of frames (0 if the stack was empty) */
+	/* On a CPU at the sample, but the process ran on to its receive before
+	 * its stack could be read: no frames, written as [ran_to_receive]. */
+	int stack_late;
 	struct fp_str initial_call;  /* "M:F/A": proc_lib '$initial_call', else initial_call */
 	struct fp_str name;          /* registered name or process label; len 0: none */
 	struct fp_str seq_label;     /* seq_trace label, printed; len 0: no token */

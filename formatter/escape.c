@@ -27,7 +27,7 @@ static int ascii_unsafe(unsigned char c, unsigned extra)
 	case '(':  /* frame regexes end at " (dso)"; stackcollapse drops "(..." */
 	case ')':
 	case ';':  /* stackcollapse's frame separator */
-	case '[':  /* keeps "[unknown]", "[category]", "[no_stack]" ours alone */
+	case '[':  /* keeps "[unknown]", "[category]", "[no_stack]", "[ran_to_receive]" ours alone */
 	case ']':
 	case '"':  /* stackcollapse-perf.pl deletes quotes */
 	case '\'':

@@ -185,9 +185,12 @@ size_t fmt_event(fmt_ctx *ctx, const struct fp_sample *s, char *buf, size_t cap,
 		}
 	}
 	/* An empty stack still gets a frame, so the event is not just its comm;
-	 * '[' is always escaped in atoms, so no real frame can read so. */
+	 * '[' is always escaped in atoms, so no real frame can read so. A
+	 * stack not read in time says so: the CPU was that process's, the code
+	 * is not known. */
 	if (written == 0)
-		fmt_puts(&o, "\t0 [no_stack] ([unknown])\n");
+		fmt_puts(&o, s->stack_late ? "\t0 [ran_to_receive] ([unknown])\n"
+		                           : "\t0 [no_stack] ([unknown])\n");
 	struct fp_str tier = { NULL, 0 };
 	if (ctx->want_tier) {
 		long k = fmt_tiers_match(&ctx->tiers, s);

@@ -405,17 +405,23 @@ static int sample(struct dec_tables *t, struct cur *c, struct fp_sample *s)
 	 * name, in its first sample of a run.) */
 	if (idx >= t->nprocs || !t->procs[idx].defined)
 		return 1;
-	if (stack >= t->nentries || t->entries[stack].kind != ENTRY_STACK)
+	/* stack 0: on a CPU, but its stack was not read in time (the agent's
+	 * read_in_time/4) */
+	if (stack != 0 && (stack >= t->nentries || t->entries[stack].kind != ENTRY_STACK))
 		return fail(c, "sample with undefined stack %llu", stack);
 	const struct dec_proc *p = &t->procs[idx];
-	const struct dec_stack *st = t->entries[stack].u.stack;
 	memset(s, 0, sizeof *s);
 	s->time_us = time;
 	s->pid_number = p->number;
 	s->pid_serial = p->serial;
 	s->status = (enum fp_status)status;
-	s->frames = st->frames;
-	s->nframes = st->n;
+	if (stack != 0) {
+		const struct dec_stack *st = t->entries[stack].u.stack;
+		s->frames = st->frames;
+		s->nframes = st->n;
+	} else {
+		s->stack_late = 1;
+	}
 	s->initial_call = p->initial_call;
 	s->name = p->name;
 	if (label != 0) {

@@ -46,6 +46,8 @@
 %%       reset                                               (forget all ids)
 %%     Samples = [{TimeUs, ProcIndex, Status, StackId, LabelId (0: none),
 %%                 {16 metrics in the order of common/sample.h}}]
+%%     (StackId 0: the process was on a CPU but ran on to its receive
+%%     before its stack could be read; no stack is known)
 %% From the sink: stop.
 -module(flameprof_agent).
 -export([init/1, worker/4, scanner/2, guardian/4, scan/6]).
@@ -98,8 +100,11 @@
 -define(BUDGET_WINDOW_US, 1000000).      % the budget is checked this often
 -define(MIN_SHARE, 0.02).                % never below 2 % of the asked rate
 -define(BUSY, 0.9).                      % schedulers this busy: the node is busy
--define(CHEAP_ITEMS, [reductions, status, message_queue_len, sequential_trace_token]).
--define(ITEMS, [current_function, current_stacktrace, status, reductions,
+%% The cheap items, read without a signal from a process that is not running;
+%% its status is read apart, first (cheap/4).
+-define(CHEAP_ITEMS, [reductions, message_queue_len, sequential_trace_token]).
+%% The full read: no status, which the coordinator reads apart (cheap/4).
+-define(ITEMS, [current_function, current_stacktrace, reductions,
                 message_queue_len, memory, total_heap_size,
                 garbage_collection, garbage_collection_info,
                 sequential_trace_token]).
@@ -301,10 +306,28 @@ request_scan(S, Now) ->
     %% process, once picked, would stay "busy" because it is sampled. Under
     %% the cost budget each was sampled in only a part of the rounds.
     Cost = round(?SAMPLE_COST * (S#s.round - S#s.select_round) * S#s.share),
-    Exclude = maps:put(self(), true, S#s.workers),
+    Exclude = maps:merge(maps:from_list([{P, true} || P <- [self() | induced(S#s.sink)]]),
+                         S#s.workers),
     S#s.scanner ! {scan, Exclude, S#s.by_target, Cost, S#s.top,
                    min(?BASELINE_MS, S#s.every_us div 1000)},
     S#s{scanning = true, next_select = Now + S#s.every_us, select_round = S#s.round}.
+
+%% Processes that work because we sample, never picked (the issue of a
+%% Yaws node: they were among the busiest of an idle one): kernel_refc,
+%% which keeps the scheduler_wall_time flag the cost budget turns on; the
+%% handlers of signals to processes running dirty code (our reads among
+%% them); and the distribution connection to flameprof, where a process
+%% carries it (TLS and other carriers), which carries our batches.
+induced(Sink) ->
+    Named = [P || N <- [kernel_refc, erts_dirty_process_signal_handler,
+                        erts_dirty_process_signal_handler_high,
+                        erts_dirty_process_signal_handler_max],
+                  P <- [whereis(N)], is_pid(P)],
+    Ctrl = case lists:keyfind(node(Sink), 1, erlang:system_info(dist_ctrl)) of
+               {_, C} when is_pid(C) -> [C];
+               _ -> []
+           end,
+    Named ++ Ctrl.
 
 %% The first scan runs at high priority, so that sampling starts at once even
 %% on a saturated node; the later ones at normal priority. Each process's
@@ -525,6 +548,7 @@ round(S0, Now) ->
                              end
                      end, [], S00#s.workers),
     {Part, S01} = budget_part(Idle, S00),
+    move_to_random_scheduler(),
     {Ask, Cheap, S} = cheap_part(Part, R, S01, [], []),
     NextSlot = Slot + Period,
     Deadline = NextSlot + jitter(Period),
@@ -546,6 +570,22 @@ round(S0, Now) ->
 
 %% A uniform offset within a period (rand's state lives in this process).
 jitter(Period) -> rand:uniform(Period) - 1.
+
+%% The status pass (cheap/4) runs on a scheduler of its own choosing, a
+%% random one each round. Whatever ran on that scheduler until the pass took
+%% it reads `runnable`: left on one scheduler, the coordinator displaced the
+%% processes of that scheduler's run queue in every round and they were
+%% never seen running (three spinners on two schedulers: one of them had no
+%% on-CPU sample at all); moved at random, each process loses the same
+%% share of its running samples, so the picture keeps its shape
+%% (doc/truth.md). process_flag(scheduler, N) binds the process to a run
+%% queue and moves it there at once (undocumented, in ERTS since R13);
+%% where a release refuses it, the pass stays where it is.
+move_to_random_scheduler() ->
+    case erlang:system_info(schedulers_online) of
+        1 -> ok;
+        N -> attempt(fun() -> process_flag(scheduler, rand:uniform(N)) end)
+    end.
 
 %% A process that has not run since its last sample needs no worker: its
 %% stack and heap are as they were, and reductions, status, queue length
@@ -580,21 +620,46 @@ cheap_part([{W, Info} | Rest], R, S, Ask, Cheap, Last, N) ->
             cheap_part(Rest, R, S, [W | Ask], Cheap, Last, N)
     end.
 
-%% A sample taken here, or what to ask the worker: full (read it all: it
-%% ran) or check (the worker reads the cheap items first).
-cheap(_W, true, _S, _Last) -> check;
-cheap(W, false, S, Last) ->
+%% A sample taken here, or what to ask the worker: {check, Code} (read the
+%% cheap items; if the target has not run since its last sample, that is the
+%% sample) or {full, Code} (read it all: it ran). Code is the target's
+%% status as read here, directly, at the round's instant: it is the status
+%% the sample is written with (doc/truth.md). A status read together with
+%% the stack is not the target's: the stack is a signal the target serves
+%% itself, so it answers `running` while it serves it (300 reads of a
+%% process looping timer:sleep(2): 0 running read directly, 62 with the
+%% stack); and a worker that reads its target's status has itself taken a
+%% scheduler, displacing whatever ran there, where the coordinator's one
+%% pass displaces one process at most.
+%% A target found running or garbage collecting is never a cheap sample:
+%% its reductions are added when it is scheduled out, so "unchanged" says
+%% nothing of a process that has just been scheduled in, and its stack is
+%% no longer the one of its last sample (a process woken by a timer read
+%% `running` at its receive was most of a wake-often service's picture).
+%% The status is read alone, first: it needs no lock of the target's, so
+%% it is read directly even while the target runs, where any other item of
+%% a running process is a signal it serves, and our wait (the coordinator
+%% waited on each such target in turn; and the target, serving the
+%% worker's read right after, served it at its next BIF call: a string
+%% spinner drawn 88 % in lists:reverse/2).
+cheap(W, Info, S, Last) ->
     {T, Idx, _} = maps:get(W, S#s.workers),
-    case Last of
-        #{T := {Lo, Hi, StackId, M, Code0} = Prev} ->
-            case erlang:process_info(T, ?CHEAP_ITEMS) of
-                [{reductions, Reds}, {status, St}, {message_queue_len, Q},
-                 {sequential_trace_token, Tok}] when Reds >= Lo, Reds =< Hi ->
+    case erlang:process_info(T, status) of
+        {status, St} when St =:= running; St =:= garbage_collecting -> {full, status(St)};
+        {status, St} -> cheap(T, Idx, status(St), Info, S, Last);
+        undefined -> {full, 2}                 % gone: the worker says so
+    end.
+
+cheap(T, Idx, Code, Info, S, Last) ->
+    case erlang:process_info(T, ?CHEAP_ITEMS) of
+        [{reductions, Reds}, {message_queue_len, Q}, {sequential_trace_token, Tok}] ->
+            case Last of
+                #{T := {Lo, Hi, StackId, M, Code0} = Prev}
+                  when Reds >= Lo, Reds =< Hi, not Info, Code =/= 0, Code =/= 3 ->
                     {LabelId, S1} = case Tok of
                                         [] -> {0, S};
                                         _ -> label_id(label(S#s.tab, Tok), S)
                                     end,
-                    Code = status(St),
                     %% an idle process: nothing changed, nothing copied
                     {M1, Now} = case M of
                                     {Reds, Q, _, _, _, _, _, _, _, _, _, _, _, _, _, _} ->
@@ -602,16 +667,18 @@ cheap(W, false, S, Last) ->
                                     _ ->
                                         M2 = setelement(2, setelement(1, M, Reds), Q),
                                         {M2, {Reds, Reds, StackId, M2, Code}}
-                                end,
+                                    end,
                     Last1 = if
-                                Code =:= 0 -> maps:remove(T, Last); % running: its worker next time
                                 Now =:= Prev, Lo =:= Hi, Code =:= Code0 -> Last;
                                 true -> Last#{T := setelement(5, setelement(1, setelement(2, Now, Reds), Reds), Code)}
                             end,
                     {{now_us(), Idx, Code, StackId, LabelId, M1}, S1, Last1};
-                _ -> full    % it ran, or is gone (the worker says so)
+                #{T := {Lo, Hi, _, _, _}} when Reds >= Lo, Reds =< Hi, Code =/= 0, Code =/= 3 ->
+                    {check, Code};             % its names are wanted: the worker reads them
+                #{T := _} -> {full, Code};     % it ran, or is running now
+                _ -> {check, Code}
             end;
-        _ -> check
+        _ -> {full, 2}                         % gone: the worker says so
     end.
 
 %% ---------------------------------------------------------------- cost budget
@@ -722,10 +789,14 @@ take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
     case maps:find(W, S#s.workers) of
         {ok, {Target, Idx, _}} when R > S#s.reset_round ->
             S1 = proc_def(Info, Target, Idx, W, S),
-            {StackId, S2} = stack_id(StackRef, S1),
+            %% stack id 0: the stack was not read in time (read_in_time/4)
+            {StackId, Drawn, S2} = case StackRef of
+                                       {late, Ref} -> {Id, S1a} = stack_id(Ref, S1), {Id, 0, S1a};
+                                       _ -> {Id, S1a} = stack_id(StackRef, S1), {Id, Id, S1a}
+                                   end,
             {LabelId, S3} = label_id(LabelRef, S2),
             {S3#s{samples = S3#s.samples + 1, last = remember(Target, St, StackId, Metrics, Kind, S3#s.last)},
-             {T, Idx, St, StackId, LabelId, Metrics}};
+             {T, Idx, St, Drawn, LabelId, Metrics}};
         _ -> {S, none}
     end.
 
@@ -902,7 +973,8 @@ worker(Agent, P, Tab, Dict, Last) ->
                             %% drawn (the C side would meet an undefined id)
                             Agent ! {gone, self(), R};
                         {Names, Dict1} ->
-                            Agent ! {sampled, self(), R, T, status(St), stack_ref(Tab, StackKey),
+                            Ref = stack_ref(Tab, StackKey),
+                            Agent ! {sampled, self(), R, T, St, read_in_time(P, St, Cost, Ref),
                                      label(Tab, Tok), M, Names, Cost},
                             worker(Agent, P, Tab, Dict1, {element(1, M), StackKey, Frames, M})
                     end
@@ -911,26 +983,27 @@ worker(Agent, P, Tab, Dict, Last) ->
     end.
 
 %% A process whose reductions have not moved since its previous sample has
-%% not run: its stack and heap are as they were. Reductions, status, queue
-%% length and seq_trace token are read without disturbing the process (28 us
-%% for 100 processes on a saturated node); anything more is a signal the
+%% not run: its stack and heap are as they were. Reductions, queue length
+%% and seq_trace token are read without disturbing the process (28 us for
+%% 100 processes on a saturated node); anything more is a signal the
 %% process must handle when it next runs (3.5 ms for the same 100, and most
 %% of what sampling costs a node). So the rest is asked only after it ran.
-%% How: full when the coordinator has just seen it ran (cheap/4).
-sample(check, P, {Reds0, StackKey, Frames, M} = Last) ->
+%% How: {check, Code} or {full, Code} (cheap/4); Code, the status the
+%% coordinator read at the round's instant, is the sample's status.
+sample({check, Code}, P, {Reds0, StackKey, Frames, M} = Last) when Code =/= 0, Code =/= 3 ->
     case erlang:process_info(P, ?CHEAP_ITEMS) of
         undefined -> gone;
-        [{reductions, Reds}, {status, St}, {message_queue_len, Q}, {sequential_trace_token, Tok}]
+        [{reductions, Reds}, {message_queue_len, Q}, {sequential_trace_token, Tok}]
           when Reds >= Reds0, Reds =< Reds0 + ?READ_CHARGE ->
-            {now_us(), St, StackKey, Frames, Tok, setelement(1, setelement(2, M, Q), Reds), cheap};
-        _ -> full_sample(P, Last)
+            {now_us(), Code, StackKey, Frames, Tok, setelement(1, setelement(2, M, Q), Reds), cheap};
+        _ -> full_sample(P, Code, Last)
     end;
-sample(_, P, Last) -> full_sample(P, Last).
+sample({_, Code}, P, Last) -> full_sample(P, Code, Last).
 
-full_sample(P, Last) ->
+full_sample(P, Code, Last) ->
     case erlang:process_info(P, ?ITEMS) of
         undefined -> gone;
-        [{current_function, CF}, {current_stacktrace, ST}, {status, St},
+        [{current_function, CF}, {current_stacktrace, ST},
          {reductions, Reds}, {message_queue_len, Q}, {memory, Mem},
          {total_heap_size, THS}, {garbage_collection, GC},
          {garbage_collection_info, GCI}, {sequential_trace_token, Tok}] ->
@@ -947,8 +1020,24 @@ full_sample(P, Last) ->
                       {_, {Hash, _}, Frames, _} -> {Hash, Stack}; % as last time: no hashing
                       _ -> {stack_hash(Frames), Stack}
                   end,
-            {now_us(), St, Key, Frames, Tok, M, full}
+            {now_us(), Code, Key, Frames, Tok, M, full}
     end.
+
+%% A process read running (or collecting garbage) at the round's instant
+%% serves the stack read itself, when it next handles signals: at the end
+%% of its time slice, or at its next receive if its run ends first. Then
+%% the stack is where it waits, not where it ran: a process that wakes
+%% often and does little was drawn as CPU at its timer:sleep or receive.
+%% Found waiting right after it answered, it answered at its receive: the
+%% sample is kept (it was on a CPU) but its stack is not (`{late, Ref}`:
+%% written as [ran_to_receive], doc/truth.md); the stack is still the one
+%% its next cheap samples, while it waits there, are drawn with.
+read_in_time(P, St, full, Ref) when St =:= 0; St =:= 3 ->
+    case erlang:process_info(P, status) of
+        {status, waiting} -> {late, Ref};
+        _ -> Ref
+    end;
+read_in_time(_P, _St, _Kind, Ref) -> Ref.
 
 %% Stacks are interned under a 64-bit hash, not the stack itself: a stack
 %% of 25 frames with their locations is about 8 KB as an ETS key, and on a
@@ -985,6 +1074,12 @@ label(Tab, {_Flags, Label, _Serial, _From, _Last}) -> lookup(Tab, l, Label);
 label(_Tab, _) -> 0.
 
 %% current_stacktrace may be empty or start above the current function.
+%% A process that was in a BIF when our request came serves it on the
+%% BIF's way back, in erlang:bif_handle_signals_return/2: a frame of our
+%% making (6.6-11.6 % of the on-CPU leaves on Yaws and ejabberd), so it is
+%% left out and the caller is the leaf, as it was before the request.
+stack({erlang, bif_handle_signals_return, _}, [{erlang, bif_handle_signals_return, _, _} | ST]) -> ST;
+stack({erlang, bif_handle_signals_return, _}, ST) -> ST;
 stack({M, F, A}, [{M, F, A, _} | _] = ST) -> ST;
 stack({M, F, A}, ST) -> [{M, F, A, []} | ST];
 stack(_, ST) -> ST.

@@ -33,7 +33,8 @@ DEMO="$BUILD"
 CHECK="$BUILD cmd:clang:clang fuzzer:libclang_rt.fuzzer:libclang-rt-dev cmd:valgrind:valgrind
 cmd:chromium:chromium cmd:python3:python3 py:jsonschema:python3-jsonschema cmd:prove:perl
 cmd:zstd:zstd cmd:gzip:gzip cmd:prlimit:util-linux cmd:chattr:e2fsprogs cmd:hostname:hostname
-cmd:timeout:coreutils cmd:go:golang-go cmd:elixir:elixir cmd:mix:elixir file:/usr/bin/time:time cmd:tmux:tmux"
+cmd:timeout:coreutils cmd:go:golang-go cmd:elixir:elixir cmd:mix:elixir file:/usr/bin/time:time cmd:tmux:tmux
+cmd:perf:linux-perf"
 
 case $target in
 build) NEED=$BUILD ;;

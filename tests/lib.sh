@@ -90,9 +90,10 @@ compile_workloads() {
 # start_node NAME EVAL: a node NAME@127.0.0.1 running EVAL, distribution on
 # loopback only, backtrace_depth set to 13 (so a restore is visible).
 # Sets NODE_PID and prints nothing; waits until the node answers.
+# T_ERL_ARGS: more emulator flags (e.g. "+S 2 +JPperf true").
 start_node() {
 	name="$1_$$"
-	"$ERL_BIN_ERL" -name "$name@127.0.0.1" -setcookie "$T_COOKIE" -noshell -noinput \
+	"$ERL_BIN_ERL" ${T_ERL_ARGS:-} -name "$name@127.0.0.1" -setcookie "$T_COOKIE" -noshell -noinput \
 		-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$T_DIR/ebin" \
 		-eval "erlang:system_flag(backtrace_depth, 13), $2, file:write_file(\"$T_DIR/$name.ready\", \"\")" \
 		>"$T_DIR/$name.log" 2>&1 &

@@ -1,0 +1,75 @@
+#!/bin/bash
+# The truth of the on-CPU picture (issue 33), measured against an instrument
+# none of us wrote: Linux perf, sampling the node's scheduler threads on a
+# CPU (cpu-clock), with the node started with +JPperf true so that its JIT
+# writes /tmp/perf-<pid>.map and perf names every sample of Erlang code.
+# Over the same seconds flameprof records at its defaults; both sides are
+# reduced to the leaf Erlang function of each on-CPU sample (flameprof's own
+# modules, and perf's samples in C, left out: tests/truth.py) and compared:
+# the module-level total variation distance at most 0.1, and at most 5 % of
+# flameprof's weight on functions perf saw in under 0.5 % of its samples.
+# Three shapes (tests/workloads/fp_truth.erl): spinners, a service of
+# frequent short wake-ups (where flameprof drew the CPU at timer:sleep/1
+# and receive loops: module distance 0.9 before), a saturated node.
+T_TIMEOUT=300
+. "$(dirname "$0")/../lib.sh"
+
+perf_ok() {
+	command -v perf >/dev/null 2>&1 &&
+		perf record -q -e cpu-clock -F 99 -o "$T_DIR/probe.data" -- sleep 0.1 >"$T_DIR/probe.log" 2>&1
+}
+if ! perf_ok; then
+	for i in $(seq 13); do skip "perf cannot sample here (perf_event_open refused: $(tail -1 "$T_DIR/probe.log" 2>/dev/null))"; done
+	finish; exit
+fi
+start_epmd && compile_workloads || exit 1
+if [ "$(erl -noshell -eval 'io:format("~s", [erlang:system_info(emu_flavor)]), halt().')" != jit ]; then
+	for i in $(seq 13); do skip "this emulator has no JIT, so no perf map to name Erlang code"; done
+	finish; exit
+fi
+
+SECS=${TRUTH_SECS:-10}
+# shape NAME SCHEDULERS: a node of that shape; perf and flameprof over the
+# same seconds; the distances in $T_DIR/NAME.json
+shape() {
+	local shape=$1
+	T_ERL_ARGS="+S $2 +JPperf true" start_node "truth_$shape" "fp_truth:start($shape)" || return 1
+	sleep 1  # past the start of every process
+	perf record -q -e cpu-clock -F 997 -p "$NODE_PID" -o "$T_DIR/$shape.data" -- sleep "$SECS" \
+		>"$T_DIR/$shape.perf.log" 2>&1 &
+	local perf_pid=$!
+	fp --duration "${SECS}s" -o "$T_DIR/$shape" "$NODE"
+	wait "$perf_pid"
+	# perf names the JIT's code from the map when it reads its samples back
+	perf script -i "$T_DIR/$shape.data" -F ip,sym,dso >"$T_DIR/$shape.perf.txt" 2>/dev/null
+	kill "$NODE_PID" 2>/dev/null
+	rm -f "/tmp/perf-$NODE_PID.map"
+	is "$FP_RC" 0 "$shape: the capture exits 0"
+	"$FLAMEPROF" report -q -f folded "$T_DIR/$shape" -o "$T_DIR/$shape.folded"
+	python3 "$ROOT/tests/truth.py" "$T_DIR/$shape.perf.txt" "$T_DIR/$shape.folded" | sed 's/^/# /'
+	python3 "$ROOT/tests/truth.py" "$T_DIR/$shape.perf.txt" "$T_DIR/$shape.folded" --json >"$T_DIR/$shape.json"
+}
+field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$T_DIR/$1.json" "$2" 2>/dev/null; }
+le() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) else 1)' "${1:-9}" "$2"; }
+
+for s in "spinners 2" "service 2" "saturated 2"; do
+	set -- $s
+	shape "$1" "$2"
+	check "$1: module distance to perf $(field "$1" tvd_module) (at most 0.1)" le "$(field "$1" tvd_module)" 0.1
+	check "$1: weight on functions perf saw under 0.5 %: $(field "$1" rare_weight) (at most 0.05)" \
+		le "$(field "$1" rare_weight)" 0.05
+done
+
+# The service's processes that wake and sleep are caught on a CPU now and
+# then, but their stacks are read when they next serve a signal: at their
+# receive. Such a sample is written with [ran_to_receive], never with the
+# receive or timer:sleep/1 it waits in.
+check "service: no on-CPU sample has timer:sleep/1 as its leaf" \
+	test -z "$(grep -E ';timer:sleep/1 [0-9]+$' "$T_DIR/service.folded")"
+check "service: its short runs are written as [ran_to_receive]" grep -q ';\[ran_to_receive\] [0-9]*$' "$T_DIR/service.folded"
+check "service: every perf-script reader rule holds" readers_ok "$T_DIR"/service/*.perf.zst
+
+# Nothing that works only because flameprof samples is selected.
+check "no process busy only because of flameprof is drawn (kernel_refc, the dirty signal handlers)" \
+	test -z "$(grep -E 'kernel_refc|erts_dirty_process_signal_handler' "$T_DIR"/*.folded)"
+finish

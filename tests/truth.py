@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""truth.py - compares flameprof's on-CPU picture with Linux perf's.
+
+    truth.py PERF_SCRIPT FOLDED [--json]
+
+PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record -e cpu-clock` of
+the node's beam process, started with `+JPperf true` so that its JIT writes
+/tmp/perf-<pid>.map and perf names every sample of Erlang code
+`$module:function/arity`. FOLDED is `flameprof report -f folded` of a
+capture over the same seconds (on-CPU samples: running, garbage_collecting).
+
+perf samples threads on a CPU and has no process; time in C (the emulator,
+BIFs, NIFs, GC) has a C symbol, not an Erlang one. So both sides are
+reduced to the leaf Erlang function of each sample, and only samples whose
+leaf is Erlang code count: perf's from the perf map, flameprof's leaf code
+frame. flameprof's own modules (flameprof_*) are left out of both.
+
+Prints, and with --json writes as one JSON line:
+  tvd_module    total variation distance of the two leaf distributions
+                over modules (0: the same, 1: disjoint)
+  tvd_function  the same over functions
+  rare_weight   flameprof's share on functions perf saw in under 0.5 % of
+                its samples
+  the top functions of each side
+"""
+import json
+import re
+import sys
+from collections import Counter
+
+PERF_SYM = re.compile(r"^\s*(?:[0-9a-f]+\s+)?\$([^\s]+?)(-CodeInfoPrologue)?\s+\((\S+)\)\s*$")
+MFA = re.compile(r"^(.+):([^:]+)/(\d+)$")
+
+
+def ours(module):
+    return module.startswith("flameprof_")
+
+
+def perf_leaves(path):
+    """Leaf Erlang function of each perf sample: the symbols of the JIT's map."""
+    c = Counter()
+    total = 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            total += 1
+            m = PERF_SYM.match(line)
+            if not m or not m.group(3).endswith(".map"):
+                continue
+            mfa = MFA.match(m.group(1))
+            if not mfa or ours(mfa.group(1)):
+                continue            # $global::..., the JIT's shared code
+            c[m.group(1)] += 1
+    return c, total
+
+
+def folded_leaves(path):
+    """Leaf code frame of each flameprof sample (the folded line's last frame)."""
+    c = Counter()
+    total = 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            stack, _, n = line.rpartition(" ")
+            n = int(n)
+            total += n
+            leaf = stack.split(";")[-1]
+            leaf = re.sub(r" \(.*\)$", "", leaf)    # a location, where one is drawn
+            mfa = MFA.match(leaf)
+            if not mfa or ours(mfa.group(1)):
+                continue            # a status or category frame, or ours
+            c[leaf] += n
+    return c, total
+
+
+def share(c):
+    n = sum(c.values())
+    return {k: v / n for k, v in c.items()} if n else {}
+
+
+def by_module(c):
+    m = Counter()
+    for k, v in c.items():
+        m[MFA.match(k).group(1)] += v
+    return m
+
+
+def tvd(p, q):
+    return 0.5 * sum(abs(p.get(k, 0.0) - q.get(k, 0.0)) for k in set(p) | set(q))
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.exit(__doc__)
+    perf, perf_total = perf_leaves(argv[1])
+    fp, fp_total = folded_leaves(argv[2])
+    if not perf or not fp:
+        sys.exit("truth.py: no Erlang samples in %s" % (argv[1] if not perf else argv[2]))
+    pf, ff = share(perf), share(fp)
+    res = {
+        "perf_samples": perf_total, "perf_erlang": sum(perf.values()),
+        "fp_samples": fp_total, "fp_erlang": sum(fp.values()),
+        "tvd_module": round(tvd(share(by_module(perf)), share(by_module(fp))), 4),
+        "tvd_function": round(tvd(pf, ff), 4),
+        "rare_weight": round(sum(v for k, v in ff.items() if pf.get(k, 0.0) < 0.005), 4),
+        "perf_top": [[k, round(v, 4)] for k, v in sorted(pf.items(), key=lambda x: -x[1])[:8]],
+        "fp_top": [[k, round(v, 4)] for k, v in sorted(ff.items(), key=lambda x: -x[1])[:8]],
+    }
+    if "--json" in argv:
+        print(json.dumps(res))
+        return
+    print("perf: %d samples, %d in Erlang code; flameprof: %d on-CPU samples, %d with an Erlang leaf"
+          % (res["perf_samples"], res["perf_erlang"], res["fp_samples"], res["fp_erlang"]))
+    print("module TVD %.3f, function TVD %.3f, flameprof's weight on functions perf saw < 0.5 %%: %.3f"
+          % (res["tvd_module"], res["tvd_function"], res["rare_weight"]))
+    for side in ("perf_top", "fp_top"):
+        print("%s: %s" % (side, ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res[side])))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

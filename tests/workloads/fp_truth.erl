@@ -1,0 +1,77 @@
+%% fp_truth - workload shapes for checking the on-CPU picture against
+%% Linux perf (tests/e2e/truth_perf.t, bench/truth.sh). Each shape puts its
+%% CPU in functions of known modules, so that the two instruments' leaf
+%% distributions can be compared module by module.
+%%
+%%   spinners:  three processes that never wait, each in its own module's
+%%              code (fp_truth_work, lists, string)
+%%   service:   the shape most services have: 20 clients that call a
+%%              computing server and sleep 1-3 ms, 30 processes on 2 ms
+%%              timers, 10 that answer a 500 Hz ticker, and a burner that
+%%              works 5 ms in every 25; nearly all the CPU is the server's
+%%              computing function, nearly all the processes wake often
+%%              and do little; the computing is fp_truth_work's, the waking
+%%              and sleeping fp_truth's and timer's
+%%   saturated: eight spinners in four modules' code on a node with fewer
+%%              schedulers, so that run queues are never empty
+-module(fp_truth).
+-export([start/1, spin_fib/0, spin_lists/0, spin_string/0,
+         server/0, client/1, timer_loop/0, ticker/1, listener/0, burner/0]).
+
+start(spinners) ->
+    spawn(?MODULE, spin_fib, []),
+    spawn(?MODULE, spin_lists, []),
+    spawn(?MODULE, spin_string, []),
+    ok;
+start(saturated) ->
+    [spawn(?MODULE, F, []) || F <- [spin_fib, spin_fib, spin_lists, spin_lists,
+                                    spin_string, spin_string, spin_fib, spin_lists]],
+    ok;
+start(service) ->
+    register(fp_truth_server, spawn(?MODULE, server, [])),
+    [spawn(?MODULE, client, [I]) || I <- lists:seq(1, 20)],
+    [spawn(?MODULE, timer_loop, []) || _ <- lists:seq(1, 30)],
+    Listeners = [spawn(?MODULE, listener, []) || _ <- lists:seq(1, 10)],
+    spawn(?MODULE, ticker, [Listeners]),
+    spawn(?MODULE, burner, []),
+    ok.
+
+spin_fib() -> fp_truth_work:fib(22), spin_fib().
+
+spin_lists() ->
+    lists:foldl(fun erlang:'+'/2, 0, lists:seq(1, 2000)),
+    spin_lists().
+
+spin_string() ->
+    _ = string:tokens("the quick brown fox jumps over the lazy dog again", " "),
+    spin_string().
+
+%% The computing server: each request is a fib of 15-18.
+server() ->
+    receive
+        {req, From, N} -> From ! {reply, fp_truth_work:fib(N)}, server()
+    end.
+
+client(I) ->
+    fp_truth_server ! {req, self(), 15 + I rem 4},
+    receive {reply, _} -> ok end,
+    timer:sleep(1 + rand:uniform(3) - 1),
+    client(I).
+
+timer_loop() ->
+    receive after 2 -> ok end,
+    _ = lists:sum([1, 2, 3]),
+    timer_loop().
+
+ticker(Listeners) ->
+    [L ! tick || L <- Listeners],
+    receive after 2 -> ok end,
+    ticker(Listeners).
+
+listener() ->
+    receive tick -> listener() end.
+
+burner() ->
+    fp_truth_work:burn_until(erlang:monotonic_time(millisecond) + 5),
+    timer:sleep(20),
+    burner().

@@ -1,0 +1,16 @@
+%% fp_truth_work - where fp_truth's workloads compute: a module of its own,
+%% so that a picture that puts the CPU at the waking and sleeping
+%% (fp_truth, timer) and one that puts it here differ module by module.
+-module(fp_truth_work).
+-export([fib/1, burn_until/1]).
+
+fib(N) when N < 2 -> N;
+fib(N) -> fib(N - 1) + fib(N - 2).
+
+%% fib(12) over and over until monotonic time T (ms).
+burn_until(T) ->
+    _ = fib(12),
+    case erlang:monotonic_time(millisecond) >= T of
+        true -> ok;
+        false -> burn_until(T)
+    end.

@@ -100,6 +100,7 @@
 -define(BUDGET_WINDOW_US, 1000000).      % the budget is checked this often
 -define(MIN_SHARE, 0.02).                % never below 2 % of the asked rate
 -define(BUSY, 0.9).                      % schedulers this busy: the node is busy
+-define(MOVE_ROUNDS, 10).                % rounds on one scheduler (move/2)
 %% The cheap items, read without a signal from a process that is not running;
 %% its status is read apart, first (cheap/4).
 -define(CHEAP_ITEMS, [reductions, message_queue_len, sequential_trace_token]).
@@ -141,6 +142,8 @@
             %% serves (the last scan's microseconds over --every)
             scan_per_s = 0.0,
             node_busy = false,    % the schedulers were busy at the last check
+            sched = 0,            % the scheduler the rounds run on (0: unbound), see move/2
+            waits = #{},          % target pid => the stack it was last seen waiting at
             sched_wall}).         % statistics(scheduler_wall_time) at win_start
 
 %% ---------------------------------------------------------------- start
@@ -511,7 +514,8 @@ drop_worker(W, S) ->
         {{T, _, _}, Ws} ->
             unlink(W),
             S#s{workers = Ws, by_target = maps:remove(T, S#s.by_target),
-                busy = maps:remove(W, S#s.busy), last = maps:remove(T, S#s.last)};
+                busy = maps:remove(W, S#s.busy), last = maps:remove(T, S#s.last),
+                waits = maps:remove(T, S#s.waits)};
         error -> S
     end.
 
@@ -547,8 +551,7 @@ round(S0, Now) ->
                                  false -> [{W, Info} | Acc]
                              end
                      end, [], S00#s.workers),
-    {Part, S01} = budget_part(Idle, S00),
-    move_to_random_scheduler(),
+    {Part, S01} = budget_part(Idle, move(R, S00)),
     {Ask, Cheap, S} = cheap_part(Part, R, S01, [], []),
     NextSlot = Slot + Period,
     Deadline = NextSlot + jitter(Period),
@@ -571,20 +574,43 @@ round(S0, Now) ->
 %% A uniform offset within a period (rand's state lives in this process).
 jitter(Period) -> rand:uniform(Period) - 1.
 
-%% The status pass (cheap/4) runs on a scheduler of its own choosing, a
-%% random one each round. Whatever ran on that scheduler until the pass took
-%% it reads `runnable`: left on one scheduler, the coordinator displaced the
-%% processes of that scheduler's run queue in every round and they were
-%% never seen running (three spinners on two schedulers: one of them had no
-%% on-CPU sample at all); moved at random, each process loses the same
-%% share of its running samples, so the picture keeps its shape
-%% (doc/truth.md). process_flag(scheduler, N) binds the process to a run
-%% queue and moves it there at once (undocumented, in ERTS since R13);
-%% where a release refuses it, the pass stays where it is.
-move_to_random_scheduler() ->
+%% The rounds run on one scheduler at a time, the coordinator and the
+%% workers alike, a random one for ?MOVE_ROUNDS rounds, then another:
+%% - whatever ran on the coordinator's scheduler until its status pass
+%%   (cheap/4) took it reads `runnable`: left on one scheduler, the
+%%   coordinator displaced the processes of that scheduler's run queue in
+%%   every round, and they were never seen running (three spinners on two
+%%   schedulers: one had no on-CPU sample at all); moved at random, each
+%%   process loses the same share of its running samples, so the picture
+%%   keeps its shape (doc/truth.md);
+%% - a worker on the scheduler its running target runs on can read it only
+%%   once the target's time slice ends, at the call where its reductions
+%%   ran out: there a string spinner was drawn 88 % in lists:reverse/2,
+%%   which perf saw 0.5 % of its time in; a worker on the coordinator's
+%%   scheduler, where no target runs, reads a running target through the
+%%   signal it serves where it is.
+%% process_flag(scheduler, N) binds a process to a scheduler's run queue
+%% and moves it there (undocumented, in ERTS since R13); where a release
+%% refuses it, the rounds run where they are.
+move(R, #s{sched = K} = S) when K > 0, R rem ?MOVE_ROUNDS =/= 0 -> S;
+move(_R, S) ->
     case erlang:system_info(schedulers_online) of
-        1 -> ok;
-        N -> attempt(fun() -> process_flag(scheduler, rand:uniform(N)) end)
+        1 -> S;
+        N ->
+            K = rand:uniform(N),
+            case attempt(fun() -> process_flag(scheduler, K) end) of
+                failed -> S;
+                _ -> S#s{sched = K}
+            end
+    end.
+
+%% A worker follows the coordinator to its scheduler (move/2).
+follow(K, K) -> K;
+follow(0, Old) -> Old;
+follow(K, _Old) ->
+    case attempt(fun() -> process_flag(scheduler, K) end) of
+        failed -> 0;
+        _ -> K
     end.
 
 %% A process that has not run since its last sample needs no worker: its
@@ -616,7 +642,7 @@ cheap_part([{W, Info} | Rest], R, S, Ask, Cheap, Last, N) ->
     case cheap(W, Info, S, Last) of
         {Sample, S1, Last1} -> cheap_part(Rest, R, S1, Ask, [Sample | Cheap], Last1, N + 1);
         How ->
-            W ! {sample, R, Info, How},
+            W ! {sample, R, Info, How, S#s.sched},
             cheap_part(Rest, R, S, [W | Ask], Cheap, Last, N)
     end.
 
@@ -795,10 +821,24 @@ take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
                                        _ -> {Id, S1a} = stack_id(StackRef, S1), {Id, Id, S1a}
                                    end,
             {LabelId, S3} = label_id(LabelRef, S2),
-            {S3#s{samples = S3#s.samples + 1, last = remember(Target, St, StackId, Metrics, Kind, S3#s.last)},
-             {T, Idx, St, Drawn, LabelId, Metrics}};
+            {Drawn1, Waits} = at_receive(Target, St, StackId, Drawn, S3#s.waits),
+            {S3#s{samples = S3#s.samples + 1, waits = Waits,
+                  last = remember(Target, St, StackId, Metrics, Kind, S3#s.last)},
+             {T, Idx, St, Drawn1, LabelId, Metrics}};
         _ -> {S, none}
     end.
+
+%% A process read running whose stack is the one it was last seen waiting
+%% at served our read at that receive, its run over: the stack is not where
+%% it ran (read_in_time/4 cannot tell when a message was already waiting:
+%% a busy server drawn 6.6 % at its receive loop, where perf saw 0.1 %).
+at_receive(T, St, StackId, Drawn, Waits) when St =:= 0; St =:= 3 ->
+    case Waits of
+        #{T := StackId} -> {0, Waits};
+        _ -> {Drawn, Waits}
+    end;
+at_receive(T, 2, StackId, Drawn, Waits) -> {Drawn, Waits#{T => StackId}};
+at_receive(_T, _St, _StackId, Drawn, Waits) -> {Drawn, Waits}.
 
 %% A target not found running is read by the coordinator next round
 %% (cheap/4). Reading a waiting process's stack costs it one
@@ -883,7 +923,7 @@ reset(S) ->
     %% late samples still pending name ids the C side is about to forget
     Dicts = maps:with(maps:keys(Procs), S#s.dicts),
     S#s{next_id = 1, defs = [reset], reset_round = S#s.round - 1, pending = [], dicts = Dicts,
-        last = #{},
+        last = #{}, waits = #{},
         procs = Procs, workers = Ws, next_proc = lists:max([0 | maps:values(Procs)]) + 1}.
 
 %% ---------------------------------------------------------------- sending
@@ -957,11 +997,12 @@ unload_self() ->
 
 %% Dict: key (read one key of the target's dictionary), unread (read the
 %% whole dictionary once) or {cached, InitialCall, Label} (read already).
-worker(Agent, P, Tab, Dict) -> worker(Agent, P, Tab, Dict, none).
+worker(Agent, P, Tab, Dict) -> worker(Agent, P, Tab, Dict, none, 0).
 
-worker(Agent, P, Tab, Dict, Last) ->
+worker(Agent, P, Tab, Dict, Last, Sched0) ->
     receive
-        {sample, R, Info, How} ->
+        {sample, R, Info, How, K} ->
+            Sched = follow(K, Sched0),
             case sample(How, P, Last) of
                 gone ->
                     Agent ! {gone, self(), R};
@@ -976,7 +1017,7 @@ worker(Agent, P, Tab, Dict, Last) ->
                             Ref = stack_ref(Tab, StackKey),
                             Agent ! {sampled, self(), R, T, St, read_in_time(P, St, Cost, Ref),
                                      label(Tab, Tok), M, Names, Cost},
-                            worker(Agent, P, Tab, Dict1, {element(1, M), StackKey, Frames, M})
+                            worker(Agent, P, Tab, Dict1, {element(1, M), StackKey, Frames, M}, Sched)
                     end
             end;
         stop -> ok

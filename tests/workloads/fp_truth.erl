@@ -4,7 +4,7 @@
 %% distributions can be compared module by module.
 %%
 %%   spinners:  three processes that never wait, each in its own module's
-%%              code (fp_truth_work, lists, string)
+%%              code (fp_truth_work, lists, gb_trees)
 %%   service:   the shape most services have: 20 clients that call a
 %%              computing server and sleep 1-3 ms, 30 processes on 2 ms
 %%              timers, 10 that answer a 500 Hz ticker, and a burner that
@@ -12,20 +12,28 @@
 %%              computing function, nearly all the processes wake often
 %%              and do little; the computing is fp_truth_work's, the waking
 %%              and sleeping fp_truth's and timer's
-%%   saturated: eight spinners in four modules' code on a node with fewer
+%%   saturated: eight spinners in three modules' code on a node with fewer
 %%              schedulers, so that run queues are never empty
+%%   strings:   a known limit, not a test: see start(strings)
 -module(fp_truth).
--export([start/1, spin_fib/0, spin_lists/0, spin_string/0,
+-export([start/1, spin_fib/0, spin_lists/0, spin_trees/0, spin_string/0,
          server/0, client/1, timer_loop/0, ticker/1, listener/0, burner/0]).
 
 start(spinners) ->
     spawn(?MODULE, spin_fib, []),
     spawn(?MODULE, spin_lists, []),
-    spawn(?MODULE, spin_string, []),
+    spawn(?MODULE, spin_trees, []),
     ok;
 start(saturated) ->
     [spawn(?MODULE, F, []) || F <- [spin_fib, spin_fib, spin_lists, spin_lists,
-                                    spin_string, spin_string, spin_fib, spin_lists]],
+                                    spin_trees, spin_trees, spin_fib, spin_lists]],
+    ok;
+%% A spinner that calls lists:reverse/2, a BIF that can yield, at every turn
+%% (string:tokens/2): on a node started with +JPperf, its stack is read at
+%% that call far more often than perf sees it there (doc/truth.md).
+start(strings) ->
+    spawn(?MODULE, spin_string, []),
+    spawn(?MODULE, spin_fib, []),
     ok;
 start(service) ->
     register(fp_truth_server, spawn(?MODULE, server, [])),
@@ -41,6 +49,10 @@ spin_fib() -> fp_truth_work:fib(22), spin_fib().
 spin_lists() ->
     lists:foldl(fun erlang:'+'/2, 0, lists:seq(1, 2000)),
     spin_lists().
+
+spin_trees() ->
+    fp_truth_work:trees(500),
+    spin_trees().
 
 spin_string() ->
     _ = string:tokens("the quick brown fox jumps over the lazy dog again", " "),

@@ -2,7 +2,7 @@
 %% so that a picture that puts the CPU at the waking and sleeping
 %% (fp_truth, timer) and one that puts it here differ module by module.
 -module(fp_truth_work).
--export([fib/1, burn_until/1]).
+-export([fib/1, burn_until/1, trees/1]).
 
 fib(N) when N < 2 -> N;
 fib(N) -> fib(N - 1) + fib(N - 2).
@@ -14,3 +14,9 @@ burn_until(T) ->
         true -> ok;
         false -> burn_until(T)
     end.
+
+%% N keys entered into a gb_tree one by one (the time is gb_trees').
+trees(N) -> trees(N, gb_trees:empty()).
+
+trees(0, T) -> gb_trees:size(T);
+trees(N, T) -> trees(N - 1, gb_trees:enter(N, N, T)).

@@ -575,33 +575,47 @@ round(S0, Now) ->
 jitter(Period) -> rand:uniform(Period) - 1.
 
 %% The rounds run on one scheduler at a time, the coordinator and the
-%% workers alike, a random one for ?MOVE_ROUNDS rounds, then another:
-%% - whatever ran on the coordinator's scheduler until its status pass
-%%   (cheap/4) took it reads `runnable`: left on one scheduler, the
-%%   coordinator displaced the processes of that scheduler's run queue in
-%%   every round, and they were never seen running (three spinners on two
-%%   schedulers: one had no on-CPU sample at all); moved at random, each
-%%   process loses the same share of its running samples, so the picture
-%%   keeps its shape (doc/truth.md);
+%% workers alike (process_flag(scheduler, N) binds a process to a
+%% scheduler's run queue and moves it there; undocumented, in ERTS since
+%% R13; where a release refuses it, the rounds run where they are):
+%% - our rounds take a scheduler, and whatever ran there until then reads
+%%   `runnable`: left where it was, the coordinator displaced the processes
+%%   of its own scheduler's run queue in every round and they were never
+%%   seen running (three spinners on two schedulers: one had no on-CPU
+%%   sample at all). So the rounds move to a scheduler with nothing to do
+%%   (statistics(active_tasks), about 1 us) whenever the one they are on
+%%   has other work: the process they displaced there runs again while
+%%   they read. On a node with no idle scheduler someone is displaced
+%%   whatever we do: the rounds move to a random scheduler every
+%%   ?MOVE_ROUNDS rounds, so that every process loses the same share of
+%%   its running samples and the picture keeps its shape (doc/truth.md);
 %% - a worker on the scheduler its running target runs on can read it only
 %%   once the target's time slice ends, at the call where its reductions
-%%   ran out: there a string spinner was drawn 88 % in lists:reverse/2,
-%%   which perf saw 0.5 % of its time in; a worker on the coordinator's
-%%   scheduler, where no target runs, reads a running target through the
-%%   signal it serves where it is.
-%% process_flag(scheduler, N) binds a process to a scheduler's run queue
-%% and moves it there (undocumented, in ERTS since R13); where a release
-%% refuses it, the rounds run where they are.
-move(R, #s{sched = K} = S) when K > 0, R rem ?MOVE_ROUNDS =/= 0 -> S;
-move(_R, S) ->
+%%   ran out; with the coordinator, where no target runs, it reads a
+%%   running target through the signal the target serves where it is.
+move(R, S) ->
     case erlang:system_info(schedulers_online) of
         1 -> S;
         N ->
-            K = rand:uniform(N),
-            case attempt(fun() -> process_flag(scheduler, K) end) of
-                failed -> S;
-                _ -> S#s{sched = K}
+            Active = lists:sublist(erlang:statistics(active_tasks), N),
+            Here = erlang:system_info(scheduler_id),
+            Others = case Here =< N of
+                         true -> lists:nth(Here, Active) - 1;   % less ourselves
+                         false -> 1
+                     end,
+            Idle = [K || {K, 0} <- lists:zip(lists:seq(1, length(Active)), Active)],
+            if
+                Others =< 0, S#s.sched > 0 -> S;                 % we displaced no one
+                Idle =/= [] -> bind(lists:nth(rand:uniform(length(Idle)), Idle), S);
+                S#s.sched > 0, R rem ?MOVE_ROUNDS =/= 0 -> S;
+                true -> bind(rand:uniform(N), S)
             end
+    end.
+
+bind(K, S) ->
+    case attempt(fun() -> process_flag(scheduler, K) end) of
+        failed -> S;
+        _ -> S#s{sched = K}
     end.
 
 %% A worker follows the coordinator to its scheduler (move/2).

@@ -466,12 +466,47 @@ static void d_frame_id_bignum(ei_x_buff *x)
 }
 static void d_other_atom(ei_x_buff *x) { atom(x, "resetx"); d_frame1(x); }
 
+/* Stack 0: the agent's word for a sample on a CPU whose process ran on to
+ * its receive before its stack was read: no frames, and said so. */
+static void test_stack_late(void)
+{
+	ei_x_buff ref, x;
+	struct dec_tables t;
+	struct dec_result r;
+	reference_batch(&ref);
+	dec_init(&t);
+	if (decx(&t, &ref, &r) != DEC_BATCH)
+		abort();
+	batch_begin(&x, 2, 1, 0);
+	nil(&x);
+	lst(&x, 2);
+	sample(&x, T0 + 100, 1, FP_STATUS_RUNNING, 0, 0, 0);
+	sample(&x, T0 + 200, 1, FP_STATUS_RUNNING, 4, 0, 0);
+	nil(&x);
+	int k = decx(&t, &x, &r);
+	ok(k == DEC_BATCH && r.batch.nsamples == 2, "a batch with a stack-0 sample decodes whole");
+	if (k == DEC_BATCH && r.batch.nsamples == 2) {
+		ok(r.batch.samples[0].stack_late == 1 && r.batch.samples[0].nframes == 0,
+		   "stack 0: no frames, stack_late set");
+		ok(r.batch.samples[1].stack_late == 0 && r.batch.samples[1].nframes > 0,
+		   "the next sample, of a defined stack, has its frames and no stack_late");
+	} else {
+		ok(0, "stack 0: no frames, stack_late set");
+		ok(0, "the next sample has its frames");
+	}
+	ei_x_free(&ref);
+	ei_x_free(&x);
+	dec_free(&t);
+}
+
 static void test_ids(void)
 {
 	is_int(against_reference(NULL, 0, 1, 4, 5, 1), DEC_BATCH, "control: a sample of known ids decodes");
 	is_int(against_reference(NULL, 0, 9, 4, 0, 1), DEC_BATCH,
 	       "a sample of an undefined process index is read past (counted as dropped), the batch kept");
 	is_int(against_reference(NULL, 0, 1, 99, 0, 1), -1, "a sample of an undefined stack is refused");
+	is_int(against_reference(NULL, 0, 1, 0, 0, 1), DEC_BATCH,
+	       "stack 0 (on a CPU, its stack not read in time) decodes");
 	is_int(against_reference(NULL, 0, 1, 1, 0, 1), -1, "a sample whose stack id is a frame is refused");
 	is_int(against_reference(NULL, 0, 1, 4, 99, 1), -1, "a sample of an undefined label is refused");
 	is_int(against_reference(NULL, 0, 1, 4, 4, 1), -1, "a sample whose label id is a stack is refused");
@@ -932,6 +967,7 @@ int main(void)
 	subtest("a batch with every kind of definition", test_reference_batch);
 	subtest("fp_started, fp_stopped, fp_error and messages that are not ours", test_other_messages);
 	subtest("unknown, redefined and reset ids; ranges", test_ids);
+	subtest("stack 0: a sample on a CPU whose stack was not read in time", test_stack_late);
 	subtest("wrong arities", test_arities);
 	subtest("every truncation", test_truncated);
 	subtest("every byte changed", test_mutated);

@@ -180,6 +180,13 @@ static void test_frames(void)
 	event(ctx, &s, NULL);
 	is_str(line(1), "\t0 [no_stack] ([unknown])", "empty stack: one [no_stack] frame");
 	is_str(line(2), "", "and nothing else");
+
+	s.stack_late = 1;
+	s.time_us = 7;
+	event(ctx, &s, NULL);
+	is_str(line(1), "\t0 [ran_to_receive] ([unknown])",
+	       "a stack not read in time: one [ran_to_receive] frame");
+	is_str(line(2), "", "and nothing else");
 	fmt_free(ctx);
 }
 

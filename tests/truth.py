@@ -3,17 +3,20 @@
 
     truth.py PERF_SCRIPT FOLDED [--json]
 
-PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record -e cpu-clock` of
-the node's beam process, started with `+JPperf true` so that its JIT writes
-/tmp/perf-<pid>.map and perf names every sample of Erlang code
-`$module:function/arity`. FOLDED is `flameprof report -f folded` of a
+PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record -g -e cpu-clock`
+of the node's beam process, started with `+JPperf true` so that its JIT
+writes /tmp/perf-<pid>.map (perf names every sample of Erlang code
+`$module:function/arity`) and keeps frame pointers (perf walks from C code
+back to the Erlang function that called it). FOLDED is `flameprof report -f folded` of a
 capture over the same seconds (on-CPU samples: running, garbage_collecting).
 
-perf samples threads on a CPU and has no process; time in C (the emulator,
-BIFs, NIFs, GC) has a C symbol, not an Erlang one. So both sides are
-reduced to the leaf Erlang function of each sample, and only samples whose
-leaf is Erlang code count: perf's from the perf map, flameprof's leaf code
-frame. flameprof's own modules (flameprof_*) are left out of both.
+perf samples threads on a CPU and has no process. So both sides are
+reduced to the innermost Erlang function of each sample: perf's first
+frame from the perf map (time in a BIF or the garbage collector counts for
+the Erlang function that called it), flameprof's leaf code frame; samples
+with none (the schedulers' own loop on perf's side, [ran_to_receive] on
+flameprof's) count for neither. flameprof's own modules (flameprof_*) are
+left out of both.
 
 Prints, and with --json writes as one JSON line:
   tvd_module    total variation distance of the two leaf distributions
@@ -36,20 +39,52 @@ def ours(module):
     return module.startswith("flameprof_")
 
 
+def erlang_frame(line):
+    """$module:function/arity of a perf script line in the JIT's map, else None."""
+    m = PERF_SYM.match(line)
+    if not m or not m.group(3).endswith(".map"):
+        return None
+    mfa = MFA.match(m.group(1))
+    if not mfa:
+        return None                 # $global::..., the JIT's shared code
+    return m.group(1)
+
+
 def perf_leaves(path):
-    """Leaf Erlang function of each perf sample: the symbols of the JIT's map."""
+    """The innermost Erlang function of each perf sample.
+
+    With call chains (perf record -g; the node's +JPperf true keeps frame
+    pointers), a sample in C (a BIF, the garbage collector) counts for the
+    Erlang function that called it, as flameprof draws it; without, only
+    samples whose own instruction is Erlang code count. A sample with no
+    Erlang frame at all (the schedulers' own loop, polling) counts for
+    neither side."""
     c = Counter()
     total = 0
     with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            total += 1
-            m = PERF_SYM.match(line)
-            if not m or not m.group(3).endswith(".map"):
-                continue
-            mfa = MFA.match(m.group(1))
-            if not mfa or ours(mfa.group(1)):
-                continue            # $global::..., the JIT's shared code
-            c[m.group(1)] += 1
+        lines = f.read().split("\n")
+    chains = any(not l.strip() for l in lines[:-1])
+    blocks = []
+    if chains:
+        block = []
+        for line in lines:
+            if line.strip():
+                block.append(line)
+            elif block:
+                blocks.append(block)
+                block = []
+        if block:
+            blocks.append(block)
+    else:
+        blocks = [[l] for l in lines if l.strip()]
+    for block in blocks:
+        total += 1
+        for line in block:
+            leaf = erlang_frame(line)
+            if leaf:
+                if not ours(MFA.match(leaf).group(1)):
+                    c[leaf] += 1
+                break
     return c, total
 
 

@@ -35,7 +35,7 @@ shape() {
 	local shape=$1
 	T_ERL_ARGS="+S $2 +JPperf true" start_node "truth_$shape" "fp_truth:start($shape)" || return 1
 	sleep 1  # past the start of every process
-	perf record -q -e cpu-clock -F 997 -p "$NODE_PID" -o "$T_DIR/$shape.data" -- sleep "$SECS" \
+	perf record -q -g -e cpu-clock -F 997 -p "$NODE_PID" -o "$T_DIR/$shape.data" -- sleep "$SECS" \
 		>"$T_DIR/$shape.perf.log" 2>&1 &
 	local perf_pid=$!
 	fp --duration "${SECS}s" -o "$T_DIR/$shape" "$NODE"

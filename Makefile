@@ -3,6 +3,7 @@
 #   make check      unit tests (ASan+UBSan) and end-to-end tests against real nodes
 #   make check-long the slow fault tests too
 #   make check-loaded  make check with one busy loop per core beside it
+#   make truth      the on-CPU picture against Linux perf, shape by shape
 #   make bench      measure overhead, fidelity and throughput (prints figures)
 #   make bench-requests  what flameprof requests costs a 4-tier service
 #   make demo       profile the demo workload node and leave the output
@@ -64,7 +65,7 @@ FUZZ_SRC_rex    = node/rex_reply.c node/term_check.c
 FUZZ_SRC_epmd   = node/epmd_reply.c
 FUZZ     = decode format index calls requests rex epmd
 
-.PHONY: all check check-loaded check-unit check-e2e check-long check-fuzz bench bench-requests demo demo-requests demo-elixir fuzz install clean deps-demo deps-check
+.PHONY: all check check-loaded check-unit check-e2e check-long check-fuzz bench bench-requests truth demo demo-requests demo-elixir fuzz install clean deps-demo deps-check
 all: $(B)/flameprof
 
 # What each target needs beyond building, installed (or named) first:
@@ -169,6 +170,12 @@ demo-elixir: $(B)/flameprof
 
 bench: $(B)/flameprof $(B)/pipeline
 	bench/run.sh $(CURDIR)/$(B)/flameprof
+
+# How far the on-CPU picture is from Linux perf's, shape by shape
+# (REPS, SECS, SHAPES; doc/truth.md)
+truth: $(B)/flameprof
+	@scripts/install-deps.sh check
+	bench/truth.sh $(CURDIR)/$(B)/flameprof
 
 # flameprof requests' cost on a 4-tier service (BENCH_SECS, BENCH_RATE)
 bench-requests: $(B)/flameprof

@@ -867,13 +867,13 @@ remember(T, 0, _StackId, _M, _Kind, Last) -> maps:remove(T, Last);
 remember(T, Code, StackId, M, Kind, Last) ->
     Reds = element(1, M),
     Hi = case Kind of
-             full -> Reds + ?READ_CHARGE;
-             cheap -> Reds
+             cheap -> Reds;
+             _Full -> Reds + ?READ_CHARGE
          end,
     Last#{T => {Reds, Hi, StackId, M, Code}}.
 
-cost_us(full) -> ?FULL_SAMPLE_US;
-cost_us(cheap) -> ?CHEAP_SAMPLE_US.
+cost_us(cheap) -> ?CHEAP_SAMPLE_US;
+cost_us(_Full) -> ?FULL_SAMPLE_US.
 
 proc_def(none, _, _, _, S) -> S;
 proc_def({Initial, Name, Dict}, Target, Idx, W, S) ->
@@ -1075,8 +1075,24 @@ full_sample(P, Code, Last) ->
                       {_, {Hash, _}, Frames, _} -> {Hash, Stack}; % as last time: no hashing
                       _ -> {stack_hash(Frames), Stack}
                   end,
-            {now_us(), Code, Key, Frames, Tok, M, full}
+            {now_us(), Code, Key, Frames, Tok, M, served_where(CF, ST)}
     end.
+
+%% A process serving our read at a receive reports as its current function
+%% the last BIF it called, which its stack does not hold: RabbitMQ's queue
+%% process was drawn 53 % in erlang:put/2, called from no frame, at
+%% gen_server2:drain/1's receive, where perf saw 0.5 %. Such a read was
+%% served at a receive: its process's run had ended (read_in_time/4).
+served_where({M, F, A}, ST) when is_atom(M), is_atom(F), is_integer(A) ->
+    case ST of
+        [{M, F, A, _} | _] -> full;
+        _ ->
+            case erlang:is_builtin(M, F, A) of
+                true -> full_at_receive;
+                false -> full
+            end
+    end;
+served_where(_, _) -> full.
 
 %% A process read running (or collecting garbage) at the round's instant
 %% serves the stack read itself, when it next handles signals: at the end
@@ -1087,7 +1103,8 @@ full_sample(P, Code, Last) ->
 %% sample is kept (it was on a CPU) but its stack is not (`{late, Ref}`:
 %% written as [ran_to_receive], doc/truth.md); the stack is still the one
 %% its next cheap samples, while it waits there, are drawn with.
-read_in_time(P, St, full, Ref) when St =:= 0; St =:= 3 ->
+read_in_time(_P, St, full_at_receive, Ref) when St =:= 0; St =:= 3 -> {late, Ref};
+read_in_time(P, St, Kind, Ref) when St =:= 0, Kind =/= cheap; St =:= 3, Kind =/= cheap ->
     case erlang:process_info(P, status) of
         {status, waiting} -> {late, Ref};
         _ -> Ref
@@ -1129,15 +1146,27 @@ label(Tab, {_Flags, Label, _Serial, _From, _Last}) -> lookup(Tab, l, Label);
 label(_Tab, _) -> 0.
 
 %% current_stacktrace may be empty or start above the current function.
-%% A process that was in a BIF when our request came serves it on the
-%% BIF's way back, in erlang:bif_handle_signals_return/2: a frame of our
-%% making (6.6-11.6 % of the on-CPU leaves on Yaws and ejabberd), so it is
-%% left out and the caller is the leaf, as it was before the request.
-stack({erlang, bif_handle_signals_return, _}, [{erlang, bif_handle_signals_return, _, _} | ST]) -> ST;
-stack({erlang, bif_handle_signals_return, _}, ST) -> ST;
+%% A process that calls a BIF while our read is pending serves the read on
+%% the BIF's way back, in erlang:bif_handle_signals_return/2, with the BIF
+%% under it: both frames are of our making (6.6-11.6 % of the on-CPU
+%% leaves on Yaws and ejabberd; erlang:put/2 was 53 % of RabbitMQ's, in
+%% gen_server2:drain/1). A BIF has no frame of its own otherwise, and perf
+%% counts its time for the Erlang function that called it: so both are
+%% left out, and that caller is the leaf.
+stack({erlang, bif_handle_signals_return, _}, ST) -> drop_bif(drop_signals_return(ST));
 stack({M, F, A}, [{M, F, A, _} | _] = ST) -> ST;
 stack({M, F, A}, ST) -> [{M, F, A, []} | ST];
 stack(_, ST) -> ST.
+
+drop_signals_return([{erlang, bif_handle_signals_return, _, _} | ST]) -> drop_signals_return(ST);
+drop_signals_return(ST) -> ST.
+
+drop_bif([{M, F, A, _} | Rest] = ST) when is_atom(M), is_atom(F), is_integer(A) ->
+    case erlang:is_builtin(M, F, A) of
+        true -> Rest;
+        false -> ST
+    end;
+drop_bif(ST) -> ST.
 
 gc(Key, List) ->
     case lists:keyfind(Key, 1, List) of

@@ -142,7 +142,7 @@
             %% serves (the last scan's microseconds over --every)
             scan_per_s = 0.0,
             node_busy = false,    % the schedulers were busy at the last check
-            sched = 0,            % the scheduler the rounds run on (0: unbound), see move/2
+            sched = 0,            % the scheduler the coordinator is bound to (0: none), see move/2
             waits = #{},          % target pid => the stack it was last seen waiting at
             sched_wall}).         % statistics(scheduler_wall_time) at win_start
 
@@ -574,25 +574,21 @@ round(S0, Now) ->
 %% A uniform offset within a period (rand's state lives in this process).
 jitter(Period) -> rand:uniform(Period) - 1.
 
-%% The rounds run on one scheduler at a time, the coordinator and the
-%% workers alike (process_flag(scheduler, N) binds a process to a
-%% scheduler's run queue and moves it there; undocumented, in ERTS since
-%% R13; where a release refuses it, the rounds run where they are):
-%% - our rounds take a scheduler, and whatever ran there until then reads
-%%   `runnable`: left where it was, the coordinator displaced the processes
-%%   of its own scheduler's run queue in every round and they were never
-%%   seen running (three spinners on two schedulers: one had no on-CPU
-%%   sample at all). So the rounds move to a scheduler with nothing to do
-%%   (statistics(active_tasks), about 1 us) whenever the one they are on
-%%   has other work: the process they displaced there runs again while
-%%   they read. On a node with no idle scheduler someone is displaced
-%%   whatever we do: the rounds move to a random scheduler every
-%%   ?MOVE_ROUNDS rounds, so that every process loses the same share of
-%%   its running samples and the picture keeps its shape (doc/truth.md);
-%% - a worker on the scheduler its running target runs on can read it only
-%%   once the target's time slice ends, at the call where its reductions
-%%   ran out; with the coordinator, where no target runs, it reads a
-%%   running target through the signal the target serves where it is.
+%% The status pass takes a scheduler, and whatever ran there until then
+%% reads `runnable`: left where it was, the coordinator displaced the
+%% processes of its own scheduler's run queue in every round and they were
+%% never seen running (three spinners on two schedulers: one had no on-CPU
+%% sample at all). So the coordinator moves to a scheduler with nothing to
+%% do (statistics(active_tasks), about 1 us) whenever the one it is on has
+%% other work: the process it displaced there runs again while it reads.
+%% On a node with no idle scheduler someone is displaced whatever we do: it
+%% moves to a random scheduler every ?MOVE_ROUNDS rounds, so that every
+%% process loses the same share of its running samples and the picture
+%% keeps its shape (doc/truth.md). process_flag(scheduler, N) binds a
+%% process to a scheduler's run queue and moves it there (undocumented, in
+%% ERTS since R13; where a release refuses it, the rounds run where they
+%% are). The workers stay where they are: they read after the status pass,
+%% and moving each of them cost more than it changed.
 move(R, S) ->
     case erlang:system_info(schedulers_online) of
         1 -> S;
@@ -616,15 +612,6 @@ bind(K, S) ->
     case attempt(fun() -> process_flag(scheduler, K) end) of
         failed -> S;
         _ -> S#s{sched = K}
-    end.
-
-%% A worker follows the coordinator to its scheduler (move/2).
-follow(K, K) -> K;
-follow(0, Old) -> Old;
-follow(K, _Old) ->
-    case attempt(fun() -> process_flag(scheduler, K) end) of
-        failed -> 0;
-        _ -> K
     end.
 
 %% A process that has not run since its last sample needs no worker: its
@@ -656,7 +643,7 @@ cheap_part([{W, Info} | Rest], R, S, Ask, Cheap, Last, N) ->
     case cheap(W, Info, S, Last) of
         {Sample, S1, Last1} -> cheap_part(Rest, R, S1, Ask, [Sample | Cheap], Last1, N + 1);
         How ->
-            W ! {sample, R, Info, How, S#s.sched},
+            W ! {sample, R, Info, How},
             cheap_part(Rest, R, S, [W | Ask], Cheap, Last, N)
     end.
 
@@ -1011,12 +998,11 @@ unload_self() ->
 
 %% Dict: key (read one key of the target's dictionary), unread (read the
 %% whole dictionary once) or {cached, InitialCall, Label} (read already).
-worker(Agent, P, Tab, Dict) -> worker(Agent, P, Tab, Dict, none, 0).
+worker(Agent, P, Tab, Dict) -> worker(Agent, P, Tab, Dict, none).
 
-worker(Agent, P, Tab, Dict, Last, Sched0) ->
+worker(Agent, P, Tab, Dict, Last) ->
     receive
-        {sample, R, Info, How, K} ->
-            Sched = follow(K, Sched0),
+        {sample, R, Info, How} ->
             case sample(How, P, Last) of
                 gone ->
                     Agent ! {gone, self(), R};
@@ -1031,7 +1017,7 @@ worker(Agent, P, Tab, Dict, Last, Sched0) ->
                             Ref = stack_ref(Tab, StackKey),
                             Agent ! {sampled, self(), R, T, St, read_in_time(P, St, Cost, Ref),
                                      label(Tab, Tok), M, Names, Cost},
-                            worker(Agent, P, Tab, Dict1, {element(1, M), StackKey, Frames, M}, Sched)
+                            worker(Agent, P, Tab, Dict1, {element(1, M), StackKey, Frames, M})
                     end
             end;
         stop -> ok

@@ -13,8 +13,10 @@ capture over the same seconds (on-CPU samples: running, garbage_collecting).
 perf samples threads on a CPU and has no process. So both sides are
 reduced to the innermost Erlang function of each sample: perf's first
 frame from the perf map (time in a BIF or the garbage collector counts for
-the Erlang function that called it), flameprof's leaf code frame; samples
-with none (the schedulers' own loop on perf's side, [ran_to_receive] on
+the Erlang function that called it), flameprof's leaf code frame; a BIF (erlang:is_builtin/3, asked of
+this machine's `erl`) counts for its caller on both sides, as C code does: perf names the JIT's
+stub of a BIF called as a fun (erlang:'+'/2), flameprof draws no frame for
+a BIF; samples with none (the schedulers' own loop on perf's side, [ran_to_receive] on
 flameprof's) count for neither. flameprof's own modules (flameprof_*) are
 left out of both.
 
@@ -28,6 +30,7 @@ Prints, and with --json writes as one JSON line:
 """
 import json
 import re
+import subprocess
 import sys
 from collections import Counter
 
@@ -35,8 +38,44 @@ PERF_SYM = re.compile(r"^\s*(?:[0-9a-f]+\s+)?\$([^\s]+?)(-CodeInfoPrologue)?\s+\
 MFA = re.compile(r"^(.+):([^:]+)/(\d+)$")
 
 
+BIFS = set()
+
+
 def ours(module):
     return module.startswith("flameprof_")
+
+
+CATEGORIES = ("initial_call", "name", "queue", "seq_trace", "tier", "memory")
+
+
+def ask_bifs(path_perf, path_folded):
+    """The MFAs of either file that erlang:is_builtin/3 says are BIFs."""
+    mfas = set()
+    for path in (path_perf, path_folded):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for m in re.finditer(r"([a-z][A-Za-z0-9_@.]*):([a-z][A-Za-z0-9_@]*|'[^' ]+')/(\d+)", f.read()):
+                mfas.add((m.group(1), m.group(2).strip("'"), m.group(3)))
+    if not mfas:
+        return set()
+    terms = ",".join("{'%s','%s',%s}" % (m, f, a) for m, f, a in sorted(mfas))
+    prog = ("[io:format(\"~s:~s/~b~n\", [M, F, A]) || {M, F, A} <- [%s], "
+            "erlang:is_builtin(M, F, A)], halt()." % terms)
+    try:
+        out = subprocess.run(["erl", "-noshell", "-eval", prog], capture_output=True,
+                             text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    bifs = set()
+    for line in out.split():
+        m, _, fa = line.partition(":")
+        f, _, a = fa.rpartition("/")
+        bifs.add("%s:%s/%s" % (m, f if re.match(r"^[a-z][A-Za-z0-9_@]*$", f) else "'%s'" % f, a))
+    return bifs
+
+
+def counted(mfa):
+    """An Erlang function a sample counts for: not ours, not a BIF."""
+    return mfa not in BIFS
 
 
 def erlang_frame(line):
@@ -81,7 +120,7 @@ def perf_leaves(path):
         total += 1
         for line in block:
             leaf = erlang_frame(line)
-            if leaf:
+            if leaf and counted(leaf):
                 if not ours(MFA.match(leaf).group(1)):
                     c[leaf] += 1
                 break
@@ -100,10 +139,13 @@ def folded_leaves(path):
             stack, _, n = line.rpartition(" ")
             n = int(n)
             total += n
-            leaf = stack.split(";")[-1]
-            leaf = re.sub(r" \(.*\)$", "", leaf)    # a location, where one is drawn
+            frames = [re.sub(r" \(.*\)$", "", f) for f in stack.split(";")]
+            leaf = frames[-1]
+            while len(frames) > 1 and leaf in BIFS:
+                frames.pop()
+                leaf = frames[-1]
             mfa = MFA.match(leaf)
-            if not mfa or ours(mfa.group(1)):
+            if not mfa or ours(mfa.group(1)) or leaf.split(":")[0] in CATEGORIES:
                 continue            # a status or category frame, or ours
             c[leaf] += n
     return c, total
@@ -128,6 +170,7 @@ def tvd(p, q):
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
+    BIFS.update(ask_bifs(argv[1], argv[2]))
     perf, perf_total = perf_leaves(argv[1])
     fp, fp_total = folded_leaves(argv[2])
     if not perf or not fp:

@@ -42,7 +42,9 @@ shape() {
 	perf record -q -g -e cpu-clock -F 997 -p "$NODE_PID" -o "$T_DIR/$shape.data" -- sleep "$SECS" \
 		>"$T_DIR/$shape.perf.log" 2>&1 &
 	local perf_pid=$!
-	fp --duration "${SECS}s" -o "$T_DIR/$shape" "$NODE"
+	# --max-cost 0: every selected process every round (the budget would
+	# sample a part of them on the busy shapes: fewer samples, the same rule)
+	fp --duration "${SECS}s" --max-cost 0 -o "$T_DIR/$shape" "$NODE"
 	wait "$perf_pid"
 	# perf names the JIT's code from the map when it reads its samples back
 	perf script -i "$T_DIR/$shape.data" -F ip,sym,dso >"$T_DIR/$shape.perf.txt" 2>/dev/null

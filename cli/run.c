@@ -496,13 +496,18 @@ static int start(struct run *r)
 }
 
 /* --cluster: the first node's visible peers, after it (each name checked
- * as a node name; the bound applies). runs[0] is connected. @return 0, or
- * an exit status once said. */
+ * as a node name; the bound applies). A node may list anything: a name
+ * twice, itself (by the name given or its own), a host far away. So
+ * duplicates and the first node are dropped, and the nodes are named
+ * before any is connected to. runs[0] is connected. @return 0, or an exit
+ * status once said. */
 static int discover(const struct fp_config *cfg, struct run *r0, char (*names)[MAXATOMLEN_UTF8],
 		    const char **nodes, size_t *n)
 {
 	int count = 0;
-	int e = node_peers(r0->nc.n, names[0], MAXATOMLEN_UTF8, FP_MAX_NODES - 1, &count);
+	int e = node_release(r0->nc.n);
+	if (e == 0)
+		e = node_peers(r0->nc.n, names[0], MAXATOMLEN_UTF8, FP_MAX_NODES - 1, &count);
 	if (e < 0)
 		return fp_node_fail(&r0->nc, e);
 	if (count > FP_MAX_NODES - 1) {
@@ -510,16 +515,35 @@ static int discover(const struct fp_config *cfg, struct run *r0, char (*names)[M
 			 "name at most " FP_MAX_NODES_TEXT " of them instead of --cluster, or run several flameprof", cfg->node, count);
 		return EX_USAGE;
 	}
+	const char *own = node_own_name(r0->nc.n);
+	char list[3000];
+	size_t used = 0, more = 0;
 	*n = 1;
 	for (int k = 0; k < count; k++) {
 		char err[512];
+		int dup = strcmp(names[k], cfg->node) == 0 || strcmp(names[k], own) == 0;
+		for (size_t j = 1; j < *n && !dup; j++)
+			dup = strcmp(nodes[j], names[k]) == 0;
+		if (dup) {
+			fp_note("'%s' lists '%s' again, or itself; connected to once", cfg->node, names[k]);
+			continue;
+		}
 		if (node_check_target(names[k], err, sizeof err) < 0) {
 			fp_warn("'%s' lists a node flameprof cannot name ('%.80s'); skipped", cfg->node, names[k]);
 			continue;
 		}
 		nodes[(*n)++] = names[k];
+		int w = snprintf(list + used, sizeof list - used, "%s'%s'", used ? ", " : ": ", names[k]);
+		if (w > 0 && (size_t)w < sizeof list - used)
+			used += (size_t)w;
+		else
+			more++;
 	}
-	fp_info("--cluster: '%s' and %zu visible node%s it is connected to", cfg->node, *n - 1, *n == 2 ? "" : "s");
+	list[used] = '\0';
+	if (more)
+		snprintf(list + used, sizeof list - used, " and %zu more", more);
+	fp_info("--cluster: '%s' and %zu visible node%s it is connected to%s", cfg->node, *n - 1, *n == 2 ? "" : "s",
+		list);
 	return 0;
 }
 

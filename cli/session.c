@@ -50,12 +50,20 @@ void fp_wipe_cookie(void)
 	cookie_copy = NULL;
 }
 
+static int keep_dumpable;
+
+void fp_test_keep_dumpable(void)
+{
+	keep_dumpable = 1;
+}
+
 int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out)
 {
 	char err[512], *env;
 	/* A core dump would hold the cookie: none from here on (also no
 	 * ptrace attach by another process of the same user). */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (!keep_dumpable)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	struct rlimit none = { 0, 0 };
 	setrlimit(RLIMIT_CORE, &none);
 	if (cookie) {

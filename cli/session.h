@@ -29,6 +29,9 @@ int fp_stop_signals(void);
  * Core dumps are turned off first. *out points at buf. @return 0, or 77
  * (EX_NOPERM) once the reason is said. */
 int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out);
+/* Test switch (--test-dumpable): fp_read_cookie() leaves the process
+ * dumpable, so that a test can search its memory for the cookie. */
+void fp_test_keep_dumpable(void);
 /* Wipes buf of fp_read_cookie(): called right after the handshake. */
 void fp_wipe_cookie(void);
 /* The documented exit status of a negative enum node_err. */

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""fp_split_proxy.py EPMD_PORT NAME TARGET_ALIVE READY_FILE - a node name
-that leads to a real node through a slow link, for tests/e2e/split_packets.t.
+"""fp_split_proxy.py EPMD_PORT NAME TARGET_ALIVE READY_FILE [RECORD_FILE] - a
+node name that leads to a real node through a slow link, for
+tests/e2e/split_packets.t. With RECORD_FILE, every byte the client sends
+the node is also written there (tests/e2e/cookie_wire.t looks for the
+cookie in it).
 
 It registers NAME in epmd (ALIVE2_REQ on 127.0.0.1:EPMD_PORT, the socket kept
 open as long as the name should live) with a port of its own, and relays
@@ -50,12 +53,15 @@ def register(epmd_port, alive, port):
     return s
 
 
-def pipe(src, dst, cut):
+def pipe(src, dst, cut, record=None):
     try:
         while True:
             data = src.recv(65536)
             if not data:
                 break
+            if record:
+                record.write(data)
+                record.flush()
             if cut and len(data) > CUT_ABOVE:
                 half = len(data) // 2
                 dst.sendall(data[:half])
@@ -74,6 +80,7 @@ def pipe(src, dst, cut):
 
 def main():
     epmd_port, name, target, ready = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+    record = open(sys.argv[5], "ab") if len(sys.argv) > 5 else None
     target_port = epmd_port_of(epmd_port, target)
     lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -87,7 +94,7 @@ def main():
         node = socket.create_connection(("127.0.0.1", target_port))
         for s in (client, node):
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=pipe, args=(client, node, False), daemon=True).start()
+        threading.Thread(target=pipe, args=(client, node, False, record), daemon=True).start()
         threading.Thread(target=pipe, args=(node, client, True), daemon=True).start()
 
 

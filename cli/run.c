@@ -24,6 +24,7 @@
 #include "msg.h"
 #include "run.h"
 #include "session.h"
+#include "cookie_files.h"
 #include "status.h"
 #include "../common/names.h"
 #include "../formatter/formatter.h"
@@ -580,6 +581,11 @@ int fp_run(const struct fp_config *cfg)
 			return EX_USAGE;
 		}
 	}
+	const char *stray = cfg->cluster || n == 1 ? NULL : fp_cookie_files_unknown(nodes, n);
+	if (stray) {
+		fp_usage("--cookie-file names '%s', which is not one of the nodes given", stray);
+		return EX_USAGE;
+	}
 	frame(&runs[0], cfg, nodes[0], several);
 	ready = 1;
 	if ((rc = fp_node_begin(&runs[0].nc)) != 0 || (rc = prepare(&runs[0], cfg, nodes[0])) != 0)
@@ -587,14 +593,35 @@ int fp_run(const struct fp_config *cfg)
 	if (cfg->cluster) {
 		if ((rc = connect_only(&runs[0])) != 0 || (rc = discover(cfg, &runs[0], found, nodes, &n)) != 0)
 			goto out;
+		if ((stray = fp_cookie_files_unknown(nodes, n)))
+			fp_warn("--cookie-file names '%s', which '%s' is not connected to; not used", stray, cfg->node);
 	}
+	/* Each node's cookie: its own --cookie-file NODE=FILE, else under
+	 * --cluster the first node's (its cluster shares it), else the plain
+	 * one (--cookie-file FILE, --cookie, $RELEASE_COOKIE, ~/.erlang.cookie),
+	 * read once: --cookie and $RELEASE_COOKIE are blanked once read. */
+	const char *plain = fp_cookie_file_for(nodes[0]) ? NULL : runs[0].nc.ck;
 	for (size_t k = 1; k < n; k++, ready++) {
 		frame(&runs[k], cfg, nodes[k], several);
 		if ((rc = prepare(&runs[k], cfg, nodes[k])) != 0) {
 			ready++;
 			goto out;
 		}
-		runs[k].nc.ck = runs[0].nc.ck; /* the one cookie, read once */
+		struct fp_node_cmd *nc = &runs[k].nc;
+		const char *own = fp_cookie_file_for(nodes[k]);
+		if (own)
+			rc = fp_read_cookie(NULL, own, nc->cookie_buf, sizeof nc->cookie_buf, &nc->ck);
+		else if (cfg->cluster)
+			nc->ck = runs[0].nc.ck;
+		else if (plain)
+			nc->ck = plain;
+		else if ((rc = fp_read_cookie(nc->cookie, nc->cookie_file, nc->cookie_buf, sizeof nc->cookie_buf,
+					      &nc->ck)) == 0)
+			plain = nc->ck;
+		if (rc != 0) {
+			ready++;
+			goto out;
+		}
 	}
 	/* one node after the other: a node that fails is said and left */
 	size_t started = 0;

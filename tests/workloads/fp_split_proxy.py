@@ -2,8 +2,10 @@
 """fp_split_proxy.py EPMD_PORT NAME TARGET_ALIVE READY_FILE [RECORD_FILE] - a
 node name that leads to a real node through a slow link, for
 tests/e2e/split_packets.t. With RECORD_FILE, every byte the client sends
-the node is also written there (tests/e2e/cookie_wire.t looks for the
-cookie in it).
+the node is also written there (tests/e2e/cookie_copies.t looks for the
+cookie in it). With FP_PROXY_DELAY_S=N in the environment, each connection
+is relayed only after N seconds (a node too busy to answer the handshake at
+once, for tests/e2e/advice.t).
 
 It registers NAME in epmd (ALIVE2_REQ on 127.0.0.1:EPMD_PORT, the socket kept
 open as long as the name should live) with a port of its own, and relays
@@ -14,6 +16,7 @@ halfway, as one does on a loaded machine or a slow network. The handshake's
 packets are smaller and pass at once. READY_FILE is written once NAME is
 registered. Runs until killed.
 """
+import os
 import socket
 import struct
 import sys
@@ -89,13 +92,19 @@ def main():
     epmd_conn = register(epmd_port, name, lsock.getsockname()[1])  # open: the name lives
     with open(ready, "w"):
         pass
-    while True:
-        client, _ = lsock.accept()
+    delay = float(os.environ.get("FP_PROXY_DELAY_S", "0"))
+
+    def relay(client):
+        time.sleep(delay)  # FP_PROXY_DELAY_S: an overloaded node, slow to start the handshake
         node = socket.create_connection(("127.0.0.1", target_port))
         for s in (client, node):
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         threading.Thread(target=pipe, args=(client, node, False, record), daemon=True).start()
         threading.Thread(target=pipe, args=(node, client, True), daemon=True).start()
+
+    while True:
+        client, _ = lsock.accept()
+        threading.Thread(target=relay, args=(client,), daemon=True).start()
 
 
 if __name__ == "__main__":

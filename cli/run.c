@@ -31,6 +31,7 @@
 #include "../index/index.h"
 #include "../rotate/rotate.h"
 #include "../rotate/adopt.h"
+#include "../rotate/naming.h"
 #include "../node/node.h"
 #include "../sampler/sampler.h"
 
@@ -59,6 +60,7 @@ struct run {
 	char own[MAXATOMLEN_UTF8]; /* node's text once connected: it outlives the connection */
 	int sampling;           /* the agent runs and its batches are read */
 	int rc;                 /* this node's exit status once it failed; 0 */
+	int idle;               /* ended well with no event: its idle record written */
 };
 
 static int set_header(struct run *r, const struct at_start *now);
@@ -294,15 +296,65 @@ static int check_targets(struct run *r)
  * close is reported unless it repeats `said`, the error already printed
  * (closing retries the same write on the same disk: one sentence per
  * failure). @return 0 or the close's rot_err. */
-static int close_output(struct run *r, const char *said)
+/* The note of an idle record (rot_close_idle()): when the node was
+ * profiled, for how long, and why no event was written. */
+static void idle_note(const struct run *r, const uint64_t hidden[FP_STATUS_COUNT], int64_t *start_us,
+		      char *out, size_t cap)
 {
-	int e = rot_close(r->rot);
-	if (e < 0 && (!said || strcmp(said, rot_error(r->rot)) != 0))
-		fp_error("%s", rot_error(r->rot));
+	const struct fp_status_state *st = &r->status;
+	struct timespec now;
+	long long mono = fp_mono_ms(), end = st->end_ms ? st->end_ms : mono;
+	char stamp[ROT_STAMP_LEN + 1], why[300];
+	clock_gettime(CLOCK_REALTIME, &now);
+	*start_us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000 - (mono - st->start_ms) * 1000;
+	rot_name_stamp(stamp, *start_us);
+	if (st->selected_max == 0) {
+		snprintf(why, sizeof why, "no process selected (none gained reductions in a window of --every)");
+	} else {
+		size_t n = (size_t)snprintf(why, sizeof why, "%llu samples, none of a status --status writes (",
+					    (unsigned long long)st->samples);
+		for (int k = 0, first = 1; k < FP_STATUS_COUNT && n < sizeof why; k++)
+			if (hidden[k]) {
+				n += (size_t)snprintf(why + n, sizeof why - n, "%s%s %llu", first ? "" : ", ",
+						      fp_status_names[k], (unsigned long long)hidden[k]);
+				first = 0;
+			}
+		if (n < sizeof why)
+			snprintf(why + n, sizeof why - n, ")");
+	}
+	snprintf(out, cap, "# idle: profiled for %.1f s from %s, no event: %s\n", (end - st->start_ms) / 1000.0,
+		 stamp, why);
+}
+
+/* Closes the output. A node that ended well with no event written gets
+ * its idle record (idle_ok), so the directory says it was profiled. */
+static int close_output_idle(struct run *r, const char *said, int idle_ok)
+{
 	uint64_t written[FP_STATUS_COUNT], hidden[FP_STATUS_COUNT];
 	fmt_counts(r->out.fmt, written, hidden);
+	int e;
+	if (idle_ok && rot_stats(r->rot)->records == 0) {
+		char note[512];
+		int64_t start_us;
+		idle_note(r, hidden, &start_us, note, sizeof note);
+		e = rot_close_idle(r->rot, note, start_us);
+		r->idle = e == 0;
+	} else {
+		e = rot_close(r->rot);
+	}
+	if (e < 0 && (!said || strcmp(said, rot_error(r->rot)) != 0))
+		fp_error("%s", rot_error(r->rot));
 	fp_status_summary(&r->status, r->rot, r->cfg, written, hidden);
+	if (r->idle)
+		fp_info("%s%s%swas idle: its file in '%s' holds a note saying so, and no event ('flameprof report' lists it)",
+			r->status.multi ? "'" : "the node ", r->status.multi ? r->node : "", r->status.multi ? "' " : "",
+			r->cfg->outdir);
 	return e;
+}
+
+static int close_output(struct run *r, const char *said)
+{
+	return close_output_idle(r, said, 0);
 }
 
 /* A node that failed is let go at once, not at the end of the run: our
@@ -439,7 +491,7 @@ static void capture(struct run *runs, size_t n)
 		if (!r->sampling)
 			continue;
 		stop_agent(r, 1);
-		int e = close_output(r, NULL);
+		int e = close_output_idle(r, NULL, 1);
 		r->sampling = 0;
 		r->rc = e < 0 ? exit_for_rotate(e) : 0;
 	}

@@ -6,7 +6,7 @@
 # (calls_errors.t), -o DIR on a full disk (fault_disk_full.t).
 T_TIMEOUT=300
 . "$(dirname "$0")/../lib.sh"
-start_epmd && compile_workloads && start_node adv "fp_busy:start(2)" || exit 1
+start_epmd && compile_workloads && start_node adv "fp_busy:start(2), code:ensure_loaded(fp_calls_wl)" || exit 1
 
 # another run of ours is sampling the node (flameprof top): the capture is
 # told to wait, not to take another --node-name (which the node's agent
@@ -101,5 +101,21 @@ if [ "$(otp_release "$NODE")" -lt 26 ]; then
 else
 	skip "calls --type memory refused on OTP < 26" "the node runs OTP $(otp_release "$NODE")"
 fi
+# calls on a node that falls behind: "raise --max-run-queue or trace fewer
+# functions or processes" (calls_overload.t provokes it the same way)
+overload() { rpc_eval "$NODE" "[spawn(fp_calls_wl, spin_ms, [3000]) || _ <- lists:seq(1, 200)], ok" >/dev/null; }
+fpc_bg -v --type time -p fp_calls_wl:target/1 --max-run-queue 20 --duration 20s "$NODE"
+wait_until 20 grep -q "measuring" "$T_DIR/fp.err"; sleep 1
+overload
+fp_wait 30
+check "calls ended early by the run queues past --max-run-queue 20" grep -q "raise --max-run-queue" "$T_DIR/fp.err"
+wait_until 10 tracer_gone "$NODE"
+sleep 3
+fpc_bg -v --type time -p fp_calls_wl:target/1 --max-run-queue 100000 --duration 6s "$NODE"
+wait_until 20 grep -q "measuring" "$T_DIR/fp.err"; sleep 1
+overload
+fp_wait 30
+is "$FP_RC" 0 "with --max-run-queue raised: exit 0"
+check "... and the run was not ended early" bash -c "! grep -q 'fell behind' '$T_DIR/fp.err'"
 check "the node is left clean" node_clean_within 10 "$NODE"
 finish

@@ -4,7 +4,7 @@
 # to the same rules as the plain form, in every command that connects:
 # the capture over several nodes (A with the plain cookie, D with its
 # own), --cluster (the peers take the first node's cookie unless told
-# otherwise), calls and top. A NODE=FILE for a node not given is a usage
+# otherwise), calls, requests and top. A NODE=FILE for a node not given is a usage
 # error; a group-readable one is refused as the plain form is.
 T_TIMEOUT=300
 . "$(dirname "$0")/../lib.sh"
@@ -62,6 +62,8 @@ is "$FP_RC" 0 "calls with --cookie-file D=FILE on D: exit 0"
 fpc -p fp_busy --duration 1s --cookie-file "$dck" "$A"
 is "$FP_RC" 64 "calls on A with only D's NODE=FILE: a usage error"
 check "... naming the node" grep -q "names '$D', which is not the node given" "$T_DIR/fp.err"
+fp_cmd requests --entry fp_busy:burn_cpu/1 --duration 1s --cookie-file "$dck" "$D"
+is "$FP_RC" 0 "requests with --cookie-file D=FILE on D: exit 0"
 fpt -n 2 --interval 500ms --every 500ms --cookie-file "$dck" "$D"
 is "$FP_RC" 0 "top with --cookie-file D=FILE on D: exit 0"
 check "... it showed D's processes" grep -q "fp_busy" "$T_DIR/fp.out"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Advice that works: each refusal of the capture and of the connection
+# Advice that works: each refusal of the capture, the connection and calls
 # that tells the operator what to do is provoked on a real node, and doing
 # what it says gets past it (exit 0). Covered elsewhere: the cookie's
 # --cookie-file NODE=FILE (cookie_per_node.t), calls' --limit and --force
@@ -26,6 +26,25 @@ is "$FP_RC" 69 "(another --node-name is refused by the node's lock, as the old a
 wait "$TOP_PID"
 fp --duration 1s -o "$T_DIR/o1" "$NODE"
 is "$FP_RC" 0 "waiting for top to finish gets past it: exit 0"
+
+# another host connected to the node under our node name (a node of that
+# name is): the handshake is refused as a wrong cookie is, and the sentence
+# offers "choose another --node-name"
+me="flameprof_$(id -un | sed 's/[^A-Za-z0-9_-]/_/g')"
+erl -name "$me@127.0.0.1" -setcookie "$T_COOKIE" -hidden -noshell -noinput -kernel inet_dist_use_interface '{127,0,0,1}' \
+	-eval "true = net_kernel:connect_node('$NODE'), file:write_file(\"$T_DIR/twin.ready\", \"\")" >"$T_DIR/twin.log" 2>&1 &
+TWIN=$!
+T_PIDS="$T_PIDS $TWIN"
+disown "$TWIN"
+check "a node named '$me@127.0.0.1' is connected to it" wait_until 60 test -f "$T_DIR/twin.ready"
+fp --duration 1s -o "$T_DIR/o0" "$NODE"
+is "$FP_RC" 77 "our node name taken on the node: refused (exit 77)"
+check "... it offers another --node-name" grep -q "choose another --node-name" "$T_DIR/fp.err"
+fp --node-name "fp_other_$$" --duration 1s -o "$T_DIR/o0" "$NODE"
+is "$FP_RC" 0 "with another --node-name: exit 0"
+kill "$TWIN" 2>/dev/null
+twin_gone() { ! rpc "$NODE" "erlang nodes [hidden]" | grep -q "$me@"; }
+check "the twin is gone from the node" wait_until 30 twin_gone
 
 # a cookie file others may read: "run 'chmod 400 FILE'"
 cp "$T_DIR/cookie" "$T_DIR/open.cookie"
@@ -93,10 +112,10 @@ is "$FP_RC" 0 "with --connect-timeout 30s: exit 0"
 
 # calls --type memory on OTP 25: "use --type count or time there"
 if [ "$(otp_release "$NODE")" -lt 26 ]; then
-	fpc -p fp_busy --type memory --duration 1s "$NODE"
+	fpc --connect-timeout 30s -p fp_busy --type memory --duration 1s "$NODE"
 	is "$FP_RC" 69 "calls --type memory on OTP $(otp_release "$NODE"): exit 69"
 	check "... it says to use --type count or time" grep -q "use --type count or time there" "$T_DIR/fp.err"
-	fpc -p fp_busy --type time --duration 1s "$NODE"
+	fpc --connect-timeout 30s -p fp_busy --type time --duration 1s "$NODE"
 	is "$FP_RC" 0 "with --type time: exit 0"
 else
 	skip "calls --type memory refused on OTP < 26" "the node runs OTP $(otp_release "$NODE")"
@@ -104,14 +123,14 @@ fi
 # calls on a node that falls behind: "raise --max-run-queue or trace fewer
 # functions or processes" (calls_overload.t provokes it the same way)
 overload() { rpc_eval "$NODE" "[spawn(fp_calls_wl, spin_ms, [3000]) || _ <- lists:seq(1, 200)], ok" >/dev/null; }
-fpc_bg -v --type time -p fp_calls_wl:target/1 --max-run-queue 20 --duration 20s "$NODE"
+fpc_bg -v --connect-timeout 30s --type time -p fp_calls_wl:target/1 --max-run-queue 20 --duration 20s "$NODE"
 wait_until 20 grep -q "measuring" "$T_DIR/fp.err"; sleep 1
 overload
 fp_wait 30
 check "calls ended early by the run queues past --max-run-queue 20" grep -q "raise --max-run-queue" "$T_DIR/fp.err"
 wait_until 10 tracer_gone "$NODE"
 sleep 3
-fpc_bg -v --type time -p fp_calls_wl:target/1 --max-run-queue 100000 --duration 6s "$NODE"
+fpc_bg -v --connect-timeout 30s --type time -p fp_calls_wl:target/1 --max-run-queue 100000 --duration 6s "$NODE"
 wait_until 20 grep -q "measuring" "$T_DIR/fp.err"; sleep 1
 overload
 fp_wait 30

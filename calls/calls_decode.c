@@ -45,10 +45,12 @@ static int get_row(struct term_cursor *c, struct calls_row *row)
 	int r;
 	if (node_tc_tuple(c, 7) < 0)
 		return -1;
-	if ((r = node_tc_text(c, &mod)) < 0)
+	/* an atom may hold a NUL (a function 'a\0b', a registered name): it
+	 * becomes U+FFFD, as in a request's identity, and the run goes on */
+	if ((r = node_tc_client_text(c, &mod)) < 0)
 		return r;
-	if ((r = node_tc_text(c, &fun)) < 0 || (r = node_tc_u64(c, &arity)) < 0 || arity > 255 ||
-	    (r = node_tc_text(c, &pid)) < 0 || (r = node_tc_text(c, &name)) < 0 ||
+	if ((r = node_tc_client_text(c, &fun)) < 0 || (r = node_tc_u64(c, &arity)) < 0 || arity > 255 ||
+	    (r = node_tc_text(c, &pid)) < 0 || (r = node_tc_client_text(c, &name)) < 0 ||
 	    (r = node_tc_u64(c, &row->calls)) < 0 ||
 	    (r = node_tc_u64(c, &row->measure)) < 0)
 		goto out;
@@ -103,7 +105,7 @@ static int get_result(struct term_cursor *c, struct calls_result *res)
 		return -2;
 	for (int k = 0; k < n; k++) {
 		res->nreloaded++;
-		if ((r = node_tc_text(c, &res->reloaded[k])) < 0)
+		if ((r = node_tc_client_text(c, &res->reloaded[k])) < 0)
 			return r;
 	}
 	if (n > 0 && ei_decode_list_header(c->buf, &c->i, &n) < 0)

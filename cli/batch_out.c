@@ -27,7 +27,8 @@ int fp_batch_write(struct fp_batch_out *o, const struct fp_sample *s, size_t n)
 		return ROT_ERR_NOMEM;
 	for (size_t k = 0; k < n; k++)
 		o->order[k] = &s[k];
-	qsort(o->order, n, sizeof *o->order, by_time);
+	if (n > 1) /* qsort's array may not be NULL, even for 0 items */
+		qsort(o->order, n, sizeof *o->order, by_time);
 	for (size_t k = 0; k < n; k++) {
 		int64_t t;
 		size_t len = fmt_event(o->fmt, o->order[k], o->buf, o->cap, &t);

@@ -81,6 +81,8 @@ static const struct fp_opt options[] = {
 	/* hidden: for the tests, as zstd's --fake-stderr-is-console */
 	{ "test-compile-on-target", 0, NULL, FP_K_SET, F(compile_on_target), 1, 0, NULL },
 	{ "test-fake-tty", 0, NULL, FP_K_SET, F(fake_tty), 1, 0, NULL },
+	/* cookie_copies.t reads our memory for copies of the cookie */
+	{ "test-dumpable", 0, NULL, FP_K_SET, F(test_dumpable), 1, 0, NULL },
 };
 
 static int parse_cats(struct fp_config *cfg, const char *text)
@@ -355,6 +357,8 @@ void fp_config_free(struct fp_config *cfg)
 static int record_main(void *arg)
 {
 	struct fp_config *cfg = arg;
+	if (cfg->test_dumpable)
+		fp_test_keep_dumpable();
 	if (!cfg->version)
 		return fp_run(cfg);
 	printf("flameprof %s (agent %s)\n", FP_VERSION, FP_AGENT_MODULE);

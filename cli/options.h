@@ -72,6 +72,7 @@ struct fp_config {
 	unsigned max_cost_ppm;         /* --max-cost, in millionths of the schedulers; 0: none */
 	int compile_on_target;         /* hidden test switch */
 	int fake_tty;                  /* hidden test switch: act as if stderr were a terminal */
+	int test_dumpable;             /* hidden test switch: keep the process dumpable (its memory readable) */
 	int help, version;
 };
 

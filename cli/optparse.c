@@ -2,6 +2,7 @@
  * optparse.c - the option engine (see optparse.h).
  */
 #include "optparse.h"
+#include "cookie_files.h"
 
 #include <errno.h>
 #include <math.h>
@@ -100,6 +101,8 @@ int fp_opt_apply(const struct fp_command *cmd, void *cfg, const struct fp_opt *o
 		return FP_OPT_OK;
 	case FP_K_NAMES:
 		return fp_opt_names(val, spelled, (int *)field, detail, cap);
+	case FP_K_COOKIE_FILE:
+		return fp_cookie_file_option(val, spelled, (const char **)field, detail, cap);
 	}
 	snprintf(detail, cap, "%s: no such kind of option", spelled);
 	return FP_OPT_USAGE;
@@ -110,6 +113,7 @@ int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg,
 {
 	int only_operands = 0;
 	*detail = '\0';
+	fp_cookie_files_reset();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val;
 		const struct fp_opt *o;

@@ -41,6 +41,7 @@ enum fp_opt_kind {
 	FP_K_STR,         /* const char *: the value itself (argv's) */
 	FP_K_SET,         /* int: a switch, which stores min */
 	FP_K_NAMES,       /* int: --names elixir|erlang|auto, an enum fp_names */
+	FP_K_COOKIE_FILE, /* const char *: --cookie-file FILE, or NODE=FILE kept aside (cookie_files.h) */
 };
 
 enum fp_opt_rc {

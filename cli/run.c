@@ -24,12 +24,14 @@
 #include "msg.h"
 #include "run.h"
 #include "session.h"
+#include "cookie_files.h"
 #include "status.h"
 #include "../common/names.h"
 #include "../formatter/formatter.h"
 #include "../index/index.h"
 #include "../rotate/rotate.h"
 #include "../rotate/adopt.h"
+#include "../rotate/naming.h"
 #include "../node/node.h"
 #include "../sampler/sampler.h"
 
@@ -58,6 +60,7 @@ struct run {
 	char own[MAXATOMLEN_UTF8]; /* node's text once connected: it outlives the connection */
 	int sampling;           /* the agent runs and its batches are read */
 	int rc;                 /* this node's exit status once it failed; 0 */
+	int idle;               /* ended well with no event: its idle record written */
 };
 
 static int set_header(struct run *r, const struct at_start *now);
@@ -293,15 +296,65 @@ static int check_targets(struct run *r)
  * close is reported unless it repeats `said`, the error already printed
  * (closing retries the same write on the same disk: one sentence per
  * failure). @return 0 or the close's rot_err. */
-static int close_output(struct run *r, const char *said)
+/* The note of an idle record (rot_close_idle()): when the node was
+ * profiled, for how long, and why no event was written. */
+static void idle_note(const struct run *r, const uint64_t hidden[FP_STATUS_COUNT], int64_t *start_us,
+		      char *out, size_t cap)
 {
-	int e = rot_close(r->rot);
-	if (e < 0 && (!said || strcmp(said, rot_error(r->rot)) != 0))
-		fp_error("%s", rot_error(r->rot));
+	const struct fp_status_state *st = &r->status;
+	struct timespec now;
+	long long mono = fp_mono_ms(), end = st->end_ms ? st->end_ms : mono;
+	char stamp[ROT_STAMP_LEN + 1], why[300];
+	clock_gettime(CLOCK_REALTIME, &now);
+	*start_us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000 - (mono - st->start_ms) * 1000;
+	rot_name_stamp(stamp, *start_us);
+	if (st->selected_max == 0) {
+		snprintf(why, sizeof why, "no process selected (none gained reductions in a window of --every)");
+	} else {
+		size_t n = (size_t)snprintf(why, sizeof why, "%llu samples, none of a status --status writes (",
+					    (unsigned long long)st->samples);
+		for (int k = 0, first = 1; k < FP_STATUS_COUNT && n < sizeof why; k++)
+			if (hidden[k]) {
+				n += (size_t)snprintf(why + n, sizeof why - n, "%s%s %llu", first ? "" : ", ",
+						      fp_status_names[k], (unsigned long long)hidden[k]);
+				first = 0;
+			}
+		if (n < sizeof why)
+			snprintf(why + n, sizeof why - n, ")");
+	}
+	snprintf(out, cap, "# idle: profiled for %.1f s from %s, no event: %s\n", (end - st->start_ms) / 1000.0,
+		 stamp, why);
+}
+
+/* Closes the output. A node that ended well with no event written gets
+ * its idle record (idle_ok), so the directory says it was profiled. */
+static int close_output_idle(struct run *r, const char *said, int idle_ok)
+{
 	uint64_t written[FP_STATUS_COUNT], hidden[FP_STATUS_COUNT];
 	fmt_counts(r->out.fmt, written, hidden);
+	int e;
+	if (idle_ok && rot_stats(r->rot)->records == 0) {
+		char note[512];
+		int64_t start_us;
+		idle_note(r, hidden, &start_us, note, sizeof note);
+		e = rot_close_idle(r->rot, note, start_us);
+		r->idle = e == 0;
+	} else {
+		e = rot_close(r->rot);
+	}
+	if (e < 0 && (!said || strcmp(said, rot_error(r->rot)) != 0))
+		fp_error("%s", rot_error(r->rot));
 	fp_status_summary(&r->status, r->rot, r->cfg, written, hidden);
+	if (r->idle)
+		fp_info("%s%s%swas idle: its file in '%s' holds a note saying so, and no event ('flameprof report' lists it)",
+			r->status.multi ? "'" : "the node ", r->status.multi ? r->node : "", r->status.multi ? "' " : "",
+			r->cfg->outdir);
 	return e;
+}
+
+static int close_output(struct run *r, const char *said)
+{
+	return close_output_idle(r, said, 0);
 }
 
 /* A node that failed is let go at once, not at the end of the run: our
@@ -438,7 +491,7 @@ static void capture(struct run *runs, size_t n)
 		if (!r->sampling)
 			continue;
 		stop_agent(r, 1);
-		int e = close_output(r, NULL);
+		int e = close_output_idle(r, NULL, 1);
 		r->sampling = 0;
 		r->rc = e < 0 ? exit_for_rotate(e) : 0;
 	}
@@ -496,13 +549,18 @@ static int start(struct run *r)
 }
 
 /* --cluster: the first node's visible peers, after it (each name checked
- * as a node name; the bound applies). runs[0] is connected. @return 0, or
- * an exit status once said. */
+ * as a node name; the bound applies). A node may list anything: a name
+ * twice, itself (by the name given or its own), a host far away. So
+ * duplicates and the first node are dropped, and the nodes are named
+ * before any is connected to. runs[0] is connected. @return 0, or an exit
+ * status once said. */
 static int discover(const struct fp_config *cfg, struct run *r0, char (*names)[MAXATOMLEN_UTF8],
 		    const char **nodes, size_t *n)
 {
 	int count = 0;
-	int e = node_peers(r0->nc.n, names[0], MAXATOMLEN_UTF8, FP_MAX_NODES - 1, &count);
+	int e = node_release(r0->nc.n);
+	if (e == 0)
+		e = node_peers(r0->nc.n, names[0], MAXATOMLEN_UTF8, FP_MAX_NODES - 1, &count);
 	if (e < 0)
 		return fp_node_fail(&r0->nc, e);
 	if (count > FP_MAX_NODES - 1) {
@@ -510,16 +568,35 @@ static int discover(const struct fp_config *cfg, struct run *r0, char (*names)[M
 			 "name at most " FP_MAX_NODES_TEXT " of them instead of --cluster, or run several flameprof", cfg->node, count);
 		return EX_USAGE;
 	}
+	const char *own = node_own_name(r0->nc.n);
+	char list[3000];
+	size_t used = 0, more = 0;
 	*n = 1;
 	for (int k = 0; k < count; k++) {
 		char err[512];
+		int dup = strcmp(names[k], cfg->node) == 0 || strcmp(names[k], own) == 0;
+		for (size_t j = 1; j < *n && !dup; j++)
+			dup = strcmp(nodes[j], names[k]) == 0;
+		if (dup) {
+			fp_note("'%s' lists '%s' again, or itself; connected to once", cfg->node, names[k]);
+			continue;
+		}
 		if (node_check_target(names[k], err, sizeof err) < 0) {
 			fp_warn("'%s' lists a node flameprof cannot name ('%.80s'); skipped", cfg->node, names[k]);
 			continue;
 		}
 		nodes[(*n)++] = names[k];
+		int w = snprintf(list + used, sizeof list - used, "%s'%s'", used ? ", " : ": ", names[k]);
+		if (w > 0 && (size_t)w < sizeof list - used)
+			used += (size_t)w;
+		else
+			more++;
 	}
-	fp_info("--cluster: '%s' and %zu visible node%s it is connected to", cfg->node, *n - 1, *n == 2 ? "" : "s");
+	list[used] = '\0';
+	if (more)
+		snprintf(list + used, sizeof list - used, " and %zu more", more);
+	fp_info("--cluster: '%s' and %zu visible node%s it is connected to%s", cfg->node, *n - 1, *n == 2 ? "" : "s",
+		list);
 	return 0;
 }
 
@@ -556,6 +633,11 @@ int fp_run(const struct fp_config *cfg)
 			return EX_USAGE;
 		}
 	}
+	const char *stray = cfg->cluster || n == 1 ? NULL : fp_cookie_files_unknown(nodes, n);
+	if (stray) {
+		fp_usage("--cookie-file names '%s', which is not one of the nodes given", stray);
+		return EX_USAGE;
+	}
 	frame(&runs[0], cfg, nodes[0], several);
 	ready = 1;
 	if ((rc = fp_node_begin(&runs[0].nc)) != 0 || (rc = prepare(&runs[0], cfg, nodes[0])) != 0)
@@ -563,14 +645,35 @@ int fp_run(const struct fp_config *cfg)
 	if (cfg->cluster) {
 		if ((rc = connect_only(&runs[0])) != 0 || (rc = discover(cfg, &runs[0], found, nodes, &n)) != 0)
 			goto out;
+		if ((stray = fp_cookie_files_unknown(nodes, n)))
+			fp_warn("--cookie-file names '%s', which '%s' is not connected to; not used", stray, cfg->node);
 	}
+	/* Each node's cookie: its own --cookie-file NODE=FILE, else under
+	 * --cluster the first node's (its cluster shares it), else the plain
+	 * one (--cookie-file FILE, --cookie, $RELEASE_COOKIE, ~/.erlang.cookie),
+	 * read once: --cookie and $RELEASE_COOKIE are blanked once read. */
+	const char *plain = fp_cookie_file_for(nodes[0]) ? NULL : runs[0].nc.ck;
 	for (size_t k = 1; k < n; k++, ready++) {
 		frame(&runs[k], cfg, nodes[k], several);
 		if ((rc = prepare(&runs[k], cfg, nodes[k])) != 0) {
 			ready++;
 			goto out;
 		}
-		runs[k].nc.ck = runs[0].nc.ck; /* the one cookie, read once */
+		struct fp_node_cmd *nc = &runs[k].nc;
+		const char *own = fp_cookie_file_for(nodes[k]);
+		if (own)
+			rc = fp_read_cookie(NULL, own, nc->cookie_buf, sizeof nc->cookie_buf, &nc->ck);
+		else if (cfg->cluster)
+			nc->ck = runs[0].nc.ck;
+		else if (plain)
+			nc->ck = plain;
+		else if ((rc = fp_read_cookie(nc->cookie, nc->cookie_file, nc->cookie_buf, sizeof nc->cookie_buf,
+					      &nc->ck)) == 0)
+			plain = nc->ck;
+		if (rc != 0) {
+			ready++;
+			goto out;
+		}
 	}
 	/* one node after the other: a node that fails is said and left */
 	size_t started = 0;

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include "msg.h"
 #include "session.h"
+#include "cookie_files.h"
 #include "../node/node.h"
 
 static volatile sig_atomic_t stop_signals;
@@ -39,15 +40,26 @@ int fp_stop_signals(void)
 	return stop_signals;
 }
 
-/* The one copy of the cookie this side keeps, until fp_wipe_cookie(). */
-static char *cookie_copy;
-static size_t cookie_cap;
+/* The copies of cookies this side keeps (one per cookie read: several
+ * nodes may have their own), until fp_wipe_cookie(). */
+static struct {
+	char *buf;
+	size_t cap;
+} copies[FP_MAX_COOKIE_FILES + 2];
+static size_t ncopies;
 
 void fp_wipe_cookie(void)
 {
-	if (cookie_copy)
-		explicit_bzero(cookie_copy, cookie_cap);
-	cookie_copy = NULL;
+	for (size_t k = 0; k < ncopies; k++)
+		explicit_bzero(copies[k].buf, copies[k].cap);
+	ncopies = 0;
+}
+
+static int keep_dumpable;
+
+void fp_test_keep_dumpable(void)
+{
+	keep_dumpable = 1;
 }
 
 int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out)
@@ -55,7 +67,8 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 	char err[512], *env;
 	/* A core dump would hold the cookie: none from here on (also no
 	 * ptrace attach by another process of the same user). */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (!keep_dumpable)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	struct rlimit none = { 0, 0 };
 	setrlimit(RLIMIT_CORE, &none);
 	if (cookie) {
@@ -83,8 +96,17 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 		fp_error("%s", err);
 		return EX_NOPERM;
 	}
-	cookie_copy = buf;
-	cookie_cap = cap;
+	size_t k = 0;
+	while (k < ncopies && copies[k].buf != buf)
+		k++;
+	if (k == sizeof copies / sizeof copies[0]) {
+		explicit_bzero(buf, cap); /* cannot happen: one per node at most */
+		fp_error("too many cookies read");
+		return EX_SOFTWARE;
+	}
+	copies[k].buf = buf;
+	copies[k].cap = cap;
+	ncopies += k == ncopies;
 	*out = buf;
 	return 0;
 }
@@ -111,7 +133,14 @@ int fp_node_begin(struct fp_node_cmd *c)
 		fp_usage("%s", err);
 		return EX_USAGE;
 	}
+	const char *own = fp_cookie_file_for(c->node), *other;
+	if (!c->keep_cookie && (other = fp_cookie_files_unknown(&c->node, 1))) {
+		fp_usage("--cookie-file names '%s', which is not the node given ('%s')", other, c->node);
+		return EX_USAGE;
+	}
 	fp_install_stop_signals();
+	if (own)
+		return fp_read_cookie(NULL, own, c->cookie_buf, sizeof c->cookie_buf, &c->ck);
 	return fp_read_cookie(c->cookie, c->cookie_file, c->cookie_buf, sizeof c->cookie_buf, &c->ck);
 }
 

@@ -29,7 +29,11 @@ int fp_stop_signals(void);
  * Core dumps are turned off first. *out points at buf. @return 0, or 77
  * (EX_NOPERM) once the reason is said. */
 int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out);
-/* Wipes buf of fp_read_cookie(): called right after the handshake. */
+/* Test switch (--test-dumpable): fp_read_cookie() leaves the process
+ * dumpable, so that a test can search its memory for the cookie. */
+void fp_test_keep_dumpable(void);
+/* Wipes every buf of fp_read_cookie(): called right after the handshake
+ * (the last one, with several nodes). */
 void fp_wipe_cookie(void);
 /* The documented exit status of a negative enum node_err. */
 int fp_exit_for_node(int err);
@@ -39,8 +43,8 @@ int fp_exit_for_node(int err);
 /* The shared rows, read by the engine (optparse.h's FP_K_* kinds) into
  * the fields of the command's config T that have these names. */
 #define FP_ROW_COOKIE_FILE(T)                                                                  \
-	{ "cookie-file", 0, "FILE", FP_K_STR, offsetof(T, cookie_file), 0, 0,                      \
-	  "read the node's cookie from FILE (default ~/.erlang.cookie)" }
+	{ "cookie-file", 0, "FILE", FP_K_COOKIE_FILE, offsetof(T, cookie_file), 0, 0,              \
+	  "read the node's cookie from FILE (default ~/.erlang.cookie); NODE=FILE: that node's own (repeatable)" }
 #define FP_ROW_COOKIE(T)                                                                       \
 	{ "cookie", 0, "COOKIE", FP_K_STR, offsetof(T, cookie), 0, 0,                              \
 	  "the cookie itself: visible to every user in ps, prefer --cookie-file" }
@@ -86,7 +90,10 @@ struct fp_node_cmd {
 	  .cookie_file = (cfg)->cookie_file, .connect_timeout_us = (cfg)->connect_timeout_us,      \
 	  .role = (role_) }
 /* The node's and our node name's grammar (a usage error said), the stop
- * signals, the cookie read. @return 0 or an exit status once said. */
+ * signals, the cookie read: from the file --cookie-file NODE=FILE names
+ * for this node, else as fp_read_cookie() says. A command of one node
+ * (keep_cookie 0) refuses a NODE=FILE for another node (a usage error).
+ * @return 0 or an exit status once said. */
 int fp_node_begin(struct fp_node_cmd *c);
 /* Connects ("connecting to" said), then wipes the cookie (unless keep_cookie). @return 0, or an
  * exit status once the node's sentence is said. */

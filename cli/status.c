@@ -262,13 +262,13 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 					      fp_status_names[k], (unsigned long long)hidden[k]);
 	}
 	if (nh && !nw)
-		fprintf(stderr, "flameprof: %sno sample had a status that --status writes, so no file was written; "
+		fprintf(stderr, "flameprof: %sno sample had a status that --status writes, so no event was written; "
 			"not written: %s (--status all writes them: the wall-clock view)\n", who, left);
 	else if (nh)
 		fprintf(stderr, "flameprof: %s%llu samples written (%s); not written: %s (--status all writes them: "
 			"the wall-clock view)\n", who, (unsigned long long)nw,
 			cfg->statuses == FMT_ON_CPU ? "on-CPU: running, garbage_collecting" : "--status", left);
-	if (rs->files && !st->multi)
+	if (rs->files && rs->records && !st->multi)
 		fprintf(stderr, "flameprof: open them with 'flameprof report %s -o flame.svg', or in Flamescope (%s)\n",
 			cfg->outdir, cfg->codec == ROT_ZSTD ? "after 'zstd -d', or record with --compress gzip" :
 			"point it at the directory");

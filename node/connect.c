@@ -96,6 +96,29 @@ int node_check_alive(const char *alive, char *err, size_t errlen)
 	return NODE_ERR_USAGE;
 }
 
+/* ei's table of connections (ei_connect.c, ei_socket_info) keeps, for
+ * each socket, a copy of the cookie and a copy of the ei_cnode (with the
+ * cookie in it) made during the handshake, and writes the first into the
+ * header of every message sent, as the distribution protocol's old
+ * cookie field (send.c, send_reg.c): the cookie in clear text on the
+ * wire, for the whole run. Both copies are reached through functions
+ * libei exports but ei.h does not declare (erl_call's own way to the
+ * cookie of a connection), and wiped right after the handshake; the
+ * field is then the empty atom, as the node's own connections send it. */
+extern const char *ei_getfdcookie(int fd);
+extern ei_cnode *ei_fd_to_cnode(int fd);
+
+static void wipe_ei_copies(int fd)
+{
+	char *c = (char *)ei_getfdcookie(fd); /* "" (a literal) when fd has no entry */
+	size_t n = strlen(c);
+	if (n)
+		explicit_bzero(c, n);
+	ei_cnode *cn = ei_fd_to_cnode(fd);
+	if (cn)
+		explicit_bzero(cn->ei_connect_cookie, sizeof cn->ei_connect_cookie);
+}
+
 static unsigned run_random(void)
 {
 	struct timespec ts;
@@ -186,11 +209,12 @@ int node_connect(node_t **out, const struct node_options *opts)
 			/* a name already connected is refused the same way; on this
 			 * host node_lock_local() has ruled that out */
 			return node_errf(s, NODE_ERR_COOKIE,
-				    "'%s' rejected our cookie; give the node's cookie with --cookie-file FILE (or, if another host connects as '%s', choose another --node-name)",
-				    s->node, alive);
+				    "'%s' rejected our cookie; give its cookie with --cookie-file %s=FILE (or, if another host connects as '%s', choose another --node-name)",
+				    s->node, s->node, alive);
 		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s' on port %d: %s; is the node running?",
 			    s->node, port, strerror(e ? e : ECONNREFUSED));
 	}
+	wipe_ei_copies(fd);
 	s->fd = fd;
 	s->last_rx_ms = fp_mono_ms();
 	return NODE_OK;

@@ -108,8 +108,17 @@ int node_lock_local(node_t *s, const char *alive)
 			close(fd);
 			if (e != EWOULDBLOCK)
 				return node_errf(s, NODE_ERR_LOCAL, "cannot lock '%s': %s", s->local_lock_path, strerror(e));
+			/* The name is a job's (connect.c: flameprof_<user> for the
+			 * capture and top, flameprof_<role>_<user> for calls and for
+			 * requests), so the run holding it is doing this job on this
+			 * node, and holds (or is about to take) the node's lock of that
+			 * job: another --node-name would only be refused there. */
+			if (s->opts.role)
+				return node_errf(s, NODE_ERR_BUSY,
+					    "another flameprof of yours is connected to '%s' under our node name '%s', tracing it (flameprof %s); wait for it to finish: one at a time per node",
+					    s->node, alive, s->opts.role);
 			return node_errf(s, NODE_ERR_BUSY,
-				    "another flameprof of yours is connected to '%s' under our node name '%s'; wait for it to finish, or give this one another name with --node-name NAME",
+				    "another flameprof of yours is connected to '%s' under our node name '%s', sampling it (a capture or flameprof top); wait for it to finish: one at a time per node",
 				    s->node, alive);
 		}
 		if (fstat(fd, &held) == 0 && stat(s->local_lock_path, &named) == 0 &&

@@ -11,8 +11,8 @@
  * Every wait has a deadline. Nothing here prints or exits: each entry point
  * returns 0 or a negative enum node_err and leaves one plain sentence in
  * node_error() (what failed, then what to do). The cookie is never copied
- * into a message, and node_connect() wipes ei's copy right after the
- * handshake.
+ * into a message, and node_connect() wipes ei's copies (our ei_cnode's
+ * and the two in libei's table of connections) right after the handshake.
  */
 #ifndef FP_NODE_H
 #define FP_NODE_H

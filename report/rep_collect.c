@@ -48,6 +48,7 @@ struct rep_collect_s {
 	uint32_t node_id, node_mask; /* rep_collect_set_node(); REP_NO_FRAME: none */
 	/* the event being read */
 	int in_event, keep;
+	uint64_t filler;        /* bytes of lines in a row outside any event */
 	int64_t time_us, w;
 	uint32_t status_id, catmask, need_mask;
 	uint32_t *ids, *path;
@@ -631,7 +632,8 @@ static int frame_line(rep_collect *c, const char *s, size_t len)
 int rep_collect_line(rep_collect *c, const char *s, size_t len)
 {
 	int rc = 0;
-	switch (ix_line_kind(s, len)) {
+	enum ix_line_kind kind = ix_line_kind(s, len);
+	switch (kind) {
 	case IX_L_BLANK:
 		rc = commit(c);
 		break;
@@ -648,6 +650,13 @@ int rep_collect_line(rep_collect *c, const char *s, size_t len)
 		c->st.bad_lines++;
 		break;
 	}
+	if (kind == IX_L_EVENT || (kind == IX_L_FRAME && c->in_event)) {
+		c->filler = 0;
+	} else if ((c->filler += len + 1) > REP_MAX_FILLER_BYTES && rc == 0) {
+		snprintf(c->err, sizeof c->err, "over %u MiB of lines in a row outside any event (comments, "
+			 "blank lines or text that is not perf script's)", REP_MAX_FILLER_BYTES >> 20);
+		rc = REP_C_DATA;
+	}
 	if (rc == REP_C_NOMEM)
 		snprintf(c->err, sizeof c->err, "out of memory");
 	return rc;
@@ -656,6 +665,7 @@ int rep_collect_line(rep_collect *c, const char *s, size_t len)
 int rep_collect_end_file(rep_collect *c)
 {
 	int rc = commit(c);
+	c->filler = 0;
 	if (rc == REP_C_NOMEM)
 		snprintf(c->err, sizeof c->err, "out of memory");
 	return rc;

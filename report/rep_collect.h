@@ -38,6 +38,11 @@ enum rep_c_err {
  */
 #define REP_MAX_FRAMES (1u << 20)   /* frames in one event's stack */
 #define REP_MAX_FRAME_BYTES 65536  /* a frame's symbol and file together */
+/* Lines in a row outside any event (comments, blank lines with spaces,
+ * text that is not perf's): a capture writes a header of a few KiB. The
+ * bound keeps a small compressed file of filler from holding the report
+ * for minutes (runs of empty lines are skipped by rep_input.c). */
+#define REP_MAX_FILLER_BYTES (64u << 20)
 
 struct rep_stats {
 	uint64_t events;          /* event lines read */

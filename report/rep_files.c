@@ -88,6 +88,11 @@ void rep_file_first_event(struct rep_file *f)
 		struct ix_event_line ev;
 		if (len && line[0] == '#' && rep_names_header(line, len) != FP_NAMES_AUTO)
 			f->names = (int)rep_names_header(line, len);
+		if (len > 8 && memcmp(line, "# idle: ", 8) == 0) {
+			size_t n = len - 8 < sizeof f->idle - 1 ? len - 8 : sizeof f->idle - 1;
+			memcpy(f->idle, line + 8, n);
+			f->idle[n] = '\0';
+		}
 		if (ix_line_kind(line, len) == IX_L_EVENT && ix_parse_event(line, len, &ev) == 0) {
 			f->first_us = ev.time_us;
 			break;

@@ -23,6 +23,7 @@ struct rep_file {
 	unsigned long seq;   /* k of "-k", 0 for the base name */
 	int64_t first_us;    /* its first event's time, or REP_NO_TIME */
 	int names;           /* enum fp_names its header asks for (FP_NAMES_AUTO: none) */
+	char idle[256];      /* an idle record's note (its "# idle: " line, after that), else "" */
 };
 
 /* Fills node, name_us and seq from the file name of f->path. */
@@ -30,7 +31,8 @@ void rep_file_name(struct rep_file *f);
 
 /* Reads f->path up to its first event and sets f->first_us (REP_NO_TIME
  * when there is none, or the file cannot be read: the reading proper then
- * says why) and f->names (from the header's settings line). */
+ * says why), f->names (from the header's settings line) and f->idle (an
+ * idle record: a node profiled that wrote no event, rot_close_idle()). */
 void rep_file_first_event(struct rep_file *f);
 
 /* Sorts files into reading order: by first event, else by name time; ties

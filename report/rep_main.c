@@ -346,6 +346,15 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 		*err = 0;
 	if ((rc = gather(r, &files, &nfiles)) != 0)
 		goto out;
+	/* idle records (rot_close_idle()): the nodes profiled that wrote no
+	 * event are named, so that a reader sees every node the run had */
+	size_t idle = 0;
+	for (i = 0; i < nfiles; i++)
+		if (files[i].idle[0] && idle++ < 10 && !cfg->quiet)
+			say(r, REP_SAY_INFO, "'%s' was profiled and idle: %s ('%s' holds no event)",
+			    files[i].node[0] ? files[i].node : "?", files[i].idle, files[i].path);
+	if (idle > 10 && !cfg->quiet)
+		say(r, REP_SAY_INFO, "... and %zu more idle records", idle - 10);
 	c = rep_collect_create(cfg, &cerr, detail, sizeof detail);
 	if (!c) {
 		rc = fail(r, cerr == REP_C_USAGE ? REP_E_USAGE : REP_E_NOMEM, "cannot start: %s", detail);
@@ -375,6 +384,11 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 	if (!cfg->quiet && st->events && elixir == NAMES_EACH)
 		say(r, REP_SAY_INFO, "frames in each node's own language, as its capture chose (--names "
 		    "elixir or --names erlang draws all in one)");
+	if (st->events == 0 && idle == nfiles) {
+		rc = fail(r, REP_E_DATA, "%s only idle records (nodes profiled while they did no work): nothing "
+			  "to draw", nfiles > 1 ? "the files hold" : "the file holds");
+		goto out;
+	}
 	if (st->events == 0) {
 		rc = fail(r, REP_E_DATA, "cannot find any event in %s'%s' (is it perf script text?)",
 			  nfiles > 1 ? "the files from " : "",

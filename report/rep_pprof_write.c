@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "../formatter/formatter.h"
+#include "../common/ctl_escape.h"
 #include "../common/grow.h"
 #include "../common/hash.h"
 #include "../common/slots.h"
@@ -43,6 +44,28 @@ struct strtab {
 	int failed;
 };
 
+/* A string of the table as written: pprof prints names to a terminal
+ * (`go tool pprof -top`), so C0 and C1 controls, DEL and bytes that are
+ * not UTF-8 are written as \xNN (common/ctl_escape.h), as flameprof's own
+ * messages write them. @return 0, or -1 out of memory. */
+static int put_string(struct rep_pb *out, const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f)
+		i++;
+	if (i == len) {
+		rep_pb_bytes(out, 6, s, len);
+		return 0;
+	}
+	char *e = malloc(4 * len + 1);
+	if (!e)
+		return -1;
+	size_t n = fp_ctl_escape(e, 4 * len + 1, s, len);
+	rep_pb_bytes(out, 6, e, n);
+	free(e);
+	return 0;
+}
+
 static int64_t str_id(struct strtab *t, const char *s, size_t len)
 {
 	uint32_t h = fp_hash32(1, s, len);
@@ -66,8 +89,11 @@ static int64_t str_id(struct strtab *t, const char *s, size_t len)
 	memcpy(e->s, s, len);
 	e->len = len;
 	e->hash = h;
+	if (put_string(&t->out, s, len) < 0) {
+		free(e->s);
+		goto fail;
+	}
 	fp_slots_put(t->slots, t->nslots, h, t->n);
-	rep_pb_bytes(&t->out, 6, s, len);
 	return (int64_t)t->n++;
 fail:
 	t->failed = 1;

@@ -31,6 +31,10 @@ static const char *xml_escape(const unsigned char *p, size_t left, size_t *n, ch
 		*n = 1;
 		return REPL;
 	}
+	/* a C1 control (U+0080..U+009F: NEL, CSI), well-formed but a
+	 * terminal's command when the SVG is cat'ed or grepped */
+	if (c == 0xc2 && *n == 2 && p[1] <= 0x9f)
+		return REPL;
 	return NULL;
 }
 

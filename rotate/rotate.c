@@ -9,6 +9,8 @@
  * with the header and the held records. That way no file but a run's only
  * file ever holds fewer than two events (Flamescope crashes on a file with
  * one event). At rot_close() a single held record goes to the old file.
+ * A run with no record at all writes no file, or, closed with
+ * rot_close_idle(), one idle record: the header and a note, no event.
  *
  * Nothing is fsync'd per flush: a flush is a write(2) of whole frames,
  * which a crash of *this process* cannot lose (the page cache has it); only
@@ -531,6 +533,25 @@ int rot_close(rot_t *r)
 	if (rc == 0 && r->fd < 0 && r->hold.n > 0)
 		rc = start_file(r);
 	if (rc == 0 && r->fd >= 0)
+		rc = finish_file(r);
+	return rc;
+}
+
+int rot_close_idle(rot_t *r, const char *note, int64_t time_us)
+{
+	int rc;
+	size_t n = note ? strlen(note) : 0;
+
+	if (r->closed || r->stats.records || r->fd >= 0 || r->finished_any || r->hold.n)
+		return rot_close(r);
+	r->closed = 1;
+	r->hold.first_us = time_us;
+	rc = start_file(r);
+	if (rc == 0 && n)
+		rc = feed(r, note, n);
+	if (rc == 0)
+		r->stats.bytes_in += n;
+	if (rc == 0)
 		rc = finish_file(r);
 	return rc;
 }

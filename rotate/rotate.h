@@ -91,6 +91,15 @@ int rot_flush(rot_t *r);
  * After this only rot_stats/rot_error/rot_free may be called. */
 int rot_close(rot_t *r);
 
+/* rot_close() for a run that appended no record (an idle node: nothing
+ * selected, or nothing of a status --status writes): so that the node is
+ * still in the result, one file is written, named for time_us (the run's
+ * start), holding the header and then `note` (whole '#' lines, each ending
+ * in a newline) and no event. With a record appended, it is rot_close().
+ * The one kind of file with fewer than two events (doc/output-format.md,
+ * "Idle records"). */
+int rot_close_idle(rot_t *r, const char *note, int64_t time_us);
+
 /* Frees everything; an open file is closed *without* renaming (for error
  * paths after rot_close failed). NULL is fine. */
 void rot_free(rot_t *r);

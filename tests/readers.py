@@ -160,7 +160,12 @@ class Checker:
 
         if in_event:
             self.bad(len(lines), "stackcollapse", "last event not ended by a blank line")
-        if self.events < 2:
+        # An idle record (a node profiled while it did no work): the header,
+        # a '# idle: ' line, no event. Every reader skips its '#' lines, so
+        # it holds nothing to draw: stackcollapse-perf.pl writes no stack,
+        # Flamescope lists it and cannot draw it (as a file of one event).
+        idle = self.events == 0 and any(l.startswith("# idle: ") for l in lines)
+        if self.events < 2 and not idle:
             self.bad(len(lines), "flamescope", "%d event(s): a flame graph needs at least 2"
                      % self.events)
         if last_time_text is not None and WHOLE_SECOND.match(last_time_text):

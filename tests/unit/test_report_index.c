@@ -1259,8 +1259,14 @@ static void test_section_damage(const char *p, const char *big)
 	at = fr[1].off + section_at(f + fr[1].off, fr[1].size, IX_S_STACK, &clen);
 	flip(big, at + clen / 2, 0x10);
 	rc = read_ix(big, 1, d, sizeof d, &ev);
-	flip(big, at + clen / 2, 0x10);
 	ok(rc == REP_IX_CORRUPT && d[0] && ev > 0, "a damaged column in block 2: corrupt (%s)", d);
+	/* the report's sentence says "read its text with --no-index": doing
+	 * so reads the file */
+	char out[600];
+	snprintf(out, sizeof out, "%s.advice.folded", big);
+	is_int(report(big, "-f", "folded", "-o", out, NULL), 65, "report on it: exit 65 (read its text with --no-index)");
+	is_int(report(big, "--no-index", "-f", "folded", "-o", out, NULL), 0, "report --no-index on it, as advised: exit 0");
+	flip(big, at + clen / 2, 0x10);
 	free(f);
 }
 

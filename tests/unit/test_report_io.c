@@ -142,6 +142,30 @@ static void test_long_line(void)
 	free(s);
 }
 
+/* A run of empty lines is handed out as one: a blank line ends an event,
+ * more of them say nothing, and one call per line let a small zstd file of
+ * newlines hold the report for a minute. */
+static void test_blank_runs(void)
+{
+	size_t n = 9 << 20; /* longer than the 4 MiB buffer: the run spans refills */
+	char *s = malloc(n + 16), *z;
+	int tr = 0, rc;
+	size_t zn;
+	memcpy(s, "a\n", 2);
+	memset(s + 2, '\n', n);
+	memcpy(s + 2 + n, "b\n \n\nc\n", 7);
+	zn = ZSTD_compressBound(n + 9);
+	z = malloc(zn);
+	zn = ZSTD_compress(z, zn, s, n + 9, 3);
+	put("blanks", z, zn);
+	is_str(lines("blanks", &tr, &rc), "a||b| ||c", "9 MiB of empty lines come out as one empty line");
+	is_int(rc, 0, "and the file reads to its end");
+	put("blanks_plain", "x\n\n\n\ny\n\n", 8);
+	is_str(lines("blanks_plain", &tr, &rc), "x||y|", "plain text alike");
+	free(z);
+	free(s);
+}
+
 static void test_expand(void)
 {
 	char **paths = NULL, d[128];
@@ -259,6 +283,7 @@ int main(void)
 		return 1;
 	subtest("codecs", test_codecs);
 	subtest("a line longer than the buffer", test_long_line);
+	subtest("runs of empty lines", test_blank_runs);
 	subtest("directory expansion", test_expand);
 	subtest("report_main", test_main);
 	subtest("300,000 frames a stack", test_deep);

@@ -266,6 +266,53 @@ static void test_empty_run(void)
 	rmtree(dir);
 }
 
+/* An idle run (rot_close_idle): one file, named for the time given,
+ * holding the header and the note, no record; with a record appended it
+ * is a plain close (no note). */
+static void test_idle_record(void)
+{
+	const char *dir = scratch();
+	const char *note = "# idle: profiled for 3.0 s, no event: no process selected\n";
+	struct rot_options o;
+	struct sb got = { 0 }, want = { 0 };
+	rot_t *r;
+	int n;
+	char **v;
+
+	base_opts(&o, dir, ROT_ZSTD);
+	is_int(rot_open(&r, &o), ROT_OK, "idle: open");
+	is_int(rot_close_idle(r, note, 1700000000123000LL), ROT_OK, "idle: close with the note");
+	v = names(dir, &n);
+	is_int(n, 1, "idle: one file");
+	is_str(n ? v[0] : "", "flameprof_app@db1_20231114T221320.123Z.perf.zst", "idle: named for the time given");
+	if (n)
+		decode(path_of(dir, v[0]), ROT_ZSTD, &got);
+	sb_adds(&want, HEADER);
+	sb_adds(&want, note);
+	ok(got.len == want.len && memcmp(got.p, want.p, got.len) == 0, "idle: the header, then the note, nothing else");
+	is_int(rot_stats(r)->records, 0, "idle: no record");
+	names_free(v);
+	rot_free(r);
+	rmtree(dir);
+	sb_free(&got);
+	sb_free(&want);
+
+	dir = scratch();
+	base_opts(&o, dir, ROT_NONE);
+	is_int(rot_open(&r, &o), ROT_OK, "one record: open");
+	is_int(append(r, 1, 1700000001000000LL), ROT_OK, "one record appended");
+	is_int(rot_close_idle(r, note, 1700000000123000LL), ROT_OK, "rot_close_idle with a record: a plain close");
+	v = names(dir, &n);
+	is_int(n, 1, "one file");
+	if (n)
+		decode(path_of(dir, v[0]), ROT_NONE, &got);
+	ok(got.len && !memmem(got.p, got.len, "# idle:", 7), "no note in it");
+	names_free(v);
+	rot_free(r);
+	rmtree(dir);
+	sb_free(&got);
+}
+
 /* ==== crash: the dot-file decodes up to the last flush ==== */
 
 /* Child: 2 flushes, then unflushed appends (one large enough that zstd
@@ -1247,6 +1294,7 @@ int main(void)
 	subtest("codecs", test_codecs);
 	subtest("codec_parse", test_codec_parse);
 	subtest("empty_run", test_empty_run);
+	subtest("idle_record", test_idle_record);
 	subtest("crash", test_crash);
 	subtest("free_keeps_dotfile", test_free_keeps_dotfile);
 	subtest("rotate_time", test_rotate_time);

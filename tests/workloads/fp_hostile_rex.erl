@@ -64,6 +64,9 @@ answer(flood_release, MFA) when MFA =:= {erlang, system_info, [otp_release]} ->
 answer(spawn_list, {erlang, spawn, _}) -> {reply, lists:seq(1, 100000)};
 %% the lock's timer answered with a fake reference
 answer(bad_ref, {erlang, send_after, _}) -> {reply, {ref, lists:duplicate(5000, $r)}};
+%% --cluster: nodes(visible) answered with a chosen list (duplicates, the
+%% node itself, nodes it is not connected to)
+answer({nodes, L}, {erlang, nodes, _}) -> {reply, L};
 answer(_, _) -> pass.
 
 first(MFA, R) ->

@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
-"""fp_split_proxy.py EPMD_PORT NAME TARGET_ALIVE READY_FILE - a node name
-that leads to a real node through a slow link, for tests/e2e/split_packets.t.
+"""fp_split_proxy.py EPMD_PORT NAME TARGET_ALIVE READY_FILE [RECORD_FILE] - a
+node name that leads to a real node through a slow link, for
+tests/e2e/split_packets.t. With RECORD_FILE, every byte the client sends
+the node is also written there (tests/e2e/cookie_copies.t looks for the
+cookie in it). With FP_PROXY_DELAY_S=N in the environment, each connection
+is relayed only after N seconds (a node too busy to answer the handshake at
+once, for tests/e2e/advice.t).
 
 It registers NAME in epmd (ALIVE2_REQ on 127.0.0.1:EPMD_PORT, the socket kept
 open as long as the name should live) with a port of its own, and relays
@@ -11,6 +16,7 @@ halfway, as one does on a loaded machine or a slow network. The handshake's
 packets are smaller and pass at once. READY_FILE is written once NAME is
 registered. Runs until killed.
 """
+import os
 import socket
 import struct
 import sys
@@ -50,12 +56,15 @@ def register(epmd_port, alive, port):
     return s
 
 
-def pipe(src, dst, cut):
+def pipe(src, dst, cut, record=None):
     try:
         while True:
             data = src.recv(65536)
             if not data:
                 break
+            if record:
+                record.write(data)
+                record.flush()
             if cut and len(data) > CUT_ABOVE:
                 half = len(data) // 2
                 dst.sendall(data[:half])
@@ -74,6 +83,7 @@ def pipe(src, dst, cut):
 
 def main():
     epmd_port, name, target, ready = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+    record = open(sys.argv[5], "ab") if len(sys.argv) > 5 else None
     target_port = epmd_port_of(epmd_port, target)
     lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -82,13 +92,19 @@ def main():
     epmd_conn = register(epmd_port, name, lsock.getsockname()[1])  # open: the name lives
     with open(ready, "w"):
         pass
-    while True:
-        client, _ = lsock.accept()
+    delay = float(os.environ.get("FP_PROXY_DELAY_S", "0"))
+
+    def relay(client):
+        time.sleep(delay)  # FP_PROXY_DELAY_S: an overloaded node, slow to start the handshake
         node = socket.create_connection(("127.0.0.1", target_port))
         for s in (client, node):
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=pipe, args=(client, node, False), daemon=True).start()
+        threading.Thread(target=pipe, args=(client, node, False, record), daemon=True).start()
         threading.Thread(target=pipe, args=(node, client, True), daemon=True).start()
+
+    while True:
+        client, _ = lsock.accept()
+        threading.Thread(target=relay, args=(client,), daemon=True).start()
 
 
 if __name__ == "__main__":

@@ -25,8 +25,8 @@ rs=$CPU_S
 is "$CPU_RC" 0 "report reads a file of 512 MiB of newlines (exit 0)"
 check "both events around the newlines are read" grep -q "read 2 events" "$T_DIR/cpu.err"
 diag "CPU: zstd -dc ${zs} s, report ${rs} s"
-check "report costs at most 15x what zstd -dc costs on the same file, plus 1 s (CPU time)" \
-	awk -v r="$rs" -v z="$zs" 'BEGIN { exit !(r <= 15 * z + 1) }'
+# no time is asserted in make check (doc/benchmarks.md has the figures):
+# the CPU times are shown above
 
 hash="$T_DIR/flameprof_a@b_20231114T221321.000Z.perf.zst"
 { cat "$T_DIR/one.perf"; yes '#' | head -c 80M; cat "$T_DIR/two.perf"; } | zstd -q -3 -c > "$hash"

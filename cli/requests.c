@@ -156,6 +156,7 @@ static int run(const struct requests_config *cfg, struct fp_node_cmd *nc, struct
 		rc = fp_node_fail(nc, e);
 	}
 	/* the summary: whatever was measured, even after an error */
+	t.cut_short = e != 0;
 	req_table_sort(&t);
 	if (o->live)
 		printf("\033[H\033[2J");

@@ -55,8 +55,8 @@ static int take_window(struct req_table *t, struct req_window *w, struct outputs
 		o->bad = 1;
 	}
 	if (w->pauses > o->pauses_said) {
-		fp_warn("the node's tracer fell behind: tracing paused (%llu pause(s) so far, %llu requests in flight dropped); it resumes by itself",
-			(unsigned long long)w->pauses, (unsigned long long)w->dropped);
+		fp_warn("the node's tracer fell behind: tracing paused (%llu pause(s) so far, %llu entry calls dropped so far); it resumes by itself",
+			(unsigned long long)w->pauses, (unsigned long long)(t->dropped + t->queued));
 		o->pauses_said = w->pauses;
 	}
 	if (w->id_fun_failed && !o->id_fun_said) {

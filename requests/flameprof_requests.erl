@@ -67,7 +67,7 @@
 %%     Slow = [{Identity, TotalUs, [{Tier, Us}], [Pid]}]  (binaries)
 %%     Stats = {Requests, Stray, Pauses, Paused, SlowLeftOut, Dropped, Reloaded,
 %%              IdFunFailed, PausedUs, Untraced,
-%%              Calls, EntryMsgs, Nested, Queued, InFlight, TierOut}
+%%              Calls, EntryMsgs, Nested, Queued, InFlight, TierOut, Overlap}
 %%       IdFunFailed: requests whose identity fun crashed or timed out
 %%       PausedUs: time the breaker held tracing off in the window
 %%       Untraced: entry calls while paused (read from Calls' counter)
@@ -81,6 +81,8 @@
 %%       TierOut = [{Tier, AfterEnd, NoRequest}]: outermost tier calls that
 %%         returned after their request had ended, or under a token no
 %%         request of this run set; counted in Stray, in no row
+%%       Overlap: entry calls heard of that Untraced counted too (made
+%%         between a pause's reads and the switches, see mark_calls/1)
 %%   {fp_req_stopped, Proto, Cleared, Left}         after the last window
 %%     Cleared: processes that carried one of our tokens at the end;
 %%     Left: those still carrying one when we gave up
@@ -178,8 +180,9 @@ setup(Guardian, Opts, Tr) ->
               buf => [], stacks => #{}, depth => #{}, reqs => #{}, hist => #{}, ids => #{}, slow_list => [],
               counts => #{requests => 0, stray => 0, pauses => 0, slow_left => 0, dropped => 0,
                           id_failed => 0, paused_us => 0, untraced => 0,
-                          entry_msgs => 0, nested => 0, queued => 0, in_flight => 0},
+                          entry_msgs => 0, nested => 0, queued => 0, in_flight => 0, overlap => 0},
               calls_seen => #{}, calls_base => 0, calls_last => 0, pause_mark => 0, calls_final => undefined,
+              ranges => [], final_ts => undefined, pause_read => 0,
               ended => #{}, ended_prev => #{}, tier_out => #{},
               reloaded => [], paused_until => undefined, paused_since => 0, backoff => ?BACKOFF_MS, last_trip => now_mono(),
               entry_on => true, window_start => now_us(), sample_start => now_mono(), last_reload_check => now_us(),
@@ -219,11 +222,19 @@ tier_patterns(#{tier_mfas := TierMFAs, tr := Tr}, On) ->
     ok.
 
 %% Where tracing goes off or on (a trip, a resume, the stop), the entry
-%% calls are read next to the entry pattern's switch: the calls between
-%% the two are neither traced nor in a pause's count (the line under the
-%% table names them). Each switch waits for the schedulers; at high
-%% priority the tracer does not also wait behind a busy node's run queue
-%% between the switch and the read.
+%% calls are read next to the entry pattern's switch, on the traced side of
+%% it, with the time of the read (trace timestamps are the same monotonic
+%% nanoseconds): an entry call heard of whose timestamp falls between a
+%% trip's read and its resume's read is in both the pause's count and the
+%% trace, and is taken off the pause's (overlap); one after the stop's
+%% read is not in the node's count and is not heard of. Each switch waits
+%% for the schedulers; at high priority the tracer does not also wait
+%% behind a busy node's run queue, so fewer calls fall in between.
+mark_calls(S) ->
+    T = erlang:monotonic_time(nanosecond),
+    {Calls, S1} = read_calls(S),
+    {Calls, T, S1}.
+
 at_high_priority(Fun) ->
     Prio = process_flag(priority, high),
     try Fun() after process_flag(priority, Prio) end.
@@ -407,10 +418,10 @@ all_mfas(#{entry := E, tier_mfas := T}) -> E ++ T.
 stop_tracing(S0) ->
     %% the node's count ends where tracing does
     S = at_high_priority(fun() ->
-                                 entry_pattern(S0, false),
-                                 {Calls, S1} = read_calls(S0),
+                                 {Calls, T, S1} = mark_calls(S0),
+                                 entry_pattern(S1, false),
                                  tier_patterns(S1, false),
-                                 S1#{calls_final := Calls}
+                                 S1#{calls_final := Calls, final_ts := T}
                          end),
     Ref = erlang:trace_delivered(all),
     drain(Ref, now_mono() + ?DELIVERED_MS * 1000, S).
@@ -438,16 +449,36 @@ in_flight_at_end(#{reqs := Reqs} = S) ->
 %% trips the breaker. Each entry call is counted as it arrives, and again
 %% where it ends if that is not a request (dropped here unread).
 add(M, S0) ->
-    Entry = entry_call(M, S0),
-    S = count_if(Entry, entry_msgs, S0),
-    case S of
+    Ns = element(tuple_size(M), M),
+    case S0 of
+        #{final_ts := F} when is_integer(F), Ns > F -> S0;    % after the node's count ended
         #{paused_until := undefined, buf := Buf, max_late := Late} ->
-            Ts = erlang:convert_time_unit(element(tuple_size(M), M), native, microsecond),
+            {Entry, S} = heard(M, Ns, S0),
+            Ts = erlang:convert_time_unit(Ns, nanosecond, microsecond),
             case now_mono() - Ts > Late of
                 true -> count_if(Entry, queued, trip(S));
                 false -> S#{buf := [{Ts, M} | Buf]}
             end;
-        _ -> count_if(Entry, queued, S)
+        _ -> dropped_unread(M, S0)
+    end.
+
+%% An entry call heard of, and whether a pause's count holds it too.
+heard(M, Ns, #{ranges := Ranges} = S) ->
+    case entry_call(M, S) of
+        true ->
+            In = lists:any(fun({From, To}) -> Ns > From andalso Ns =< To end, Ranges),
+            {true, count_if(In, overlap, bump(entry_msgs, 1, S))};
+        false -> {false, S}
+    end.
+
+%% A message dropped unread (at a trip, or while paused).
+dropped_unread(M, S0) ->
+    Ns = element(tuple_size(M), M),
+    case S0 of
+        #{final_ts := F} when is_integer(F), Ns > F -> S0;
+        _ ->
+            {Entry, S} = heard(M, Ns, S0),
+            count_if(Entry, queued, S)
     end.
 
 %% An entry call's trace message (its match spec sends no term of its own:
@@ -478,11 +509,10 @@ breaker(Now, #{paused_until := Until} = S) when Until =/= undefined ->
         true ->
             S1 = at_high_priority(fun() ->
                                           tier_patterns(S, true),
-                                          S2 = pause_account(S),
-                                          entry_pattern(S2, true),
-                                          S2
+                                          entry_pattern(S, true),
+                                          pause_account(S)
                                   end),
-            S1#{paused_until := undefined, entry_on := true};
+            S1#{paused_until := undefined, entry_on := true, ranges := close_range(S1)};
         false -> S
     end;
 breaker(_, #{max_queue := Max} = S) ->
@@ -497,14 +527,16 @@ breaker(_, #{max_queue := Max} = S) ->
 %% flight too (dropped), and the entry counter read: the calls from here
 %% to the resume are the pause's.
 trip(#{reqs := Reqs, backoff := B0, last_trip := Last, buf := Buf} = S0) ->
-    {Calls, S1} = at_high_priority(fun() ->
-                                           entry_pattern(S0, false),
-                                           CS = read_calls(S0),
-                                           tier_patterns(S0, false),
-                                           CS
-                                   end),
+    {Calls, T, S1} = at_high_priority(fun() ->
+                                              CTS = mark_calls(S0),
+                                              entry_pattern(S0, false),
+                                              tier_patterns(S0, false),
+                                              CTS
+                                      end),
     Unread = length([M || {_, M} <- Buf, entry_call(M, S1)]),
-    S = flush_trace(S1),
+    %% the last few pauses: a message arrives within seconds of its stamp
+    S2 = S1#{ranges := lists:sublist([{T, infinity} | maps:get(ranges, S1)], 8)},
+    S = flush_trace(S2),
     #{counts := C} = S,
     Now = now_mono(),
     %% a minute without a trip starts the backoff over
@@ -537,13 +569,18 @@ read_calls(#{entry := Entry, tr := Tr, calls_seen := Seen0, calls_base := Base0}
 pause_account(#{paused_until := undefined} = S) -> S;
 pause_account(#{paused_since := Since, pause_mark := Mark} = S0) ->
     Now = now_mono(),
-    {Calls, S} = read_calls(S0),
-    bump(untraced, Calls - Mark, bump(paused_us, Now - Since, S#{paused_since := Now, pause_mark := Calls})).
+    {Calls, T, S} = mark_calls(S0),
+    bump(untraced, Calls - Mark, bump(paused_us, Now - Since, S#{paused_since := Now, pause_mark := Calls,
+                                                                  pause_read := T})).
+
+%% The pause's range of trace timestamps ends at the resume's read.
+close_range(#{ranges := [{From, infinity} | Rest], pause_read := T}) -> [{From, T} | Rest];
+close_range(#{ranges := Ranges}) -> Ranges.
 
 %% The queue dropped; the entry calls in it counted.
 flush_trace(S) ->
     receive
-        {trace_ts, _, _, _, _} = M -> flush_trace(count_if(entry_call(M, S), queued, count_if(entry_call(M, S), entry_msgs, S)));
+        {trace_ts, _, _, _, _} = M -> flush_trace(dropped_unread(M, S));
         {trace_ts, _, _, _, _, _} -> flush_trace(S)
     after 0 -> S
     end.
@@ -759,13 +796,13 @@ send_window(S0) ->
              maps:get(id_failed, C), maps:get(paused_us, C), maps:get(untraced, C),
              Calls - maps:get(calls_last, S), maps:get(entry_msgs, C), maps:get(nested, C),
              maps:get(queued, C), maps:get(in_flight, C),
-             [{Tier, A, N} || {Tier, {A, N}} <- maps:to_list(Out)]},
+             [{Tier, A, N} || {Tier, {A, N}} <- maps:to_list(Out)], maps:get(overlap, C)},
     Sink ! {fp_req_window, ?PROTO, erlang:system_time(microsecond), Rows, lists:reverse(Slow), Stats},
     S#{hist := #{}, slow_list := [], reloaded := [], window_start := now_us(),
        calls_last := Calls, tier_out := #{}, ended := #{}, ended_prev := maps:get(ended, S),
        counts := C#{requests := 0, stray := 0, slow_left := 0, dropped := 0,
                     id_failed := 0, paused_us := 0, untraced := 0,
-                    entry_msgs := 0, nested := 0, queued := 0, in_flight := 0}}.
+                    entry_msgs := 0, nested := 0, queued := 0, in_flight := 0, overlap := 0}}.
 
 %% ---------------------------------------------------------------- reload
 

@@ -40,7 +40,7 @@ struct req_table {
 	/* every entry call (requests.h, struct req_window): the node's count,
 	 * and where the tracer's ended besides requests, dropped, untraced;
 	 * tier calls outside any request, by tier */
-	uint64_t calls, entry_msgs, nested, queued, in_flight;
+	uint64_t calls, entry_msgs, nested, queued, in_flight, overlap;
 	uint64_t win_calls, win_dropped;
 	struct req_tier_out *tier_out;
 	size_t ntier_out, tier_out_cap;

@@ -97,6 +97,9 @@ struct req_window {
 	uint64_t in_flight;            /* requests still running at the end (last window) */
 	struct req_tier_out *tier_out; /* tier calls outside any request, by tier */
 	size_t ntier_out;
+	uint64_t overlap;              /* entry calls heard of that untraced counted too
+					* (at a pause's switches): untraced - overlap were
+					* not traced */
 };
 
 /* NODE_ERR_BUSY: another tracing session of flameprof holds the node.

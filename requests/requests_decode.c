@@ -111,7 +111,7 @@ static int get_window(struct term_cursor *c, struct req_window *w)
 		if ((r = get_slow(c, &w->slow[k])) < 0)
 			return r;
 	}
-	if (end_list(c, n) < 0 || node_tc_tuple(c, 16) < 0 || node_tc_u64(c, &w->requests) < 0 ||
+	if (end_list(c, n) < 0 || node_tc_tuple(c, 17) < 0 || node_tc_u64(c, &w->requests) < 0 ||
 	    node_tc_u64(c, &w->stray) < 0 || node_tc_u64(c, &w->pauses) < 0 || node_tc_u64(c, &paused) < 0 ||
 	    node_tc_u64(c, &w->slow_left_out) < 0 || node_tc_u64(c, &w->dropped) < 0)
 		return -1;
@@ -143,7 +143,9 @@ static int get_window(struct term_cursor *c, struct req_window *w)
 		if (node_tc_u64(c, &o->after_end) < 0 || node_tc_u64(c, &o->no_request) < 0)
 			return -1;
 	}
-	return end_list(c, n);
+	if (end_list(c, n) < 0 || node_tc_u64(c, &w->overlap) < 0)
+		return -1;
+	return 0;
 }
 
 void req_window_free(struct req_window *w)

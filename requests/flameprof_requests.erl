@@ -221,19 +221,23 @@ tier_patterns(#{tier_mfas := TierMFAs, tr := Tr}, On) ->
     [tr_pattern(Tr, MFA, spec(On, tier_spec()), [local]) || MFA <- TierMFAs],
     ok.
 
-%% Where tracing goes off or on (a trip, a resume, the stop), the entry
-%% calls are read next to the entry pattern's switch, on the traced side of
-%% it, with the time of the read (trace timestamps are the same monotonic
-%% nanoseconds): an entry call heard of whose timestamp falls between a
-%% trip's read and its resume's read is in both the pause's count and the
-%% trace, and is taken off the pause's (overlap); one after the stop's
-%% read is not in the node's count and is not heard of. Each switch waits
-%% for the schedulers; at high priority the tracer does not also wait
-%% behind a busy node's run queue, so fewer calls fall in between.
+%% Where a pause begins and ends, the entry calls are read on the traced
+%% side of the entry pattern's switch (before it goes off, after it comes
+%% back on), with the time of the read: the calls between the read and the
+%% switch are both traced and in the pause's count, and those heard of
+%% with a trace timestamp (the same monotonic nanoseconds) between a
+%% pause's two reads are taken off the pause's count (overlap). What no
+%% read can split: a call in flight at the read (the VM stamps and sends
+%% its trace message, then counts it: at most one per scheduler), which
+%% lands on one side too many, or too few; the line under the table says
+%% how many. The stop reads after its switch off, which returns once every
+%% scheduler has passed it: every call traced was counted, and those
+%% after the switch are not traced (they are named too). At high priority
+%% the tracer does not wait behind a busy node's run queue between the
+%% switch and the read.
 mark_calls(S) ->
-    T = erlang:monotonic_time(nanosecond),
     {Calls, S1} = read_calls(S),
-    {Calls, T, S1}.
+    {Calls, erlang:monotonic_time(nanosecond), S1}.
 
 at_high_priority(Fun) ->
     Prio = process_flag(priority, high),
@@ -418,8 +422,8 @@ all_mfas(#{entry := E, tier_mfas := T}) -> E ++ T.
 stop_tracing(S0) ->
     %% the node's count ends where tracing does
     S = at_high_priority(fun() ->
+                                 entry_pattern(S0, false),
                                  {Calls, T, S1} = mark_calls(S0),
-                                 entry_pattern(S1, false),
                                  tier_patterns(S1, false),
                                  S1#{calls_final := Calls, final_ts := T}
                          end),

@@ -192,16 +192,17 @@ static void write_calls(FILE *f, const struct req_table *t)
 	if (t->id_fun_failed)
 		fprintf(f, " (%llu of them _identity_fun_failed)", (unsigned long long)t->id_fun_failed);
 	part(f, off - outside, "not traced while the circuit breaker paused tracing");
-	if (paused > off) /* never expected: the pauses' counts hold traced calls */
-		fprintf(f, " (%llu more in the pauses' counts: please report it)", (unsigned long long)(paused - off));
+	if (paused > off) /* calls in flight when a pause began: counted in it, and traced */
+		fprintf(f, " (the pauses' counts %llu more: calls in flight at a pause's start, traced too)",
+			(unsigned long long)(paused - off));
 	if (dropped)
 		fprintf(f, ", %llu dropped when it tripped (%llu unread in the tracer's queue, %llu requests in flight)",
 			(unsigned long long)dropped, (unsigned long long)t->queued, (unsigned long long)t->dropped);
 	part(f, t->in_flight, "still running at the end");
 	part(f, t->nested, "inside a request of the same process (counted with it)");
 	part(f, outside, t->sample_permille && t->sample_permille < 1000
-				 ? "not traced outside the sample"
-				 : "not traced while the entry pattern was off outside the pauses");
+				 ? "not traced outside the sample, or while the entry pattern was switched"
+				 : "not traced while the entry pattern was switched (at the stop, or in flight at a pause's end)");
 	/* never expected: said rather than lost */
 	part(f, t->entry_msgs > heard ? t->entry_msgs - heard : 0, "heard of and counted nowhere (please report it)");
 	part(f, t->entry_msgs > t->calls ? t->entry_msgs - t->calls : 0,

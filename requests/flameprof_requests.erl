@@ -79,8 +79,9 @@
 %%         (dropped unread at a trip, or arriving while paused) or InFlight
 %%         (requests still running at the end: the last window only)
 %%       TierOut = [{Tier, AfterEnd, NoRequest}]: outermost tier calls that
-%%         returned after their request had ended, or under a token no
-%%         request of this run set; counted in Stray, in no row
+%%         returned after their request had ended (or was dropped at a
+%%         trip), or under a token no request of this run set (or an old
+%%         one); counted in Stray, in no row
 %%       Overlap: entry calls heard of that Untraced counted too (made
 %%         between a pause's reads and the switches, see mark_calls/1)
 %%   {fp_req_stopped, Proto, Cleared, Left}         after the last window
@@ -545,8 +546,11 @@ trip(#{reqs := Reqs, backoff := B0, last_trip := Last, buf := Buf} = S0) ->
     Now = now_mono(),
     %% a minute without a trip starts the backoff over
     B = case Now - Last > 60000000 of true -> ?BACKOFF_MS; false -> B0 end,
+    %% a tier that returns later under a dropped request's token: after
+    %% its request (see finish_frame/4)
+    Ended = maps:merge(maps:get(ended, S), maps:map(fun(_, _) -> true end, Reqs)),
     S#{paused_until := Now + B * 1000, paused_since := Now, backoff := min(B * 2, ?MAX_BACKOFF_MS), last_trip := Now,
-       buf := [], stacks := #{}, depth := #{}, pause_mark := Calls,
+       buf := [], stacks := #{}, depth := #{}, pause_mark := Calls, ended := Ended,
        reqs := #{}, counts := C#{pauses := maps:get(pauses, C) + 1,
                                  queued := maps:get(queued, C) + Unread,
                                  dropped := maps:get(dropped, C) + maps:size(Reqs)}}.

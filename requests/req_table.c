@@ -251,10 +251,10 @@ static void write_tiers_short(FILE *f, const struct req_table *t)
 		fprintf(f, "# tier %s: in %llu of %llu requests", name, (unsigned long long)in,
 			(unsigned long long)total);
 		if (after)
-			fprintf(f, "; %llu of its calls returned after their request had ended (in no row)",
+			fprintf(f, "; %llu of its calls returned after their request had ended or was dropped (in no row)",
 				(unsigned long long)after);
 		if (none)
-			fprintf(f, "; %llu ran under a token no request of this run set (in no row)",
+			fprintf(f, "; %llu ran under the token of no recent request (an older one's, or the application's own: in no row)",
 				(unsigned long long)none);
 		if (in < total && total - in > after)
 			fprintf(f, "; the other requests did not call it, or had lost the request's token before");

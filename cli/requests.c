@@ -166,7 +166,8 @@ static int run(const struct requests_config *cfg, struct fp_node_cmd *nc, struct
 	}
 	fp_note("%llu requests measured; %llu tier returns outside any request; %llu pause(s) of the circuit breaker (%.1f s paused, %llu entry calls not traced); %llu identity fun failures",
 		(unsigned long long)t.requests, (unsigned long long)t.stray, (unsigned long long)t.pauses,
-		t.paused_us / 1e6, (unsigned long long)t.untraced, (unsigned long long)t.id_fun_failed);
+		t.paused_us / 1e6, (unsigned long long)(t.untraced >= t.overlap ? t.untraced - t.overlap : 0),
+		(unsigned long long)t.id_fun_failed);
 	if (e == 0 && o->tokens.left)
 		fp_warn("%llu process(es) on '%s' still carried a seq_trace token of this run after 5 s of clearing (of %llu); each drops it at its next message that has none",
 			(unsigned long long)o->tokens.left, cfg->node, (unsigned long long)o->tokens.cleared);

@@ -69,7 +69,8 @@ int req_table_merge(struct req_table *t, const struct req_window *w)
 	t->slow_left_out += w->slow_left_out;
 	t->win_id_fun_failed = w->id_fun_failed;
 	t->win_paused_us = w->paused_us;
-	t->win_untraced = w->untraced;
+	/* a pause's count less its calls traced after all (its switches) */
+	t->win_untraced = w->untraced >= w->overlap ? w->untraced - w->overlap : 0;
 	t->id_fun_failed += w->id_fun_failed;
 	t->paused_us += w->paused_us;
 	t->untraced += w->untraced;

@@ -55,8 +55,8 @@ static int take_window(struct req_table *t, struct req_window *w, struct outputs
 		o->bad = 1;
 	}
 	if (w->pauses > o->pauses_said) {
-		fp_warn("the node's tracer fell behind: tracing paused (%llu pause(s) so far, %llu requests in flight dropped); it resumes by itself",
-			(unsigned long long)w->pauses, (unsigned long long)w->dropped);
+		fp_warn("the node's tracer fell behind: tracing paused (%llu pause(s) so far, %llu entry calls dropped so far); it resumes by itself",
+			(unsigned long long)w->pauses, (unsigned long long)(t->dropped + t->queued));
 		o->pauses_said = w->pauses;
 	}
 	if (w->id_fun_failed && !o->id_fun_said) {
@@ -156,6 +156,7 @@ static int run(const struct requests_config *cfg, struct fp_node_cmd *nc, struct
 		rc = fp_node_fail(nc, e);
 	}
 	/* the summary: whatever was measured, even after an error */
+	t.cut_short = e != 0;
 	req_table_sort(&t);
 	if (o->live)
 		printf("\033[H\033[2J");
@@ -165,7 +166,8 @@ static int run(const struct requests_config *cfg, struct fp_node_cmd *nc, struct
 	}
 	fp_note("%llu requests measured; %llu tier returns outside any request; %llu pause(s) of the circuit breaker (%.1f s paused, %llu entry calls not traced); %llu identity fun failures",
 		(unsigned long long)t.requests, (unsigned long long)t.stray, (unsigned long long)t.pauses,
-		t.paused_us / 1e6, (unsigned long long)t.untraced, (unsigned long long)t.id_fun_failed);
+		t.paused_us / 1e6, (unsigned long long)(t.untraced >= t.overlap ? t.untraced - t.overlap : 0),
+		(unsigned long long)t.id_fun_failed);
 	if (e == 0 && o->tokens.left)
 		fp_warn("%llu process(es) on '%s' still carried a seq_trace token of this run after 5 s of clearing (of %llu); each drops it at its next message that has none",
 			(unsigned long long)o->tokens.left, cfg->node, (unsigned long long)o->tokens.cleared);

@@ -194,7 +194,8 @@ const struct fp_command fp_requests_command = {
 		    "requests; _total is the entry call to its return. Percentiles come from\n"
 		    "log-linear histograms. Everything set is removed at the end, on Ctrl-C, and\n"
 		    "if flameprof dies, the request tokens too. A table that covers part of the\n"
-		    "run (circuit breaker) says which part.\n\n"
+		    "run (circuit breaker) says which part, and the line under it where every\n"
+		    "entry call went (the node's call_count, split into parts that add up).\n\n"
 		    "options:\n",
 	.epilog = "\nexample: flameprof requests --entry kv_handler:handle/2 --identity arg:1 \\\n"
 		  "           --tier parse=kv_proto:parse/1 --tier db=kv_db:_/_ --stats s.jsonl app@db1\n"

@@ -22,7 +22,10 @@
 %% A circuit breaker: a trace message that arrives more than max_late_ms
 %% after its timestamp, or a queue past max_queue, turns every pattern off,
 %% drops the queue and the requests in flight, counts a pause and turns the
-%% patterns back on after a backoff. Sampling (sample < 1000 per mille)
+%% patterns back on after a backoff. A call_count pattern on the entry
+%% functions counts every entry call the node makes, the whole run; each
+%% entry call the tracer hears of ends in exactly one count (Stats below),
+%% so the run's figures add up to that count. Sampling (sample < 1000 per mille)
 %% turns the entry pattern on for that share of each second.
 %%
 %% Where the patterns and flags go: from OTP 27 in a trace session of its
@@ -63,10 +66,24 @@
 %%     Rows = [{Identity, Tier, Count, SumUs, MaxUs, [{Bucket, N}]}]
 %%     Slow = [{Identity, TotalUs, [{Tier, Us}], [Pid]}]  (binaries)
 %%     Stats = {Requests, Stray, Pauses, Paused, SlowLeftOut, Dropped, Reloaded,
-%%              IdFunFailed, PausedUs, Untraced}
+%%              IdFunFailed, PausedUs, Untraced,
+%%              Calls, EntryMsgs, Nested, Queued, InFlight, TierOut, Overlap}
 %%       IdFunFailed: requests whose identity fun crashed or timed out
 %%       PausedUs: time the breaker held tracing off in the window
-%%       Untraced: entry calls while paused (a call_count pattern)
+%%       Untraced: entry calls while paused (read from Calls' counter)
+%%       Calls: entry calls the node made in the window (a call_count
+%%         pattern on the entry functions for the whole run)
+%%       EntryMsgs: entry call trace messages received; each ends as one of
+%%         Requests (finished), Nested (an entry call inside a request of
+%%         the same process), Dropped (in flight at a trip), Queued
+%%         (dropped unread at a trip, or arriving while paused) or InFlight
+%%         (requests still running at the end: the last window only)
+%%       TierOut = [{Tier, AfterEnd, NoRequest}]: outermost tier calls that
+%%         returned after their request had ended (or was dropped at a
+%%         trip), or under a token no request of this run set (or an old
+%%         one); counted in Stray, in no row
+%%       Overlap: entry calls heard of that Untraced counted too (made
+%%         between a pause's reads and the switches, see mark_calls/1)
 %%   {fp_req_stopped, Proto, Cleared, Left}         after the last window
 %%     Cleared: processes that carried one of our tokens at the end;
 %%     Left: those still carrying one when we gave up
@@ -88,6 +105,7 @@
 -define(TOKEN_MAX_MS, 5000).
 -define(TOKEN_ROUND_MS, 100).
 -define(TOKEN_QUIET_ROUNDS, 5).
+-define(DELIVERED_MS, 5000).
 %% init/1 and session/2 exported, the watchdog (on_load), the guardian,
 %% tr_open/1 and the rest of where patterns and flags go
 -include("fp_trace_common.hrl").
@@ -162,11 +180,15 @@ setup(Guardian, Opts, Tr) ->
               max_late => maps:get(max_late_ms, Opts) * 1000, max_queue => maps:get(max_queue, Opts),
               buf => [], stacks => #{}, depth => #{}, reqs => #{}, hist => #{}, ids => #{}, slow_list => [],
               counts => #{requests => 0, stray => 0, pauses => 0, slow_left => 0, dropped => 0,
-                          id_failed => 0, paused_us => 0, untraced => 0},
+                          id_failed => 0, paused_us => 0, untraced => 0,
+                          entry_msgs => 0, nested => 0, queued => 0, in_flight => 0, overlap => 0},
+              calls_seen => #{}, calls_base => 0, calls_last => 0, pause_mark => 0, calls_final => undefined,
+              ranges => [], final_ts => undefined, pause_read => 0,
+              ended => #{}, ended_prev => #{}, tier_out => #{},
               reloaded => [], paused_until => undefined, paused_since => 0, backoff => ?BACKOFF_MS, last_trip => now_mono(),
               entry_on => true, window_start => now_us(), sample_start => now_mono(), last_reload_check => now_us(),
               stamps => stamps(Entry ++ TierMFAs)},
-        patterns(S, true),
+        count_and_trace(S),
         tr_process(Tr, all, true, [call, monotonic_timestamp]),
         {ok, S}
     catch
@@ -181,17 +203,46 @@ entry_spec() ->
                 {exception_trace}]}].
 tier_spec() -> [{'_', [{is_seq_trace}], [{message, {get_seq_token}}, {exception_trace}]}].
 
-patterns(#{entry := Entry, tier_mfas := TierMFAs, tr := Tr}, On) ->
-    [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
-    [tr_pattern(Tr, MFA, spec(On, tier_spec()), [local]) || MFA <- TierMFAs],
-    ok.
-
 spec(true, Spec) -> Spec;
 spec(false, _) -> false.
+
+%% At the start the entry functions get their trace pattern and the
+%% call_count that runs the whole run in one call: no entry call is counted
+%% without being traced, or the other way round, at the start.
+count_and_trace(#{entry := Entry, tier_mfas := TierMFAs, tr := Tr}) ->
+    [tr_pattern(Tr, MFA, entry_spec(), [local, call_count]) || MFA <- Entry],
+    [tr_pattern(Tr, MFA, tier_spec(), [local]) || MFA <- TierMFAs],
+    ok.
 
 entry_pattern(#{entry := Entry, tr := Tr}, On) ->
     [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local]) || MFA <- Entry],
     ok.
+
+tier_patterns(#{tier_mfas := TierMFAs, tr := Tr}, On) ->
+    [tr_pattern(Tr, MFA, spec(On, tier_spec()), [local]) || MFA <- TierMFAs],
+    ok.
+
+%% Where a pause begins and ends, the entry calls are read on the traced
+%% side of the entry pattern's switch (before it goes off, after it comes
+%% back on), with the time of the read: the calls between the read and the
+%% switch are both traced and in the pause's count, and those heard of
+%% with a trace timestamp (the same monotonic nanoseconds) between a
+%% pause's two reads are taken off the pause's count (overlap). What no
+%% read can split: a call in flight at the read (the VM stamps and sends
+%% its trace message, then counts it: at most one per scheduler), which
+%% lands on one side too many, or too few; the line under the table says
+%% how many. The stop reads after its switch off, which returns once every
+%% scheduler has passed it: every call traced was counted, and those
+%% after the switch are not traced (they are named too). At high priority
+%% the tracer does not wait behind a busy node's run queue between the
+%% switch and the read.
+mark_calls(S) ->
+    {Calls, S1} = read_calls(S),
+    {Calls, erlang:monotonic_time(nanosecond), S1}.
+
+at_high_priority(Fun) ->
+    Prio = process_flag(priority, high),
+    try Fun() after process_flag(priority, Prio) end.
 
 %% The user's fun, as source (Erlang's fun, or Elixir's fn on a node that
 %% runs Elixir): read, checked to be a fun expression of one argument (its
@@ -344,10 +395,9 @@ loop(S) ->
             erlang:send_after(?TICK_MS, self(), tick),
             loop(tick(S));
         stop ->
-            S1 = drain(S),
-            patterns(S1, false),
+            S1 = stop_tracing(S),
             S2 = handle(lists:keysort(1, lists:reverse(maps:get(buf, S1))), S1#{buf := []}),
-            send_window(S2),
+            send_window(in_flight_at_end(S2)),
             cleanup(maps:get(tr, S2), all_mfas(S2), self()),
             {Cleared, Left} = clear_tokens(),
             maps:get(sink, S2) ! {fp_req_stopped, ?PROTO, Cleared, Left},
@@ -367,24 +417,83 @@ loop(S) ->
 
 all_mfas(#{entry := E, tier_mfas := T}) -> E ++ T.
 
-%% Trace messages already queued at stop.
-drain(S) ->
+%% At stop: the patterns off, then every trace message they made, up to
+%% the VM's word that all are delivered (trace_delivered), so that each
+%% entry call the counter saw while traced is heard of.
+stop_tracing(S0) ->
+    %% the node's count ends where tracing does
+    S = at_high_priority(fun() ->
+                                 entry_pattern(S0, false),
+                                 {Calls, T, S1} = mark_calls(S0),
+                                 tier_patterns(S1, false),
+                                 S1#{calls_final := Calls, final_ts := T}
+                         end),
+    Ref = erlang:trace_delivered(all),
+    drain(Ref, now_mono() + ?DELIVERED_MS * 1000, S).
+
+drain(Ref, Deadline, S) ->
     receive
-        {trace_ts, _, _, _, _} = M -> drain(add(M, S));
-        {trace_ts, _, _, _, _, _} = M -> drain(add(M, S))
+        {trace_ts, _, _, _, _} = M -> drain(Ref, Deadline, add(M, S));
+        {trace_ts, _, _, _, _, _} = M -> drain(Ref, Deadline, add(M, S));
+        {trace_delivered, all, Ref} -> drain_rest(S)
+    after max(0, Deadline - now_mono()) div 1000 -> S
+    end.
+
+drain_rest(S) ->
+    receive
+        {trace_ts, _, _, _, _} = M -> drain_rest(add(M, S));
+        {trace_ts, _, _, _, _, _} = M -> drain_rest(add(M, S))
     after 0 -> S
     end.
 
+%% The requests still running at the end.
+in_flight_at_end(#{reqs := Reqs} = S) ->
+    bump(in_flight, maps:size(Reqs), S).
+
 %% Held as {MonotonicUs, Message}; a message much later than its stamp
-%% trips the breaker.
-add(M, #{paused_until := undefined, buf := Buf, max_late := Late} = S) ->
-    Ts = erlang:convert_time_unit(element(tuple_size(M), M), native, microsecond),
-    case now_mono() - Ts > Late of
-        true -> trip(S);
-        false -> S#{buf := [{Ts, M} | Buf]}
-    end;
-add(_, S) ->
-    S.
+%% trips the breaker. Each entry call is counted as it arrives, and again
+%% where it ends if that is not a request (dropped here unread).
+add(M, S0) ->
+    Ns = element(tuple_size(M), M),
+    case S0 of
+        #{final_ts := F} when is_integer(F), Ns > F -> S0;    % after the node's count ended
+        #{paused_until := undefined, buf := Buf, max_late := Late} ->
+            {Entry, S} = heard(M, Ns, S0),
+            Ts = erlang:convert_time_unit(Ns, nanosecond, microsecond),
+            case now_mono() - Ts > Late of
+                true -> count_if(Entry, queued, trip(S));
+                false -> S#{buf := [{Ts, M} | Buf]}
+            end;
+        _ -> dropped_unread(M, S0)
+    end.
+
+%% An entry call heard of, and whether a pause's count holds it too.
+heard(M, Ns, #{ranges := Ranges} = S) ->
+    case entry_call(M, S) of
+        true ->
+            In = lists:any(fun({From, To}) -> Ns > From andalso Ns =< To end, Ranges),
+            {true, count_if(In, overlap, bump(entry_msgs, 1, S))};
+        false -> {false, S}
+    end.
+
+%% A message dropped unread (at a trip, or while paused).
+dropped_unread(M, S0) ->
+    Ns = element(tuple_size(M), M),
+    case S0 of
+        #{final_ts := F} when is_integer(F), Ns > F -> S0;
+        _ ->
+            {Entry, S} = heard(M, Ns, S0),
+            count_if(Entry, queued, S)
+    end.
+
+%% An entry call's trace message (its match spec sends no term of its own:
+%% five elements; a tier's call names the token: six).
+entry_call({trace_ts, _, call, {M, F, Args}, _}, #{entry := Entry}) ->
+    lists:member({M, F, length(Args)}, Entry);
+entry_call(_, _) -> false.
+
+count_if(true, Key, S) -> bump(Key, 1, S);
+count_if(false, _, S) -> S.
 
 tick(S0) ->
     Now = now_mono(),
@@ -403,10 +512,12 @@ tick(S0) ->
 breaker(Now, #{paused_until := Until} = S) when Until =/= undefined ->
     case Now >= Until of
         true ->
-            S1 = pause_account(S),
-            count_calls(S1, false),
-            patterns(S1, true),
-            S1#{paused_until := undefined, entry_on := true};
+            S1 = at_high_priority(fun() ->
+                                          tier_patterns(S, true),
+                                          entry_pattern(S, true),
+                                          pause_account(S)
+                                  end),
+            S1#{paused_until := undefined, entry_on := true, ranges := close_range(S1)};
         false -> S
     end;
 breaker(_, #{max_queue := Max} = S) ->
@@ -416,41 +527,70 @@ breaker(_, #{max_queue := Max} = S) ->
     end.
 
 %% Everything off, the queue and the requests in flight dropped; back on
-%% after a backoff that doubles while the node stays overloaded.
-trip(#{counts := C, reqs := Reqs, backoff := B0, last_trip := Last} = S) ->
-    patterns(S, false),
-    count_calls(S, true),
-    flush_trace(),
+%% after a backoff that doubles while the node stays overloaded. The entry
+%% calls among the dropped messages are counted (queued), the requests in
+%% flight too (dropped), and the entry counter read: the calls from here
+%% to the resume are the pause's.
+trip(#{reqs := Reqs, backoff := B0, last_trip := Last, buf := Buf} = S0) ->
+    {Calls, T, S1} = at_high_priority(fun() ->
+                                              CTS = mark_calls(S0),
+                                              entry_pattern(S0, false),
+                                              tier_patterns(S0, false),
+                                              CTS
+                                      end),
+    Unread = length([M || {_, M} <- Buf, entry_call(M, S1)]),
+    %% the last few pauses: a message arrives within seconds of its stamp
+    S2 = S1#{ranges := lists:sublist([{T, infinity} | maps:get(ranges, S1)], 8)},
+    S = flush_trace(S2),
+    #{counts := C} = S,
     Now = now_mono(),
     %% a minute without a trip starts the backoff over
     B = case Now - Last > 60000000 of true -> ?BACKOFF_MS; false -> B0 end,
+    %% a tier that returns later under a dropped request's token: after
+    %% its request (see finish_frame/4)
+    Ended = maps:merge(maps:get(ended, S), maps:map(fun(_, _) -> true end, Reqs)),
     S#{paused_until := Now + B * 1000, paused_since := Now, backoff := min(B * 2, ?MAX_BACKOFF_MS), last_trip := Now,
-       buf := [], stacks := #{}, depth := #{},
+       buf := [], stacks := #{}, depth := #{}, pause_mark := Calls, ended := Ended,
        reqs := #{}, counts := C#{pauses := maps:get(pauses, C) + 1,
+                                 queued := maps:get(queued, C) + Unread,
                                  dropped := maps:get(dropped, C) + maps:size(Reqs)}}.
 
-%% While paused, the entry functions count their calls (call_count, a
-%% counter in the VM, no message): the calls that were not traced.
-count_calls(#{entry := Entry, tr := Tr}, On) ->
-    [attempt(fun() -> tr_pattern(Tr, MFA, On, [call_count]) end) || MFA <- Entry],
-    ok.
+%% The entry calls the node made since the start: the call_count of each
+%% entry function. A module loaded again starts its count from zero (the
+%% new code has no pattern until reload_check/1 sets it again): what the
+%% old code counted up to the last read is kept in calls_base.
+read_calls(#{calls_final := Final} = S) when is_integer(Final) -> {Final, S};
+read_calls(#{entry := Entry, tr := Tr, calls_seen := Seen0, calls_base := Base0} = S) ->
+    {Seen, Base} =
+        lists:foldl(fun(MFA, {Sn, B}) ->
+                            Old = maps:get(MFA, Sn, 0),
+                            case attempt(fun() -> tr_info(Tr, MFA, call_count) end) of
+                                {call_count, N} when is_integer(N), N >= Old -> {Sn#{MFA => N}, B};
+                                {call_count, N} when is_integer(N) -> {Sn#{MFA => N}, B + Old};
+                                _ -> {Sn, B}
+                            end
+                    end, {Seen0, Base0}, Entry),
+    {Base + lists:sum(maps:values(Seen)), S#{calls_seen := Seen, calls_base := Base}}.
 
-%% The pause so far into the counts: its time and the entry calls counted
-%% (the counters start again from zero).
+%% The pause so far into the counts: its time and the entry calls the
+%% counter saw in it (none of them traced: the patterns were off).
 pause_account(#{paused_until := undefined} = S) -> S;
-pause_account(#{paused_since := Since, entry := Entry, tr := Tr} = S) ->
+pause_account(#{paused_since := Since, pause_mark := Mark} = S0) ->
     Now = now_mono(),
-    Calls = lists:sum([N || MFA <- Entry,
-                            {call_count, N} <- [attempt(fun() -> tr_info(Tr, MFA, call_count) end)],
-                            is_integer(N)]),
-    count_calls(S, true),
-    bump(untraced, Calls, bump(paused_us, Now - Since, S#{paused_since := Now})).
+    {Calls, T, S} = mark_calls(S0),
+    bump(untraced, Calls - Mark, bump(paused_us, Now - Since, S#{paused_since := Now, pause_mark := Calls,
+                                                                  pause_read := T})).
 
-flush_trace() ->
+%% The pause's range of trace timestamps ends at the resume's read.
+close_range(#{ranges := [{From, infinity} | Rest], pause_read := T}) -> [{From, T} | Rest];
+close_range(#{ranges := Ranges}) -> Ranges.
+
+%% The queue dropped; the entry calls in it counted.
+flush_trace(S) ->
     receive
-        {trace_ts, _, _, _, _} -> flush_trace();
-        {trace_ts, _, _, _, _, _} -> flush_trace()
-    after 0 -> ok
+        {trace_ts, _, _, _, _} = M -> flush_trace(dropped_unread(M, S));
+        {trace_ts, _, _, _, _, _} -> flush_trace(S)
+    after 0 -> S
     end.
 
 %% Sampling below 100 %: the entry pattern is on for that share of each
@@ -483,12 +623,15 @@ event({trace_ts, Pid, call, {Mod, F, Args}, Tok, _}, Ts, #{tier_of := TierOf} = 
     end;
 event({trace_ts, Pid, call, {Mod, F, Args}, _}, Ts, #{reqs := Reqs} = S) ->
     MFA = {Mod, F, length(Args)},
-    case lists:member(MFA, maps:get(entry, S)) andalso not maps:is_key(Pid, Reqs) of
-        true ->
+    case {lists:member(MFA, maps:get(entry, S)), maps:is_key(Pid, Reqs)} of
+        {true, false} ->
             {Id, S1} = identity(Mod, F, Args, S),
             R = #{id => Id, start => Ts, tiers => #{}, pids => #{Pid => true}},
             push(Pid, {entry, MFA, Ts}, S1#{reqs := Reqs#{Pid => R}});
-        false ->
+        {true, true} ->
+            %% an entry call inside a request of the same process: part of it
+            push(Pid, {nested, MFA, Ts}, bump(nested, 1, S));
+        _ ->
             push(Pid, {nested, MFA, Ts}, S)
     end;
 event({trace_ts, Pid, Why, MFA, _, _}, Ts, #{stacks := St} = S)
@@ -523,22 +666,39 @@ shallower(Pid, {tier, _, _, Tier, _, _}, #{depth := D} = S) ->
     end;
 shallower(_, _, S) -> S.
 
-finish_frame({tier, _, Call, Tier, Label, Outer}, Pid, Ts, #{reqs := Reqs, counts := C} = S) ->
+finish_frame({tier, _, Call, Tier, Label, Outer}, Pid, Ts, #{reqs := Reqs} = S) ->
     case maps:find(Label, Reqs) of
+        {ok, #{start := Start}} when Outer, Call < Start ->
+            %% called before this request of the process began: an
+            %% earlier one's, which had ended
+            tier_out(after_end, Tier, bump(stray, 1, S));
         {ok, #{tiers := Ti, pids := Ps} = R} when Outer ->
             R1 = R#{tiers := Ti#{Tier => maps:get(Tier, Ti, 0) + (Ts - Call)}, pids := Ps#{Pid => true}},
             S#{reqs := Reqs#{Label => R1}};
         {ok, _} -> S;
-        error -> S#{counts := C#{stray := maps:get(stray, C) + 1}}
+        error when Outer ->
+            Why = case is_map_key(Label, maps:get(ended, S)) orelse is_map_key(Label, maps:get(ended_prev, S)) of
+                      true -> after_end;
+                      false -> no_request
+                  end,
+            tier_out(Why, Tier, bump(stray, 1, S));
+        error -> bump(stray, 1, S)
     end;
 finish_frame({entry, _, _}, Pid, Ts, #{reqs := Reqs} = S) ->
     case maps:take(Pid, Reqs) of
-        {R, Reqs1} -> request_done(R, Ts, S#{reqs := Reqs1});
+        {R, Reqs1} -> request_done(R#{pid => Pid}, Ts, S#{reqs := Reqs1});
         error -> S
     end;
 finish_frame(_, _, _, S) ->
     S.
 
+%% A tier call outside the table, by why: after_end, no_request.
+tier_out(Why, Tier, #{tier_out := Out} = S) ->
+    {A, N} = maps:get(Tier, Out, {0, 0}),
+    S#{tier_out := Out#{Tier => case Why of after_end -> {A + 1, N}; no_request -> {A, N + 1} end}}.
+
+request_done(#{pid := Pid} = R, Ts, #{ended := Ended} = S) ->
+    request_done(maps:remove(pid, R), Ts, S#{ended := Ended#{Pid => true}});
 request_done(#{id := Id, start := Start, tiers := Tiers, pids := Pids}, Ts,
              #{hist := H, counts := C} = S) ->
     Total = Ts - Start,
@@ -633,18 +793,24 @@ hist_add(Key, Us, H) ->
     end.
 
 send_window(S0) ->
-    #{sink := Sink, hist := H, slow_list := Slow, counts := C, reloaded := Rel} = S = pause_account(S0),
+    {Calls, S1} = read_calls(pause_account(S0)),
+    #{sink := Sink, hist := H, slow_list := Slow, counts := C, reloaded := Rel, tier_out := Out} = S = S1,
     Rows = [{Id, Tier, N, Sum, Max, lists:sort(maps:to_list(Bs))}
             || {{Id, Tier}, {N, Sum, Max, Bs}} <- maps:to_list(H)],
     Stats = {maps:get(requests, C), maps:get(stray, C), maps:get(pauses, C),
              case maps:get(paused_until, S) of undefined -> 0; _ -> 1 end,
              maps:get(slow_left, C), maps:get(dropped, C),
              [atom_to_binary(M, utf8) || M <- Rel],
-             maps:get(id_failed, C), maps:get(paused_us, C), maps:get(untraced, C)},
+             maps:get(id_failed, C), maps:get(paused_us, C), maps:get(untraced, C),
+             Calls - maps:get(calls_last, S), maps:get(entry_msgs, C), maps:get(nested, C),
+             maps:get(queued, C), maps:get(in_flight, C),
+             [{Tier, A, N} || {Tier, {A, N}} <- maps:to_list(Out)], maps:get(overlap, C)},
     Sink ! {fp_req_window, ?PROTO, erlang:system_time(microsecond), Rows, lists:reverse(Slow), Stats},
     S#{hist := #{}, slow_list := [], reloaded := [], window_start := now_us(),
+       calls_last := Calls, tier_out := #{}, ended := #{}, ended_prev := maps:get(ended, S),
        counts := C#{requests := 0, stray := 0, slow_left := 0, dropped := 0,
-                    id_failed := 0, paused_us := 0, untraced := 0}}.
+                    id_failed := 0, paused_us := 0, untraced := 0,
+                    entry_msgs := 0, nested := 0, queued := 0, in_flight := 0, overlap := 0}}.
 
 %% ---------------------------------------------------------------- reload
 
@@ -662,8 +828,17 @@ reload_check(#{last_reload_check := Last, stamps := Stamps} = S) ->
         true ->
             Lost = [M || {M, MFA} <- maps:to_list(Stamps), lost(MFA, S)],
             Lost =/= [] andalso reapply(Lost, S),
-            S#{last_reload_check := Now, reloaded := lists:usort(Lost ++ maps:get(reloaded, S))}
+            S1 = recount(Lost, S),
+            S1#{last_reload_check := Now, reloaded := lists:usort(Lost ++ maps:get(reloaded, S))}
     end.
+
+%% The entry functions of modules loaded again count from zero on their
+%% new code: what the old code had counted at the last read is kept (the
+%% calls since then are lost with it).
+recount(Mods, #{entry := Entry, calls_seen := Seen, calls_base := Base} = S) ->
+    Old = [MFA || {M, _, _} = MFA <- Entry, lists:member(M, Mods)],
+    S#{calls_base := Base + lists:sum([maps:get(MFA, Seen, 0) || MFA <- Old]),
+       calls_seen := maps:without(Old, Seen)}.
 
 lost(MFA, #{entry := Entry, entry_on := On, tr := Tr}) ->
     case lists:member(MFA, Entry) andalso not On of
@@ -678,6 +853,9 @@ lost(MFA, #{entry := Entry, entry_on := On, tr := Tr}) ->
 
 reapply(Mods, #{entry := Entry, tier_mfas := Tiers, entry_on := On, tr := Tr}) ->
     [tr_pattern(Tr, MFA, spec(On, entry_spec()), [local])
+     || {M, _, _} = MFA <- Entry, lists:member(M, Mods)],
+    %% the new code's count starts from zero (read_calls/1 keeps the old)
+    [tr_pattern(Tr, MFA, true, [call_count])
      || {M, _, _} = MFA <- Entry, lists:member(M, Mods)],
     [tr_pattern(Tr, MFA, tier_spec(), [local])
      || {M, _, _} = MFA <- Tiers, lists:member(M, Mods)],

@@ -19,5 +19,7 @@ int req_window_names_elixir(struct req_window *w)
 	}
 	for (size_t k = 0; k < w->nreloaded; k++)
 		bad |= fp_names_respell(&w->reloaded[k]);
+	for (size_t k = 0; k < w->ntier_out; k++)
+		bad |= fp_names_respell(&w->tier_out[k].tier);
 	return bad ? -1 : 0;
 }

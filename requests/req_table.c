@@ -33,6 +33,8 @@ static struct req_cell *find_or_add(struct req_table *t, const char *identity, c
 	return c;
 }
 
+static int merge_tier_out(struct req_table *t, const struct req_window *w);
+
 int req_table_merge(struct req_table *t, const struct req_window *w)
 {
 	t->stamp++;
@@ -67,10 +69,43 @@ int req_table_merge(struct req_table *t, const struct req_window *w)
 	t->slow_left_out += w->slow_left_out;
 	t->win_id_fun_failed = w->id_fun_failed;
 	t->win_paused_us = w->paused_us;
-	t->win_untraced = w->untraced;
+	/* a pause's count less its calls traced after all (its switches) */
+	t->win_untraced = w->untraced >= w->overlap ? w->untraced - w->overlap : 0;
 	t->id_fun_failed += w->id_fun_failed;
 	t->paused_us += w->paused_us;
 	t->untraced += w->untraced;
+	t->calls += w->calls;
+	t->entry_msgs += w->entry_msgs;
+	t->nested += w->nested;
+	t->queued += w->queued;
+	t->in_flight += w->in_flight;
+	t->overlap += w->overlap;
+	t->win_calls = w->calls;
+	t->win_dropped = w->dropped + w->queued;
+	return merge_tier_out(t, w);
+}
+
+/* A window's tier calls outside requests into the run's, by tier. */
+static int merge_tier_out(struct req_table *t, const struct req_window *w)
+{
+	for (size_t k = 0; k < w->ntier_out; k++) {
+		const struct req_tier_out *o = &w->tier_out[k];
+		size_t j = 0;
+		while (j < t->ntier_out && strcmp(t->tier_out[j].tier, o->tier) != 0)
+			j++;
+		if (j == t->ntier_out) {
+			if (j == REQ_MAX_CELLS)
+				continue;
+			if (fp_grow((void **)&t->tier_out, &t->tier_out_cap, j + 1, sizeof *t->tier_out, 8) != 0)
+				return -1;
+			memset(&t->tier_out[j], 0, sizeof t->tier_out[j]);
+			if (!(t->tier_out[j].tier = strdup(o->tier)))
+				return -1;
+			t->ntier_out++;
+		}
+		t->tier_out[j].after_end += o->after_end;
+		t->tier_out[j].no_request += o->no_request;
+	}
 	return 0;
 }
 
@@ -80,7 +115,10 @@ void req_table_free(struct req_table *t)
 		free(t->cells[k].identity);
 		free(t->cells[k].tier);
 	}
+	for (size_t k = 0; k < t->ntier_out; k++)
+		free(t->tier_out[k].tier);
 	free(t->cells);
+	free(t->tier_out);
 	memset(t, 0, sizeof *t);
 }
 
@@ -131,6 +169,103 @@ int req_write_table(FILE *f, const struct req_table *t)
 	return ferror(f) ? -1 : 0;
 }
 
+/* ", N what" when N is not 0. */
+static void part(FILE *f, uint64_t n, const char *what)
+{
+	if (n)
+		fprintf(f, ", %llu %s", (unsigned long long)n, what);
+}
+
+/* Every entry call the node made, and where each went: the parts add up
+ * to the node's count. What the tracer heard of (entry_msgs) ended as a
+ * request, nested, dropped or in flight; the rest of the count came while
+ * the entry pattern was off. */
+static void write_calls(FILE *f, const struct req_table *t)
+{
+	uint64_t dropped = t->dropped + t->queued;
+	uint64_t heard = t->requests + t->nested + dropped + t->in_flight;
+	uint64_t off = t->calls >= t->entry_msgs ? t->calls - t->entry_msgs : 0;
+	/* the pauses' counts less the calls in them that were traced after all */
+	uint64_t paused = t->untraced >= t->overlap ? t->untraced - t->overlap : 0;
+	uint64_t outside = off >= paused ? off - paused : 0;
+	fprintf(f, "# %llu entry calls on the node (its call_count): %llu in the table",
+		(unsigned long long)t->calls, (unsigned long long)t->requests);
+	if (t->id_fun_failed)
+		fprintf(f, " (%llu of them _identity_fun_failed)", (unsigned long long)t->id_fun_failed);
+	part(f, off - outside, "not traced while the circuit breaker paused tracing");
+	if (paused > off) /* calls in flight when a pause began: counted in it, and traced */
+		fprintf(f, " (the pauses' counts %llu more: calls in flight at a pause's start, traced too)",
+			(unsigned long long)(paused - off));
+	if (dropped)
+		fprintf(f, ", %llu dropped when it tripped (%llu unread in the tracer's queue, %llu requests in flight)",
+			(unsigned long long)dropped, (unsigned long long)t->queued, (unsigned long long)t->dropped);
+	part(f, t->in_flight, "still running at the end");
+	part(f, t->nested, "inside a request of the same process (counted with it)");
+	part(f, outside, t->sample_permille && t->sample_permille < 1000
+				 ? "not traced outside the sample, or while the entry pattern was switched"
+				 : "not traced while the entry pattern was switched (at the stop, or in flight at a pause's end)");
+	/* never expected: said rather than lost */
+	part(f, t->entry_msgs > heard ? t->entry_msgs - heard : 0, "heard of and counted nowhere (please report it)");
+	part(f, t->entry_msgs > t->calls ? t->entry_msgs - t->calls : 0,
+	     "traced beyond the node's count (a module loaded again restarted it)");
+	fprintf(f, "%s\n", t->cut_short ? " (up to the tracer's last window: the run did not end normally)" : "");
+}
+
+/* Each tier whose rows are short of _total, or that ran outside requests:
+ * how many requests it is in, and what is known of the others. At most
+ * 10 lines (--full makes a tier of every function). */
+static void write_tiers_short(FILE *f, const struct req_table *t)
+{
+	uint64_t total = 0;
+	size_t said = 0, more = 0;
+	for (size_t k = 0; k < t->ncells; k++)
+		if (strcmp(t->cells[k].tier, "_total") == 0)
+			total += t->cells[k].total.count;
+	/* the tiers, in the table's order, then those only outside requests */
+	for (size_t k = 0; k < t->ncells + t->ntier_out; k++) {
+		const char *tier = k < t->ncells ? t->cells[k].tier : t->tier_out[k - t->ncells].tier;
+		uint64_t in = 0, after = 0, none = 0;
+		int first = 1;
+		if (strcmp(tier, "_total") == 0)
+			continue;
+		for (size_t j = 0; j < k && j < t->ncells + t->ntier_out; j++)
+			if (strcmp(j < t->ncells ? t->cells[j].tier : t->tier_out[j - t->ncells].tier, tier) == 0)
+				first = 0;
+		if (!first)
+			continue;
+		for (size_t j = 0; j < t->ncells; j++)
+			if (strcmp(t->cells[j].tier, tier) == 0)
+				in += t->cells[j].total.count;
+		for (size_t j = 0; j < t->ntier_out; j++)
+			if (strcmp(t->tier_out[j].tier, tier) == 0) {
+				after = t->tier_out[j].after_end;
+				none = t->tier_out[j].no_request;
+			}
+		if (in >= total && !after && !none)
+			continue;
+		if (said == 10) {
+			more++;
+			continue;
+		}
+		char name[49];
+		fp_ctl_escape(name, sizeof name, tier, strlen(tier));
+		fprintf(f, "# tier %s: in %llu of %llu requests", name, (unsigned long long)in,
+			(unsigned long long)total);
+		if (after)
+			fprintf(f, "; %llu of its calls returned after their request had ended or was dropped (in no row)",
+				(unsigned long long)after);
+		if (none)
+			fprintf(f, "; %llu ran under the token of no recent request (an older one's, or the application's own: in no row)",
+				(unsigned long long)none);
+		if (in < total && total - in > after)
+			fprintf(f, "; the other requests did not call it, or had lost the request's token before");
+		fputc('\n', f);
+		said++;
+	}
+	if (more)
+		fprintf(f, "# and %zu more tiers short of _total\n", more);
+}
+
 void req_write_coverage(FILE *f, const struct req_table *t)
 {
 	if (t->pauses || t->paused_us) {
@@ -143,10 +278,10 @@ void req_write_coverage(FILE *f, const struct req_table *t)
 		else
 			fprintf(f, "# covers part of the run: the circuit breaker paused tracing %llu time(s), %.1f s",
 				(unsigned long long)t->pauses, paused / 1e6);
-		fprintf(f, "%s; %llu entry calls in the pauses not traced, %llu requests in flight dropped\n",
-			t->paused ? " (paused at the end)" : "", (unsigned long long)t->untraced,
-			(unsigned long long)t->dropped);
+		fprintf(f, "%s\n", t->paused ? " (paused at the end)" : "");
 	}
+	write_calls(f, t);
+	write_tiers_short(f, t);
 	if (t->sample_permille && t->sample_permille < 1000)
 		fprintf(f, "# a sample: requests started only in the first %u ms of each second (--sample-requests %.3g)\n",
 			t->sample_permille, t->sample_permille / 1000.0);
@@ -169,9 +304,10 @@ static void json_time(FILE *f, int64_t us)
 /* The window's own figures, ending a --stats line. */
 static void window_fields(FILE *f, const struct req_table *t)
 {
-	fprintf(f, ",\"paused_us\":%llu,\"untraced_calls\":%llu,\"identity_fun_failed\":%llu}\n",
+	fprintf(f, ",\"paused_us\":%llu,\"untraced_calls\":%llu,\"identity_fun_failed\":%llu,\"entry_calls\":%llu,\"dropped_calls\":%llu}\n",
 		(unsigned long long)t->win_paused_us, (unsigned long long)t->win_untraced,
-		(unsigned long long)t->win_id_fun_failed);
+		(unsigned long long)t->win_id_fun_failed, (unsigned long long)t->win_calls,
+		(unsigned long long)t->win_dropped);
 }
 
 int req_write_stats(FILE *f, const struct req_table *t, int64_t window_end_us)

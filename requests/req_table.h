@@ -37,6 +37,14 @@ struct req_table {
 	 * win_*: the last window's */
 	uint64_t id_fun_failed, paused_us, untraced;
 	uint64_t win_id_fun_failed, win_paused_us, win_untraced;
+	/* every entry call (requests.h, struct req_window): the node's count,
+	 * and where the tracer's ended besides requests, dropped, untraced;
+	 * tier calls outside any request, by tier */
+	uint64_t calls, entry_msgs, nested, queued, in_flight, overlap;
+	uint64_t win_calls, win_dropped;
+	struct req_tier_out *tier_out;
+	size_t ntier_out, tier_out_cap;
+	int cut_short;             /* set by the caller: the tracer's last window never came */
 	uint64_t run_us;           /* the run's length so far, set by the caller; 0 unknown */
 	unsigned sample_permille;  /* --sample-requests, set by the caller; 0 or 1000: all */
 };
@@ -50,18 +58,21 @@ void req_table_free(struct req_table *t);
 /* Cells in print order: by identity, then "_total" first, then tier. */
 void req_table_sort(struct req_table *t);
 
-/* IDENTITY TIER COUNT MEAN P50 P90 P99 MAX (ms), from the totals; then,
- * when the table covers part of the run, one line each that says which:
- * the circuit breaker's pauses (share of run_us, entry calls not traced),
+/* IDENTITY TIER COUNT MEAN P50 P90 P99 MAX (ms), from the totals; then
+ * the coverage lines: the circuit breaker's pauses (share of run_us), the
+ * entry calls the node made and where each went (in the table, paused,
+ * dropped, ...: they add up to the node's count), each tier whose rows
+ * are short of _total or that ran outside requests (how many, and why),
  * the sample, the requests the identity fun failed to name. */
 int req_write_table(FILE *f, const struct req_table *t);
 void req_write_coverage(FILE *f, const struct req_table *t);
 
 /* One JSON object per line for each cell with requests in the window:
  * window_end, identity, tier, count, sum_us, mean_us, p50_us, p90_us,
- * p99_us, max_us, and the window's paused_us, untraced_calls and
- * identity_fun_failed; a window with no request but a pause writes one
- * line of identity "_paused", tier "_total", count 0. */
+ * p99_us, max_us, and the window's paused_us, untraced_calls,
+ * identity_fun_failed, entry_calls (the node's count) and dropped_calls
+ * (by the circuit breaker); a window with no request but a pause writes
+ * one line of identity "_paused", tier "_total", count 0. */
 int req_write_stats(FILE *f, const struct req_table *t, int64_t window_end_us);
 
 /* The window's identities, tiers and reloaded modules that name a

@@ -56,6 +56,13 @@ struct req_tier_time {
 	char *tier;
 	uint64_t us;
 };
+/* A tier's outermost calls that returned outside any request: after
+ * their request had ended (a cast, a reply sent before the work), or
+ * under a token no request of this run set. */
+struct req_tier_out {
+	char *tier;
+	uint64_t after_end, no_request;
+};
 struct req_slow {
 	char *identity;
 	uint64_t total_us;
@@ -81,6 +88,18 @@ struct req_window {
 	uint64_t id_fun_failed;        /* requests whose --identity-fun crashed or timed out */
 	uint64_t paused_us;            /* time the circuit breaker held tracing off */
 	uint64_t untraced;             /* entry calls while paused, not traced */
+	/* Every entry call: the node's count (call_count) and where each one
+	 * the tracer heard of ended (requests, dropped above, or one of these) */
+	uint64_t calls;                /* entry calls the node made in the window */
+	uint64_t entry_msgs;           /* entry call trace messages received */
+	uint64_t nested;               /* entry calls inside a request of the same process */
+	uint64_t queued;               /* dropped unread at a trip, or arriving while paused */
+	uint64_t in_flight;            /* requests still running at the end (last window) */
+	struct req_tier_out *tier_out; /* tier calls outside any request, by tier */
+	size_t ntier_out;
+	uint64_t overlap;              /* entry calls heard of that untraced counted too
+					* (at a pause's switches): untraced - overlap were
+					* not traced */
 };
 
 /* NODE_ERR_BUSY: another tracing session of flameprof holds the node.

@@ -111,7 +111,7 @@ static int get_window(struct term_cursor *c, struct req_window *w)
 		if ((r = get_slow(c, &w->slow[k])) < 0)
 			return r;
 	}
-	if (end_list(c, n) < 0 || node_tc_tuple(c, 10) < 0 || node_tc_u64(c, &w->requests) < 0 ||
+	if (end_list(c, n) < 0 || node_tc_tuple(c, 17) < 0 || node_tc_u64(c, &w->requests) < 0 ||
 	    node_tc_u64(c, &w->stray) < 0 || node_tc_u64(c, &w->pauses) < 0 || node_tc_u64(c, &paused) < 0 ||
 	    node_tc_u64(c, &w->slow_left_out) < 0 || node_tc_u64(c, &w->dropped) < 0)
 		return -1;
@@ -125,7 +125,25 @@ static int get_window(struct term_cursor *c, struct req_window *w)
 			return r;
 	}
 	if (end_list(c, n) < 0 || node_tc_u64(c, &w->id_fun_failed) < 0 || node_tc_u64(c, &w->paused_us) < 0 ||
-	    node_tc_u64(c, &w->untraced) < 0)
+	    node_tc_u64(c, &w->untraced) < 0 || node_tc_u64(c, &w->calls) < 0 ||
+	    node_tc_u64(c, &w->entry_msgs) < 0 || node_tc_u64(c, &w->nested) < 0 ||
+	    node_tc_u64(c, &w->queued) < 0 || node_tc_u64(c, &w->in_flight) < 0)
+		return -1;
+	/* [{Tier, AfterEnd, NoRequest}] */
+	if ((r = get_list(c, &n, &items, sizeof *w->tier_out)) < 0)
+		return r;
+	w->tier_out = items;
+	for (int k = 0; k < n; k++) {
+		struct req_tier_out *o = &w->tier_out[k];
+		w->ntier_out++;
+		if (node_tc_tuple(c, 3) < 0)
+			return -1;
+		if ((r = node_tc_client_text(c, &o->tier)) < 0)
+			return r;
+		if (node_tc_u64(c, &o->after_end) < 0 || node_tc_u64(c, &o->no_request) < 0)
+			return -1;
+	}
+	if (end_list(c, n) < 0 || node_tc_u64(c, &w->overlap) < 0)
 		return -1;
 	return 0;
 }
@@ -149,6 +167,9 @@ void req_window_free(struct req_window *w)
 	}
 	for (size_t k = 0; k < w->nreloaded; k++)
 		free(w->reloaded[k]);
+	for (size_t k = 0; k < w->ntier_out; k++)
+		free(w->tier_out[k].tier);
+	free(w->tier_out);
 	free(w->rows);
 	free(w->slow);
 	free(w->reloaded);

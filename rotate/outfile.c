@@ -132,6 +132,21 @@ FILE *rot_append_open(const char *path, char *err, size_t cap)
 		close(fd);
 		return NULL;
 	}
+	/* A file somebody else created (in /tmp, say, open to all) would get
+	 * our lines where they can read or change them; a second hard link
+	 * would put them into another file too. Nothing was written yet. */
+	if (st.st_uid != geteuid()) {
+		snprintf(err, cap, "cannot append to '%s': it belongs to another user (uid %lu); name a file of your own or remove that one",
+			 path, (unsigned long)st.st_uid);
+		close(fd);
+		return NULL;
+	}
+	if (st.st_nlink != 1) {
+		snprintf(err, cap, "cannot append to '%s': it has %lu hard links, so the lines would go to another name too; name a file of your own",
+			 path, (unsigned long)st.st_nlink);
+		close(fd);
+		return NULL;
+	}
 	if (fcntl(fd, F_SETFL, O_APPEND) != 0 || !(f = fdopen(fd, "a"))) {
 		snprintf(err, cap, "cannot open '%s': %s", path, strerror(errno));
 		close(fd);

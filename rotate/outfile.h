@@ -37,7 +37,8 @@ void rot_out_abort(struct rot_out *o);
 /*
  * For the files flameprof appends to as it goes (requests --stats and
  * --slow-file: JSON lines to follow with tail -f): opened O_APPEND, never
- * through a symlink, created 0640, refused unless a regular file.
+ * through a symlink, created 0640, refused unless a regular file of the
+ * user's own with one link (nothing is written to a refused file).
  * @return the stream, or NULL with one sentence in err.
  */
 FILE *rot_append_open(const char *path, char *err, size_t cap);

@@ -52,7 +52,8 @@ static void quantiles(void)
 }
 
 /* {fp_req_window, 1, End, [{<<"create">>, <<"_total">>, 2, 300, 200, [{B1, 1}, {B2, 1}]}],
- *  [{<<"create">>, 200, [{<<"db">>, 150}], [<<"<0.1.0>">>]}], {2, 0, 1, 0, 0, 3, [<<"kv">>], 4, 1500000, 12345}} */
+ *  [{<<"create">>, 200, [{<<"db">>, 150}], [<<"<0.1.0>">>]}],
+ *  {2, 0, 1, 0, 0, 3, [<<"kv">>], 4, 1500000, 12345, 12400, 51, 5, 40, 1, [{<<"db">>, 2, 1}], 5}} */
 static void encode_window_id(ei_x_buff *x, const char *id, int idlen)
 {
 	ei_x_new_with_version(x);
@@ -92,7 +93,7 @@ static void encode_window_id(ei_x_buff *x, const char *id, int idlen)
 	ei_x_encode_binary(x, "<0.1.0>", 7);
 	ei_x_encode_empty_list(x);
 	ei_x_encode_empty_list(x);
-	ei_x_encode_tuple_header(x, 10);
+	ei_x_encode_tuple_header(x, 17);
 	ei_x_encode_long(x, 2);
 	ei_x_encode_long(x, 0);
 	ei_x_encode_long(x, 1);
@@ -105,6 +106,20 @@ static void encode_window_id(ei_x_buff *x, const char *id, int idlen)
 	ei_x_encode_long(x, 4);
 	ei_x_encode_long(x, 1500000);
 	ei_x_encode_long(x, 12345);
+	/* calls, entry messages (2 requests + 5 nested + 3 dropped + 40
+	 * queued + 1 in flight), nested, queued, in flight, tiers outside */
+	ei_x_encode_long(x, 12400);
+	ei_x_encode_long(x, 51);
+	ei_x_encode_long(x, 5);
+	ei_x_encode_long(x, 40);
+	ei_x_encode_long(x, 1);
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_tuple_header(x, 3);
+	ei_x_encode_binary(x, "db", 2);
+	ei_x_encode_long(x, 2);
+	ei_x_encode_long(x, 1);
+	ei_x_encode_empty_list(x);
+	ei_x_encode_long(x, 5); /* overlap */
 }
 
 static void encode_window(ei_x_buff *x)
@@ -131,6 +146,15 @@ static void decode_and_write(void)
 	is_int(w->id_fun_failed, 4, "identity fun failures");
 	is_int(w->paused_us, 1500000, "paused time");
 	is_int(w->untraced, 12345, "entry calls not traced");
+	is_int(w->calls, 12400, "the node's entry calls");
+	is_int(w->entry_msgs, 51, "entry calls heard of");
+	is_int(w->nested, 5, "nested");
+	is_int(w->queued, 40, "dropped unread");
+	is_int(w->in_flight, 1, "in flight at the end");
+	is_int(w->ntier_out, 1, "a tier outside requests");
+	is_str(w->tier_out[0].tier, "db", "its name");
+	is_int(w->tier_out[0].after_end + 10 * w->tier_out[0].no_request, 12, "after the end, under no request");
+	is_int(w->overlap, 5, "entry calls in a pause's count and traced");
 
 	struct req_table t;
 	memset(&t, 0, sizeof t);
@@ -150,10 +174,15 @@ static void decode_and_write(void)
 	ok(strstr(buf, "\"identity\":\"cre\\\"ate\",\"total_us\":200,\"tiers\":{\"db\":150},\"pids\":[\"<0.1.0>\"]}") != NULL,
 	   "a slow line, its identity escaped");
 	ok(strstr(buf, "create    _total        4") != NULL, "the table's row");
-	ok(strstr(buf, "\"max_us\":200,\"paused_us\":1500000,\"untraced_calls\":12345,\"identity_fun_failed\":4}") != NULL,
-	   "a stats line ends with the window's pause, untraced calls and identity fun failures");
-	ok(strstr(buf, "# covers part of the run: the circuit breaker paused tracing 1 time(s), 3.0 s; 24690 entry calls in the pauses not traced") != NULL,
+	ok(strstr(buf, "\"max_us\":200,\"paused_us\":1500000,\"untraced_calls\":12340,\"identity_fun_failed\":4,\"entry_calls\":12400,\"dropped_calls\":43}") != NULL,
+	   "a stats line ends with the window's pause, untraced calls, identity fun failures, entry calls and dropped ones");
+	ok(strstr(buf, "# covers part of the run: the circuit breaker paused tracing 1 time(s), 3.0 s\n") != NULL,
 	   "the table says it covers part of the run (the run's length unknown)");
+	ok(strstr(buf, "# 24800 entry calls on the node (its call_count): 4 in the table (8 of them _identity_fun_failed), 24680 not traced while the circuit breaker paused tracing, 86 dropped when it tripped (80 unread in the tracer's queue, 6 requests in flight), 2 still running at the end, 10 inside a request of the same process (counted with it), 18 not traced while the entry pattern was switched (at the stop, or in flight at a pause's end)\n") != NULL,
+	   "every entry call accounted for: the parts add up to the node's count");
+	ok(strstr(buf, "# tier db: in 0 of 4 requests; 4 of its calls returned after their request had ended or was dropped (in no row); 2 ran under the token of no recent request (an older one's, or the application's own: in no row)\n") != NULL,
+	   "a tier short of _total says why");
+	ok(!strstr(buf, "counted nowhere"), "nothing counted nowhere");
 	ok(strstr(buf, "# 8 requests named _identity_fun_failed") != NULL, "and how many the identity fun failed to name");
 	free(buf);
 	buf = NULL;
@@ -165,6 +194,17 @@ static void decode_and_write(void)
 	ok(strstr(buf, "# covers 70.0 % of the run: the circuit breaker paused tracing 1 time(s), 3.0 s of 10.0 s") != NULL,
 	   "with the run's length, the share it covers");
 	ok(strstr(buf, "# a sample: requests started only in the first 250 ms of each second") != NULL, "and a sample says so");
+	ok(strstr(buf, ", 18 not traced outside the sample, or while the entry pattern was switched\n") != NULL,
+	   "calls outside the sample are named so");
+	free(buf);
+	buf = NULL;
+	t.entry_msgs += 7;
+	t.cut_short = 1;
+	f = open_memstream(&buf, &len);
+	req_write_table(f, &t);
+	fclose(f);
+	ok(strstr(buf, ", 7 heard of and counted nowhere (please report it) (up to the tracer's last window: the run did not end normally)\n") != NULL,
+	   "calls heard of but in no part are said, not lost; a run cut short says so");
 	free(buf);
 	req_table_free(&t);
 

@@ -980,6 +980,23 @@ static void test_outfile(void)
 	}
 	is_str(slurp(target), "a\nb\n", "append: appended to");
 	ok(stat(target, &st) == 0 && (st.st_mode & 07777) == 0640, "append: mode 0640");
+	/* a second hard link, and (as root) another user's file: refused,
+	 * nothing written */
+	char other[8192];
+	snprintf(other, sizeof other, "%s/other-name.jsonl", dir);
+	if (link(target, other) != 0)
+		abort();
+	ok(rot_append_open(target, err, sizeof err) == NULL && strstr(err, "2 hard links"),
+	   "append: a file with a second hard link is refused: %s", err);
+	unlink(other);
+	if (geteuid() == 0) {
+		if (chown(target, 65534, 65534) != 0 || chmod(target, 0666) != 0)
+			abort();
+		ok(rot_append_open(target, err, sizeof err) == NULL &&
+			   strstr(err, "belongs to another user (uid 65534)"),
+		   "append: another user's file is refused: %s", err);
+		is_str(slurp(target), "a\nb\n", "append: and left as it was");
+	} /* else: another user's file needs root to make; requests_accounting.t too */
 	umask(old);
 	rmtree(dir);
 }

@@ -3,11 +3,10 @@
 # Linux perf's, shape by shape (make truth; doc/truth.md).
 #
 # For each shape of tests/workloads/fp_truth.erl a node is started with
-# +JPperf true (its JIT writes /tmp/perf-<pid>.map and keeps frame
-# pointers); flameprof records at its defaults while `perf record -g -e
-# cpu-clock -F 997` samples the node's threads over the same seconds;
-# tests/truth.py reduces both to the innermost Erlang function of each
-# on-CPU sample and prints the module-level total variation distance (TVD),
+# +JPperf true (its JIT writes /tmp/perf-<pid>.map); flameprof records at
+# its defaults while `perf record -e cpu-clock -F 997` samples the node's
+# threads over the same seconds; tests/truth.py reduces both to the leaf
+# Erlang function of each on-CPU sample and prints the module-level total variation distance (TVD),
 # the function-level one, and flameprof's weight on functions perf saw in
 # under 0.5 % of its samples. Each shape runs REPS times; the summary gives
 # min, median and max of each figure.
@@ -47,7 +46,7 @@ for shape in $SHAPES; do
 		NODE_PID=$!
 		for _ in $(seq 300); do [ -f "$W/ready" ] && break; sleep 0.2; done
 		sleep 1
-		perf record -q -g -e cpu-clock -F 997 -p "$NODE_PID" -o "$W/p.data" -- sleep "$SECS" >/dev/null 2>&1 &
+		perf record -q -e cpu-clock -F 997 -p "$NODE_PID" -o "$W/p.data" -- sleep "$SECS" >/dev/null 2>&1 &
 		pp=$!
 		rm -rf "$W/out"
 		"$FP" -q --cookie-file "$W/cookie" --duration "${SECS}s" -o "$W/out" "$NODE"

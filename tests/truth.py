@@ -3,21 +3,22 @@
 
     truth.py PERF_SCRIPT FOLDED [--json]
 
-PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record -g -e cpu-clock`
+PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record -e cpu-clock`
 of the node's beam process, started with `+JPperf true` so that its JIT
-writes /tmp/perf-<pid>.map (perf names every sample of Erlang code
-`$module:function/arity`) and keeps frame pointers (perf walks from C code
-back to the Erlang function that called it). FOLDED is `flameprof report -f folded` of a
-capture over the same seconds (on-CPU samples: running, garbage_collecting).
+writes /tmp/perf-<pid>.map and perf names every sample of Erlang code
+`$module:function/arity` (with -g, only each sample's leaf is read).
+FOLDED is `flameprof report -f folded` of a capture over the same seconds
+(on-CPU samples: running, garbage_collecting).
 
 perf samples threads on a CPU and has no process. So both sides are
-reduced to the innermost Erlang function of each sample: perf's first
-frame from the perf map (time in a BIF or the garbage collector counts for
-the Erlang function that called it), flameprof's leaf code frame; a BIF (erlang:is_builtin/3, asked of
-this machine's `erl`) counts for its caller on both sides, as C code does: perf names the JIT's
-stub of a BIF called as a fun (erlang:'+'/2), flameprof draws no frame for
-a BIF; samples with none (the schedulers' own loop on perf's side, [ran_to_receive] on
-flameprof's) count for neither. flameprof's own modules (flameprof_*) are
+reduced to the leaf Erlang function of each sample: perf's leaf where it is
+in the perf map, flameprof's leaf code frame. A BIF (erlang:is_builtin/3,
+asked of this machine's `erl`) is C code: perf's leaf in the JIT's stub of
+a BIF called as a fun (erlang:'+'/2) counts for neither side, and
+flameprof's BIF frame counts for its caller (flameprof draws no frame for
+a BIF it did not catch serving a read). Samples with none (the schedulers'
+own loop on perf's side, [ran_to_receive] on flameprof's) count for
+neither. flameprof's own modules (flameprof_*) are
 left out of both.
 
 Prints, and with --json writes as one JSON line:
@@ -83,21 +84,21 @@ def erlang_frame(line):
     m = PERF_SYM.match(line)
     if not m or not m.group(3).endswith(".map"):
         return None
-    mfa = MFA.match(m.group(1))
-    if not mfa:
+    name = m.group(1).replace("'", "")     # perf quotes what flameprof writes bare
+    if not MFA.match(name):
         return None                 # $global::..., the JIT's shared code
-    return m.group(1)
+    return name
 
 
 def perf_leaves(path):
-    """The innermost Erlang function of each perf sample.
+    """The leaf of each perf sample, where it is Erlang code.
 
-    With call chains (perf record -g; the node's +JPperf true keeps frame
-    pointers), a sample in C (a BIF, the garbage collector) counts for the
-    Erlang function that called it, as flameprof draws it; without, only
-    samples whose own instruction is Erlang code count. A sample with no
-    Erlang frame at all (the schedulers' own loop, polling) counts for
-    neither side."""
+    perf's call chains (-g) are read past, not followed: the emulator's C
+    code keeps no frame pointers, so a chain from C back into Erlang code
+    skips the calling function or picks up whatever the stack held (seen:
+    the scheduler's sched_yield "called" from a client's loop on OTP 27).
+    Time in C (BIFs, the garbage collector, the emulator) counts for
+    neither side: flameprof's workloads here compute in Erlang code."""
     c = Counter()
     total = 0
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -118,6 +119,7 @@ def perf_leaves(path):
         blocks = [[l] for l in lines if l.strip()]
     for block in blocks:
         total += 1
+        block = block[:1]           # the leaf: see perf_leaves' comment
         for line in block:
             leaf = erlang_frame(line)
             if leaf and counted(leaf):
@@ -171,6 +173,7 @@ def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
     BIFS.update(ask_bifs(argv[1], argv[2]))
+
     perf, perf_total = perf_leaves(argv[1])
     fp, fp_total = folded_leaves(argv[2])
     if not perf or not fp:

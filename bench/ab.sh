@@ -21,19 +21,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPS=${REPS:-6} SECS=${SECS:-8} SCHED=${SCHED:-2}
 WORK=${WORK:-"fp_cost:start_paced(100, 25, 50, 1000)"}
 NODE_FLAGS=${NODE_FLAGS:-}
-W=$(mktemp -d "${TMPDIR:-/tmp}/fp-ab.XXXXXX")
-COOKIE="ab$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-printf '%s\n' "$COOKIE" > "$W/cookie" && chmod 400 "$W/cookie"
-# a private epmd below the kernel's ephemeral ports (32768 and up)
-export ERL_EPMD_PORT=$(( 20000 + $$ % 12000 ))
-NODE_PID=""
-cleanup() {
-	[ -n "$NODE_PID" ] && kill "$NODE_PID" 2>/dev/null
-	epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1
-	rm -rf "$W"
-}
-trap cleanup EXIT
-epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
+. "$ROOT/bench/scratch.sh"
+bench_scratch ab
 erlc -o "$W" "$ROOT/bench/fp_cost.erl" || exit 1
 NODE="ab$$@127.0.0.1"
 # shellcheck disable=SC2086 # NODE_FLAGS: several flags

@@ -18,20 +18,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPS=${REPS:-3} SECS=${SECS:-10} SCHED=${SCHED:-2}
 SHAPES=${SHAPES:-"spinners service saturated strings"}
 command -v perf >/dev/null || { echo "truth: perf is not installed (apt-get install linux-perf)" >&2; exit 1; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/fp-truth.XXXXXX")
-COOKIE="tr$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-printf '%s\n' "$COOKIE" > "$W/cookie" && chmod 400 "$W/cookie"
-export ERL_EPMD_PORT=$(( 20000 + $$ % 12000 ))
-NODE_PID=""
-cleanup() {
-	[ -n "$NODE_PID" ] && kill "$NODE_PID" 2>/dev/null
-	epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1
-	rm -rf "$W"
-}
-trap cleanup EXIT
+. "$ROOT/bench/scratch.sh"
+bench_scratch truth
 perf record -q -e cpu-clock -F 99 -o "$W/probe.data" -- sleep 0.1 >"$W/probe.log" 2>&1 ||
 	{ echo "truth: perf cannot sample here: $(tail -1 "$W/probe.log")" >&2; exit 1; }
-epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
 erlc -o "$W" "$ROOT"/tests/workloads/fp_truth.erl "$ROOT"/tests/workloads/fp_truth_work.erl || exit 1
 
 echo "truth: flameprof's on-CPU leaves against perf's, $REPS runs of $SECS s per shape, +S $SCHED, OTP $(erl -noshell -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().')"

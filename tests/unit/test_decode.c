@@ -405,18 +405,27 @@ static void test_other_messages(void)
 
 /* ==== ids: unknown, redefined, reset ==== */
 
+/* Tables that hold the reference batch's definitions. */
+static void holding_reference(struct dec_tables *t)
+{
+	ei_x_buff ref;
+	struct dec_result r;
+	reference_batch(&ref);
+	dec_init(t);
+	if (decx(t, &ref, &r) != DEC_BATCH)
+		abort();
+	ei_x_free(&ref);
+}
+
 /* A batch of one definition list built by defs() and one sample, against
  * tables that already hold the reference batch. */
 static int against_reference(void (*defs)(ei_x_buff *), int ndefs, long long idx, long long stack,
 			     long long label, int nsamples)
 {
-	ei_x_buff ref, x;
+	ei_x_buff x;
 	struct dec_tables t;
 	struct dec_result r;
-	reference_batch(&ref);
-	dec_init(&t);
-	if (decx(&t, &ref, &r) != DEC_BATCH)
-		abort();
+	holding_reference(&t);
 	batch_begin(&x, 2, 1, ndefs);
 	if (defs)
 		defs(&x);
@@ -429,7 +438,6 @@ static int against_reference(void (*defs)(ei_x_buff *), int ndefs, long long idx
 	if (k == DEC_BATCH)
 		for (size_t i = 0; i < r.batch.nsamples; i++)
 			touch(&r.batch.samples[i]);
-	ei_x_free(&ref);
 	ei_x_free(&x);
 	dec_free(&t);
 	return k;
@@ -470,13 +478,10 @@ static void d_other_atom(ei_x_buff *x) { atom(x, "resetx"); d_frame1(x); }
  * its receive before its stack was read: no frames, and said so. */
 static void test_stack_late(void)
 {
-	ei_x_buff ref, x;
+	ei_x_buff x;
 	struct dec_tables t;
 	struct dec_result r;
-	reference_batch(&ref);
-	dec_init(&t);
-	if (decx(&t, &ref, &r) != DEC_BATCH)
-		abort();
+	holding_reference(&t);
 	batch_begin(&x, 2, 1, 0);
 	nil(&x);
 	lst(&x, 2);
@@ -494,7 +499,6 @@ static void test_stack_late(void)
 		ok(0, "stack 0: no frames, stack_late set");
 		ok(0, "the next sample has its frames");
 	}
-	ei_x_free(&ref);
 	ei_x_free(&x);
 	dec_free(&t);
 }

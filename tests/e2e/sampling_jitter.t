@@ -3,8 +3,10 @@
 # round falls at a random point of its period. On a process that works
 # for 3 ms of every 10 ms (fp_burst, 100 Hz):
 #  - at --hz 100 (the worst case: the sampling rate is the burst rate) the
-#    samples fall evenly over the burst's 10 ms phase, and the share seen
-#    running is near the 30 % duty cycle, not 0 or 100 %;
+#    samples fall evenly over the burst's 10 ms phase, and the share read
+#    running follows the duty cycle the burst measures itself (30 % on a
+#    quiet machine), not 0 or 100 % (it was 10-85 % when a process that
+#    served the read itself read as running: doc/truth.md);
 #  - at the default 97 Hz the running samples do not bunch into three bands
 #    a second (97 vs 100 Hz beat about every 333 ms): they fall evenly over
 #    the beat's phase.
@@ -44,8 +46,12 @@ running=$(decompressed "$T_DIR"/hz100/*.perf.zst | grep -c '^running ')
 diag "running: $running of $n"
 if [ "$n" -ge 100 ]; then
 	check "every 2 ms of the 10 ms phase holds 8-40 % of the samples (uniform: 20 %)" share_between "$s" 8 40
-	check "the share seen running is neither none nor all, as at a fixed phase (10-85 %; the duty cycle is 30 %, and a process that handles the sample itself reads as running): $running of $n" \
-		test $((running * 100)) -ge $((n * 10)) -a $((running * 100)) -le $((n * 85))
+	# the burst's own measure of its duty cycle: 30 % on a quiet machine,
+	# less where it wakes late on a loaded one
+	duty=$(rpc "$NODE" "fp_burst duty []")
+	diag "the burst spun ${duty} % of the time by its own clock; read running: $running of $n"
+	check "the share read running follows the burst's own duty cycle (${duty} %): within a third of it and twice it plus 5 points, $running of $n" \
+		test $((running * 300)) -ge $((n * duty)) -a $((running * 100)) -le $((n * (2 * duty + 5)))
 else
 	skip "samples spread over the burst's phase: only $n samples, the machine is too loaded for the statistics"
 	skip "share seen running: only $n samples"

@@ -45,7 +45,7 @@ LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 # makes the program (the unit tests link the rest).
 LIB_SRC  = $(wildcard common/*.c node/*.c sampler/*.c tracer/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c requests/*.c top/*.c) \
 	$(filter-out cli/main.c,$(wildcard cli/*.c)) $(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c \
-	$(B)/gen/requests_blob.c
+	$(B)/gen/requests_blob.c $(B)/gen/purge_text.c
 CLI_SRC  = cli/main.c
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # The fuzz targets' sources (tests/fuzz/run.sh runs what these build).
@@ -94,9 +94,14 @@ $(B)/gen/$(3)_blob.c: $(B)/gen/$(1).beam $(B)/gen/$(1).P scripts/embed.sh
 	(scripts/embed.sh fp_$(3)_beam $$< && scripts/embed.sh fp_$(3)_source $(B)/gen/$(1).P) > $$@
 endef
 TRACE_HRL = $(wildcard tracer/*.hrl)
-$(eval $(call EMBED_ERL,$(AGENT_MOD),sampler/flameprof_agent.erl,agent,))
+$(eval $(call EMBED_ERL,$(AGENT_MOD),sampler/flameprof_agent.erl,agent,tracer/fp_purge.hrl))
 $(eval $(call EMBED_ERL,$(TRACER_MOD),calls/flameprof_tracer.erl,tracer,$(TRACE_HRL)))
 $(eval $(call EMBED_ERL,$(REQUESTS_MOD),requests/flameprof_requests.erl,requests,$(TRACE_HRL)))
+# The purge's text (tracer/fp_purge.hrl) for node/load.c: the string
+# literals between its -define line and the line ").", as C's.
+$(B)/gen/purge_text.c: tracer/fp_purge.hrl
+	@mkdir -p $(@D) && { echo '/* generated from tracer/fp_purge.hrl */'; echo 'const char fp_purge_text[] ='; \
+	 sed -n '/^-define(FP_PURGE_TEXT,$$/,/^)\.$$/p' $< | sed '1d;$$d'; echo ';'; } > $@.tmp && mv $@.tmp $@
 
 # Each object depends on the headers it includes (-MMD -MP writes them down
 # in a .d beside it) and on config.mk (the include paths).

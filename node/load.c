@@ -146,22 +146,82 @@ out:
 	return r;
 }
 
-int node_unload_embedded(node_t *s, const char *name)
+/* The term inside the reply {ok, Term, ...} of a rex call: its start and
+ * end in x. @return 0, or -1 when the reply is not such a tuple. */
+static int ok_term(const ei_x_buff *x, const struct node_rex_reply *rr, int *start, int *end)
+{
+	int at = rr->at, arity;
+	char tag[MAXATOMLEN_UTF8];
+	if (ei_decode_tuple_header(x->buff, &at, &arity) < 0 || arity < 2 || ei_decode_atom(x->buff, &at, tag) < 0 ||
+	    strcmp(tag, "ok") != 0)
+		return -1;
+	*start = at;
+	if (ei_skip_term(x->buff, &at) < 0)
+		return -1;
+	*end = at;
+	return 0;
+}
+
+/* Starts the purge of tracer/fp_purge.hrl (the modules' own unload_self/0
+ * runs the same text): parsed on the node, then run by erl_eval in a
+ * process of its own at high priority, with M bound to the module. Three
+ * requests, where the modules' own unload needs none of ours: only a
+ * failed start or a module left by an earlier run gets here. */
+static int spawn_purge(node_t *s, const char *name)
 {
 	struct node_args a;
+	struct node_rex_reply rr;
+	ei_x_buff toks, exprs;
+	int r, start, end;
+	if (ei_x_new(&toks) < 0)
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	if (ei_x_new(&exprs) < 0) {
+		ei_x_free(&toks);
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	}
+	node_args_begin(&a, 1);
+	a.ok = a.ok && ei_x_encode_string(&a.x, fp_purge_text) == 0;
+	r = node_rex_call_args(s, "erl_scan", "string", &a, &toks, &rr, s->opts.connect_timeout_ms);
+	if (r == 0 && ok_term(&toks, &rr, &start, &end) < 0)
+		r = node_errf(s, NODE_ERR_AGENT, "'%s' could not read flameprof's purge (erl_scan failed)", s->node);
+	if (r == 0) {
+		node_args_begin(&a, 1);
+		node_arg_raw(&a, toks.buff + start, end - start);
+		r = node_rex_call_args(s, "erl_parse", "parse_exprs", &a, &exprs, &rr, s->opts.connect_timeout_ms);
+		if (r == 0 && ok_term(&exprs, &rr, &start, &end) < 0)
+			r = node_errf(s, NODE_ERR_AGENT, "'%s' could not read flameprof's purge (erl_parse failed)", s->node);
+	}
+	if (r == 0) {
+		/* erl_eval:exprs(Exprs, [{'M', Name}]), at high priority */
+		node_args_begin(&a, 4);
+		node_arg_atom(&a, "erl_eval");
+		node_arg_atom(&a, "exprs");
+		a.ok = a.ok && ei_x_encode_list_header(&a.x, 2) == 0;
+		node_arg_raw(&a, exprs.buff + start, end - start);
+		a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_tuple_header(&a.x, 2) == 0;
+		node_arg_atom(&a, "M");
+		node_arg_atom(&a, name);
+		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0 && ei_x_encode_empty_list(&a.x) == 0 &&
+		       ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_tuple_header(&a.x, 2) == 0;
+		node_arg_atom(&a, "priority");
+		node_arg_atom(&a, "high");
+		a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+		r = node_rex_call_do(s, "erlang", "spawn_opt", &a);
+	}
+	ei_x_free(&toks);
+	ei_x_free(&exprs);
+	return r;
+}
+
+int node_unload_embedded(node_t *s, const char *name)
+{
 	int yes, r;
 	if ((r = node_rex_call_atom_is(s, "code", "delete", name, "true", &yes)) < 0)
 		return r;
-	/* As the agent does: purge through the code purger, in a process of
-	 * its own, so the code server is not held while every process of the
-	 * node is checked (minutes on a node with 100,000 processes). */
-	node_args_begin(&a, 3);
-	node_arg_atom(&a, "erts_code_purger");
-	node_arg_atom(&a, "purge");
-	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0;
-	node_arg_atom(&a, name);
-	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	return node_rex_call_do(s, "erlang", "spawn", &a);
+	/* As the modules do: the purge in a process of its own, so the code
+	 * server is not held while every process of the node is checked, and
+	 * every process asked at once (tracer/fp_purge.hrl says why). */
+	return spawn_purge(s, name);
 }
 
 int node_load_embedded(node_t *s, const struct node_module *m)

@@ -141,6 +141,10 @@ session(Guardian, #{sink := Sink} = Opts) ->
         {ok, S} ->
             Sink ! {fp_req_started, ?PROTO, self(), length(maps:get(entry, S)),
                     length(maps:get(tier_mfas, S))},
+            %% started at high priority (fp_trace_common.hrl), so that
+            %% the setup does not wait behind a saturated node's run
+            %% queue; the trace messages are handled at normal priority
+            process_flag(priority, normal),
             erlang:send_after(?TICK_MS, self(), tick),
             loop(S);
         {error, Reason, Detail} ->

@@ -984,15 +984,11 @@ finish(S, Why) ->
 %% Leave no trace: the module goes too. Deleting is quick; purging walks
 %% every process of the node (measured: 125 s with 100,000 processes) and
 %% code:purge would hold the code server, and all code loading on the node,
-%% for that long. So the purge goes straight to the code purger, from a
-%% process of its own. It kills whoever still runs our old code, which by
-%% then can only be this finished process.
-unload_self() ->
-    code:delete(?MODULE),
-    case erlang:function_exported(erts_code_purger, purge, 1) of
-        true -> spawn(erts_code_purger, purge, [?MODULE]);
-        false -> spawn(code, purge, [?MODULE])
-    end.
+%% for that long. So unload_self/0 (tracer/fp_purge.hrl, shared with the
+%% tracers) starts the purge in a process of its own that runs no code of
+%% ours, asking every process at once. It kills whoever still runs our old
+%% code, which by then can only be this finished process.
+-include("fp_purge.hrl").
 
 %% ---------------------------------------------------------------- workers
 

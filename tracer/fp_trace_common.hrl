@@ -64,7 +64,10 @@ init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
     case whereis(?LOCK) =:= Lock of
         true ->
             _ = erlang:cancel_timer(LockTimer),
-            Session = spawn_link(?MODULE, session, [self(), Opts]),
+            %% at high priority from its first line (it sets that
+            %% itself too): on a saturated node a normal-priority
+            %% process waits behind the whole run queue to start
+            Session = spawn_opt(?MODULE, session, [self(), Opts], [link, {priority, high}]),
             guard(Sink, Lock, Session, guard_set(Opts));
         false ->
             Sink ! {?ERROR_TAG, ?PROTO, lock_lost, <<"the lock was gone before the tracer started">>},
@@ -109,14 +112,9 @@ finish(Lock) ->
     unload_self(),
     exit(normal).
 
-%% Deleting is quick; purging walks every process of the node, so it goes
-%% to the code purger from a process of its own (as the sampling agent).
-unload_self() ->
-    code:delete(?MODULE),
-    case erlang:function_exported(erts_code_purger, purge, 1) of
-        true -> spawn(erts_code_purger, purge, [?MODULE]);
-        false -> spawn(code, purge, [?MODULE])
-    end.
+%% unload_self/0: the module deleted, its purge started (fast even on a
+%% saturated node, and it goes on by itself)
+-include("fp_purge.hrl").
 
 %% ---------------------------------------------------------------- helpers
 

@@ -17,7 +17,15 @@
 %% Tr: global | {session, Session}.
 
 tr_open(Name) ->
-    _ = code:ensure_loaded(trace),
+    %% code:ensure_loaded/1 is a call to the code server, a normal-priority
+    %% process that waits behind a saturated node's whole run queue (tens
+    %% of seconds measured, issue 30): asked only on a release that can
+    %% have the module and has not loaded it yet
+    case erlang:module_loaded(trace) orelse
+         attempt(fun() -> list_to_integer(erlang:system_info(otp_release)) < 27 end) =:= true of
+        true -> ok;
+        false -> _ = code:ensure_loaded(trace), ok
+    end,
     case erlang:function_exported(trace, session_create, 3) of
         true -> {session, trace:session_create(Name, self(), [])};
         false -> global

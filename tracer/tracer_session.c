@@ -90,7 +90,9 @@ static int spawn(tracer_t *t, const struct tracer_kind *k, const void *opts)
 {
 	struct node_args a;
 	erlang_pid pid;
-	node_args_begin(&a, 3);
+	/* erlang:spawn_opt(M, init, [Map], [{priority, high}]): the guardian
+	 * starts at once on a saturated node, not behind its run queue */
+	node_args_begin(&a, 4);
 	node_arg_atom(&a, k->module->name);
 	node_arg_atom(&a, "init");
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 3 + k->npairs) == 0;
@@ -98,8 +100,12 @@ static int spawn(tracer_t *t, const struct tracer_kind *k, const void *opts)
 	a.ok = a.ok && ei_x_encode_pid(&a.x, node_self(t->node)) == 0;
 	tracer_arg_lock(&a, t);
 	k->args(&a, opts);
+	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0 && ei_x_encode_list_header(&a.x, 1) == 0 &&
+	       ei_x_encode_tuple_header(&a.x, 2) == 0;
+	node_arg_atom(&a, "priority");
+	node_arg_atom(&a, "high");
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
-	int r = node_rex_call_pid(t->node, "erlang", "spawn", &a, &pid);
+	int r = node_rex_call_pid(t->node, "erlang", "spawn_opt", &a, &pid);
 	if (r == 0)
 		r = node_errf(t->node, NODE_ERR_AGENT, "cannot start the tracer on '%s' (spawn failed)", node_target(t->node));
 	return r < 0 ? r : 0;

@@ -1,0 +1,51 @@
+#!/bin/bash
+# Starting on a saturated node on a busy host (issue 30, part 2): a node of
+# 1,000 CPU-bound processes on 2 schedulers, this machine busy beside it
+# (make check-loaded's busy loops). The capture, calls, requests and top
+# each run 10 times in a row; every run must start and end with exit 0,
+# none refused by the purge of its predecessor's module ("still purging").
+# Runs only under `make check-loaded` (FP_CHECK_LOADED=1, set by
+# scripts/check-loaded.sh): it is a test of starting under load, and
+# without the load it would only repeat other tests. The bound is
+# generous (a run must end within 60 s of its start); the times go into
+# the TAP output as comments, and their figures into doc/benchmarks.md.
+T_TIMEOUT=1500
+. "$(dirname "$0")/../lib.sh"
+if [ "${FP_CHECK_LOADED:-}" != 1 ]; then
+	echo "1..0 # SKIP only under make check-loaded (FP_CHECK_LOADED=1)"
+	exit 0
+fi
+start_epmd && compile_workloads && ERL_AFLAGS="+S 2" start_node sat "fp_busy:start(1000)" || exit 1
+RUNS=${FP_SAT_RUNS:-10}
+FP_DEADLINE=60
+# the handshake alone is answered by normal-priority processes of the node
+# (net_kernel and its connection): seconds on this node, so 30 s for it
+CT="--connect-timeout 30s"
+
+# runs NAME COMMAND ARGS...: RUNS runs of one command in a row; each must
+# exit 0; says each run's wall time (a run of --duration 1s: the rest is its
+# start and its stop) and whether any was refused as "still purging".
+runs() {
+	local name=$1 bad=0 purging=0 times="" t0 ms max=0
+	shift
+	for _ in $(seq "$RUNS"); do
+		t0=$(now_ms)
+		"$@"
+		ms=$(( $(now_ms) - t0 ))
+		times="$times $ms"
+		[ "$ms" -gt "$max" ] && max=$ms
+		[ "$FP_RC" = 0 ] || { bad=$((bad + 1)); diag "$name: exit $FP_RC after $ms ms"; }
+		grep -q 'still purging' "$T_DIR/fp.err" && purging=$((purging + 1))
+	done
+	diag "$name: wall ms per run (--duration 1s):$times (max $max)"
+	is "$bad" 0 "$name: $RUNS runs in a row all start and exit 0"
+	is "$purging" 0 "$name: none is refused by its predecessor's purge"
+}
+runs record fp $CT --duration 1s -q -o "$T_DIR/out" "$NODE"
+runs calls fpc $CT -p fp_busy:idle_server/0 --duration 1s "$NODE"
+. "$(dirname "$0")/../requests_lib.sh"
+runs requests fpr $CT --entry fp_busy:idle_server/0 --duration 1s "$NODE"
+runs top fpt $CT --once --every 1s "$NODE"
+check "the node is left as it was" node_clean_within 30 "$NODE"
+check "no tracer is left" wait_until 30 tracer_gone "$NODE"
+finish

@@ -1037,7 +1037,11 @@ sample({check, Code}, P, {Reds0, StackKey, Frames, M} = Last) when Code =/= 0, C
     end;
 sample({_, Code}, P, Last) -> full_sample(P, Code, Last).
 
+%% The sample's time is when the read was asked, next to the status's
+%% instant, not when a running process got round to serving it (a burst
+%% read in its first 2 ms was stamped in its next 2).
 full_sample(P, Code, Last) ->
+    Asked = now_us(),
     case erlang:process_info(P, ?ITEMS) of
         undefined -> gone;
         [{current_function, CF}, {current_stacktrace, ST},
@@ -1057,35 +1061,9 @@ full_sample(P, Code, Last) ->
                       {_, {Hash, _}, Frames, _} -> {Hash, Stack}; % as last time: no hashing
                       _ -> {stack_hash(Frames), Stack}
                   end,
-            {now_us(), Code, Key, Frames, Tok, M, served_where(CF, ST)}
+            {Asked, Code, Key, Frames, Tok, M, full}
     end.
 
-%% A process serving our read at a receive reports as its current function
-%% the last BIF it called, which its stack does not hold: RabbitMQ's queue
-%% process was drawn 53 % in erlang:put/2, called from no frame, at
-%% gen_server2:drain/1's receive, where perf saw 0.5 %. Such a read was
-%% served at a receive: its process's run had ended (read_in_time/4).
-served_where({M, F, A}, ST) when is_atom(M), is_atom(F), is_integer(A) ->
-    case ST of
-        [{M, F, A, _} | _] -> full;
-        _ ->
-            case erlang:is_builtin(M, F, A) of
-                true -> full_at_receive;
-                false -> full
-            end
-    end;
-served_where(_, _) -> full.
-
-%% A process read running (or collecting garbage) at the round's instant
-%% serves the stack read itself, when it next handles signals: at the end
-%% of its time slice, or at its next receive if its run ends first. Then
-%% the stack is where it waits, not where it ran: a process that wakes
-%% often and does little was drawn as CPU at its timer:sleep or receive.
-%% Found waiting right after it answered, it answered at its receive: the
-%% sample is kept (it was on a CPU) but its stack is not (`{late, Ref}`:
-%% written as [ran_to_receive], doc/truth.md); the stack is still the one
-%% its next cheap samples, while it waits there, are drawn with.
-read_in_time(_P, St, full_at_receive, Ref) when St =:= 0; St =:= 3 -> {late, Ref};
 read_in_time(P, St, Kind, Ref) when St =:= 0, Kind =/= cheap; St =:= 3, Kind =/= cheap ->
     case erlang:process_info(P, status) of
         {status, waiting} -> {late, Ref};
@@ -1137,6 +1115,16 @@ label(_Tab, _) -> 0.
 %% left out, and that caller is the leaf.
 stack({erlang, bif_handle_signals_return, _}, ST) -> drop_bif(drop_signals_return(ST));
 stack({M, F, A}, [{M, F, A, _} | _] = ST) -> ST;
+stack({M, F, A}, ST) when is_atom(M), is_atom(F), is_integer(A) ->
+    %% A BIF its stack does not hold is the last one the process called,
+    %% not where it is: RabbitMQ's queue process, serving our read at
+    %% gen_server2:drain/1's receive, was drawn 53 % in erlang:put/2, which
+    %% drain/1 does not call (perf: 0.5 %); a spinner calling
+    %% erlang:phash2/1 reads so too, and is drawn at its own frame.
+    case erlang:is_builtin(M, F, A) of
+        true -> ST;
+        false -> [{M, F, A, []} | ST]
+    end;
 stack({M, F, A}, ST) -> [{M, F, A, []} | ST];
 stack(_, ST) -> ST.
 

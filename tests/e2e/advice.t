@@ -102,7 +102,7 @@ is "$FP_RC" 0 "or leaving 'tier' out: exit 0"
 PROXY="adv_slow_$$"
 FP_PROXY_DELAY_S=6 python3 "$ROOT/tests/workloads/fp_split_proxy.py" "$ERL_EPMD_PORT" "$PROXY" "${NODE%@*}" \
 	"$T_DIR/proxy.ready" >"$T_DIR/proxy.log" 2>&1 &
-T_PIDS="$T_PIDS $!"
+T_PIDS="$T_PIDS $!"; disown $!  # no "Killed" notice from bash when cleanup stops it
 check "the slow link is in epmd" wait_until 20 test -f "$T_DIR/proxy.ready"
 fp --duration 1s -o "$T_DIR/o8" "$PROXY@127.0.0.1"
 is "$FP_RC" 69 "a handshake slower than the default 5 s: exit 69"

@@ -13,7 +13,7 @@ start_epmd && compile_workloads && start_node wire "fp_busy:start(2)" || exit 1
 PROXY="wire_proxy_$$"
 python3 "$ROOT/tests/workloads/fp_split_proxy.py" "$ERL_EPMD_PORT" "$PROXY" "${NODE%@*}" "$T_DIR/proxy.ready" \
 	"$T_DIR/sent.bin" >"$T_DIR/proxy.log" 2>&1 &
-T_PIDS="$T_PIDS $!"
+T_PIDS="$T_PIDS $!"; disown $!  # no "Killed" notice from bash when cleanup stops it
 check "the recording link is in epmd" wait_until 20 test -f "$T_DIR/proxy.ready" || { sed 's/^/#   /' "$T_DIR/proxy.log"; }
 
 cookies_sent() { python3 -c 'import sys; print(open(sys.argv[2], "rb").read().count(sys.argv[1].encode()))' "$T_COOKIE" "$T_DIR/sent.bin"; }

@@ -81,6 +81,16 @@ check "service: no on-CPU sample has timer:sleep/1 as its leaf" \
 check "service: its short runs are written as [ran_to_receive]" grep -q ';\[ran_to_receive\] [0-9]*$' "$T_DIR/service.folded"
 check "service: every perf-script reader rule holds" readers_ok "$T_DIR"/service/*.perf.zst
 
+# Spinners never wait: their on-CPU samples are read where they run, and
+# almost none is [ran_to_receive] (a rule that took a spinner's BIF call
+# for a receive once made 85 % of them so, which the distances above,
+# over Erlang leaves only, cannot see).
+for s in spinners saturated; do
+	late=$(grep -E ';\[ran_to_receive\] [0-9]+$' "$T_DIR/$s.folded" | awk '{n += $NF} END {print n + 0}')
+	all=$(awk '{n += $NF} END {print n + 0}' "$T_DIR/$s.folded")
+	check "$s: at most 5 % of the on-CPU samples are [ran_to_receive] ($late of $all)" test $((late * 20)) -le "$all"
+done
+
 # Nothing that works only because flameprof samples is selected.
 check "no process busy only because of flameprof is drawn (kernel_refc, the dirty signal handlers)" \
 	test -z "$(grep -E 'kernel_refc|erts_dirty_process_signal_handler' "$T_DIR"/*.folded)"

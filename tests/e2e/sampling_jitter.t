@@ -45,7 +45,11 @@ diag "share of samples per 2 ms of the burst's 10 ms (then the count): $s"
 running=$(decompressed "$T_DIR"/hz100/*.perf.zst | grep -c '^running ')
 diag "running: $running of $n"
 if [ "$n" -ge 100 ]; then
-	check "every 2 ms of the 10 ms phase holds 8-40 % of the samples (uniform: 20 %)" share_between "$s" 8 40
+	# 5-45 %, not uniform: a round due while the burst holds the round's
+	# scheduler waits for the burst's time slice to end, so its first 2 ms
+	# lend samples to its next 2 (7.7 and 39.4 % in a forky run); a fixed
+	# phase still empties bins and fills one past 50 %
+	check "every 2 ms of the 10 ms phase holds 5-45 % of the samples (uniform: 20 %)" share_between "$s" 5 45
 	# the burst's own measure of its duty cycle: 30 % on a quiet machine,
 	# less where it wakes late on a loaded one
 	duty=$(rpc "$NODE" "fp_burst duty []")

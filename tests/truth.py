@@ -99,34 +99,19 @@ def perf_leaves(path):
     the scheduler's sched_yield "called" from a client's loop on OTP 27).
     Time in C (BIFs, the garbage collector, the emulator) counts for
     neither side: flameprof's workloads here compute in Erlang code."""
-    c = Counter()
-    total = 0
     with open(path, encoding="utf-8", errors="replace") as f:
-        lines = f.read().split("\n")
-    chains = any(not l.strip() for l in lines[:-1])
-    blocks = []
-    if chains:
-        block = []
-        for line in lines:
-            if line.strip():
-                block.append(line)
-            elif block:
-                blocks.append(block)
-                block = []
-        if block:
-            blocks.append(block)
+        text = f.read()
+    lines = text.split("\n")
+    if any(not l.strip() for l in lines[:-1]):     # call chains, a blank line after each
+        leaves = [b.strip("\n").split("\n", 1)[0] for b in re.split(r"\n\s*\n", text) if b.strip()]
     else:
-        blocks = [[l] for l in lines if l.strip()]
-    for block in blocks:
-        total += 1
-        block = block[:1]           # the leaf: see perf_leaves' comment
-        for line in block:
-            leaf = erlang_frame(line)
-            if leaf and counted(leaf):
-                if not ours(MFA.match(leaf).group(1)):
-                    c[leaf] += 1
-                break
-    return c, total
+        leaves = [l for l in lines if l.strip()]
+    c = Counter()
+    for line in leaves:
+        leaf = erlang_frame(line)
+        if leaf and counted(leaf) and not ours(MFA.match(leaf).group(1)):
+            c[leaf] += 1
+    return c, len(leaves)
 
 
 def folded_leaves(path):

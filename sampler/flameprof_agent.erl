@@ -1117,6 +1117,9 @@ label(_Tab, _) -> 0.
 %% left out, and that caller is the leaf.
 stack({erlang, bif_handle_signals_return, _}, ST) -> drop_bif(drop_signals_return(ST));
 stack({M, F, A}, [{M, F, A, _} | _] = ST) -> ST;
+%% A hibernated process has no stack left: erlang:hibernate/3 is where it
+%% is (OTP 27's Elixir supervisors hibernate), so it is kept.
+stack({M, F, A}, []) -> [{M, F, A, []}];
 stack({M, F, A}, ST) when is_atom(M), is_atom(F), is_integer(A) ->
     %% A BIF its stack does not hold is the last one the process called,
     %% not where it is: RabbitMQ's queue process, serving our read at

@@ -4,7 +4,7 @@
 # into an atom on the node. With --top 0, targets that name no live process
 # are an error (64, also under -q): nothing would be sampled; when only some
 # are missing, a warning names them (also under -q) and the others are
-# sampled.
+# sampled. A hibernated process is sampled at erlang:hibernate/3.
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node explicit "fp_busy:start(4)" || exit 1
 
@@ -42,6 +42,16 @@ check "one sentence names the missing name and says what to do" \
 check "... and it is the only error line" one_sentence
 check "no file is written" test -z "$(ls "$T_DIR/out2"/ 2>/dev/null)"
 check "the atom no_such_name_xyz still does not exist on the node after" absent
+check "the node is left as it was" node_clean "$NODE"
+
+# A hibernated process has no stack left: erlang:hibernate/3 is where it is
+# (OTP 27's Elixir supervisors hibernate), not an empty stack.
+rpc_eval "$NODE" "register(fp_hibernated, spawn(erlang, hibernate, [timer, sleep, [infinity]])), ok" >/dev/null
+fp --duration 2s --top 0 --every 1s --status all --name fp_hibernated -o "$T_DIR/out5" "$NODE"
+is "$FP_RC" 0 "--top 0 --name of a hibernated process: exits 0"
+check "its samples are at erlang:hibernate/3" \
+	grep -q 'erlang:hibernate/3' <(decompressed "$T_DIR"/out5/*.perf.zst)
+rpc_eval "$NODE" "exit(whereis(fp_hibernated), kill), ok" >/dev/null
 check "the node is left as it was" node_clean "$NODE"
 
 fp -q --duration 1s --top 0 --pid '<0.99999.0>' -o "$T_DIR/out3" "$NODE"

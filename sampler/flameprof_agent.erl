@@ -77,7 +77,7 @@
 %% sample (a signal to the target, which builds its stack, a worker's round
 %% trip, the hash, the batch's encoding), a cheap one through a worker (the
 %% round trip, no signal) and a cheap one the coordinator reads itself
-%% (cheap/4: one process_info read directly, no message). The node's own
+%% (cheap/5: one process_info read directly, no message). The node's own
 %% CPU time per sample, measured from outside (doc/benchmarks.md, "Cheap
 %% samples, the budget's figures"): a full sample 7-12 us on a quiet 2-core
 %% machine, 15-22 us on the same machine under load from other work (with
@@ -102,9 +102,9 @@
 -define(BUSY, 0.9).                      % schedulers this busy: the node is busy
 -define(MOVE_ROUNDS, 10).                % rounds on one scheduler (move/2)
 %% The cheap items, read without a signal from a process that is not running;
-%% its status is read apart, first (cheap/4).
+%% its status is read apart, first (statuses/2).
 -define(CHEAP_ITEMS, [reductions, message_queue_len, sequential_trace_token]).
-%% The full read: no status, which the coordinator reads apart (cheap/4).
+%% The full read: no status, which the coordinator reads apart (statuses/2).
 -define(ITEMS, [current_function, current_stacktrace, reductions,
                 message_queue_len, memory, total_heap_size,
                 garbage_collection, garbage_collection_info,
@@ -117,7 +117,7 @@
             by_target = #{},      % target pid => worker pid
             busy = #{},           % worker pid => round it has not answered yet
             %% target pid => {Lo, Hi, StackId, Metrics, Status} of its last
-            %% sample, while the coordinator reads it itself (see cheap/4)
+            %% sample, while the coordinator reads it itself (see cheap/5)
             last = #{},
             scanner,              % the process that picks the busiest
             scanning = false,     % a scan has been asked for and not answered
@@ -552,7 +552,8 @@ round(S0, Now) ->
                              end
                      end, [], S00#s.workers),
     {Part, S01} = budget_part(Idle, move(R, S00)),
-    {Ask, Cheap, S} = cheap_part(Part, R, S01, [], []),
+    Read = displaced(statuses(Part, S01#s.workers)),
+    {Ask, Cheap, S} = cheap_part(Read, R, S01, [], []),
     NextSlot = Slot + Period,
     Deadline = NextSlot + jitter(Period),
     Pending = maps:from_list([{W, R} || W <- Ask]),
@@ -608,6 +609,50 @@ move(R, S) ->
             end
     end.
 
+%% Each target's status, read directly by the coordinator, all of them
+%% first, at the round's instant: [{W, Info, Status}], Status the atom read
+%% or `undefined` for a process gone. The status needs no lock of the
+%% target's, so it is read without a signal even while the target runs.
+statuses(Part, Workers) ->
+    [{W, Info, case erlang:process_info(element(1, maps:get(W, Workers)), status) of
+                   {status, St} -> St;
+                   undefined -> undefined
+               end} || {W, Info} <- Part].
+
+%% Where no scheduler was idle (a saturated node, or +S 1), the status pass
+%% took a scheduler from a process that would be running now in its place:
+%% that one reads `runnable`, and the running samples it should have had
+%% are lost. On `erl +S 1:1` with four spinners, every read found all four
+%% runnable and none running, where each runs a quarter of the time; with
+%% eight spinners on two schedulers, a quarter of the running samples were
+%% missing. So when the coordinator's own run queue is not empty, the one it
+%% displaced is put back: it is one of the queue's processes, and it is one
+%% of the targets read runnable with the chance that runnable targets are
+%% among all runnable processes (statistics(run_queue_lengths)), that one
+%% drawn at random among them. It is written `running` with its stack as
+%% it is (where its time slice was cut), which is where it would be running.
+%% On a 1-scheduler node of four spinners each then reads running about a
+%% quarter of the time, as it runs (tests/e2e/truth_one_scheduler.t).
+displaced(Read) ->
+    Here = erlang:system_info(scheduler_id),
+    Queues = lists:sublist(erlang:statistics(run_queue_lengths),
+                           erlang:system_info(schedulers)),
+    case Here =< length(Queues) andalso lists:nth(Here, Queues) > 0 of
+        false -> Read;
+        true ->
+            Runnable = [W || {W, _, runnable} <- Read],
+            N = length(Runnable),
+            case N > 0 andalso rand:uniform() * max(N, lists:sum(Queues)) < N of
+                false -> Read;
+                true ->
+                    Out = lists:nth(rand:uniform(N), Runnable),
+                    [case E of
+                         {Out, Info, runnable} -> {Out, Info, running};
+                         _ -> E
+                     end || E <- Read]
+            end
+    end.
+
 bind(K, S) ->
     case attempt(fun() -> process_flag(scheduler, K) end) of
         failed -> S;
@@ -639,8 +684,8 @@ cheap_part(Part, R, S, Ask, Cheap) ->
 cheap_part([], _R, S, Ask, Cheap, Last, N) ->
     {Ask, Cheap, S#s{last = Last, samples = S#s.samples + N,
                      win_cost = S#s.win_cost + N * ?COORD_CHEAP_US}};
-cheap_part([{W, Info} | Rest], R, S, Ask, Cheap, Last, N) ->
-    case cheap(W, Info, S, Last) of
+cheap_part([{W, Info, St} | Rest], R, S, Ask, Cheap, Last, N) ->
+    case cheap(W, St, Info, S, Last) of
         {Sample, S1, Last1} -> cheap_part(Rest, R, S1, Ask, [Sample | Cheap], Last1, N + 1);
         How ->
             W ! {sample, R, Info, How, now_us()},
@@ -669,13 +714,12 @@ cheap_part([{W, Info} | Rest], R, S, Ask, Cheap, Last, N) ->
 %% waited on each such target in turn; and the target, serving the
 %% worker's read right after, served it at its next BIF call: a string
 %% spinner drawn 88 % in lists:reverse/2).
-cheap(W, Info, S, Last) ->
+cheap(_W, St, _Info, _S, _Last) when St =:= running; St =:= garbage_collecting ->
+    {full, status(St)};
+cheap(_W, undefined, _Info, _S, _Last) -> {full, 2};   % gone: the worker says so
+cheap(W, St, Info, S, Last) ->
     {T, Idx, _} = maps:get(W, S#s.workers),
-    case erlang:process_info(T, status) of
-        {status, St} when St =:= running; St =:= garbage_collecting -> {full, status(St)};
-        {status, St} -> cheap(T, Idx, status(St), Info, S, Last);
-        undefined -> {full, 2}                 % gone: the worker says so
-    end.
+    cheap(T, Idx, status(St), Info, S, Last).
 
 cheap(T, Idx, Code, Info, S, Last) ->
     case erlang:process_info(T, ?CHEAP_ITEMS) of
@@ -842,7 +886,7 @@ at_receive(T, 2, StackId, Drawn, Waits) -> {Drawn, Waits#{T => StackId}};
 at_receive(_T, _St, _StackId, Drawn, Waits) -> {Drawn, Waits}.
 
 %% A target not found running is read by the coordinator next round
-%% (cheap/4). Reading a waiting process's stack costs it one
+%% (cheap/5). Reading a waiting process's stack costs it one
 %% reduction (OTP 25: current_function, current_stacktrace, memory and
 %% total_heap_size charge one together, and the count read is the one
 %% before), so after a full sample one more reduction still means "has not
@@ -1025,7 +1069,7 @@ worker(Agent, P, Tab, Dict, Last) ->
 %% 100 processes on a saturated node); anything more is a signal the
 %% process must handle when it next runs (3.5 ms for the same 100, and most
 %% of what sampling costs a node). So the rest is asked only after it ran.
-%% How: {check, Code} or {full, Code} (cheap/4); Code, the status the
+%% How: {check, Code} or {full, Code} (cheap/5); Code, the status the
 %% coordinator read at the round's instant, is the sample's status.
 %% T0: the round's instant, when the coordinator read the status.
 sample({check, Code}, P, {Reds0, StackKey, Frames, M} = Last, T0) when Code =/= 0, Code =/= 3 ->

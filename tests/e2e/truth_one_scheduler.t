@@ -1,0 +1,40 @@
+#!/bin/bash
+# Runnable is not running (issue 33): on a node of one scheduler (+S 1:1)
+# five processes that never wait (fp_busy:start(4): four burn_cpu/1 and
+# a deep_loop/0) each run a fifth of the time and wait in the run queue the
+# rest. The agent's own status pass takes that one scheduler, so every
+# status it reads finds all five runnable (none running, before); it puts
+# back the one it displaced (doc/truth.md). Over a few seconds each spinner
+# reads running 8-35 % of its samples (a fifth, give or take the spread of
+# some 250 samples each), and top's RUN% says the same.
+. "$(dirname "$0")/../lib.sh"
+start_epmd && compile_workloads || exit 1
+T_ERL_ARGS="+S 1:1" start_node one_sched "fp_busy:start(4)" || exit 1
+
+fp --duration 4s --top 5 --status all -o "$T_DIR/out" "$NODE"
+is "$FP_RC" 0 "a 4 s capture on the +S 1:1 node exits 0"
+decompressed "$T_DIR"/out/*.perf.zst >"$T_DIR/all.txt"
+# per tid: running, runnable, all samples of the five spinners
+awk '/^[a-z_]+ [0-9]+ / { st = $1; tid = $2; next }
+     /fp_busy:/ && tid != "" { n[tid]++; if (st == "running") r[tid]++; if (st == "runnable") q[tid]++; tid = "" }
+     /^$/ { tid = "" }
+     END { for (t in n) print t, r[t] + 0, q[t] + 0, n[t] }' "$T_DIR/all.txt" | sort >"$T_DIR/shares"
+sed 's/^/#   tid running runnable samples: /' "$T_DIR/shares"
+is "$(wc -l <"$T_DIR/shares")" 5 "the five spinners are sampled"
+while read -r tid run rnq all; do
+	check "spinner $tid: running $run of $all samples, 8-35 %" \
+		test "$all" -gt 50 -a $((run * 100)) -ge $((all * 8)) -a $((run * 100)) -le $((all * 35))
+	check "spinner $tid: the rest runnable ($rnq), none waiting" test $((run + rnq)) -eq "$all"
+done <"$T_DIR/shares"
+
+# top's RUN% and RNQ% come from the same statuses
+fpt -n 4 --interval 1s --every 1s --view processes --rows 20 "$NODE"
+is "$FP_RC" 0 "top on the +S 1:1 node exits 0"
+sed 's/^/#   /' "$T_DIR/fp.out" | tail -8
+last=$(awk '/^processes/ { n = 0; delete l } /fp_busy:/ { l[n++] = $3 " " $4 } END { for (k = 0; k < n; k++) print l[k] }' "$T_DIR/fp.out")
+echo "$last" | sed 's/^/#   RUN% RNQ%: /'
+check "top: five spinners in its last screen" test "$(echo "$last" | grep -c .)" -eq 5
+check "top: each spinner's RUN% is 5-40 and its RNQ% 60-95 (none before)" \
+	sh -c "echo '$last' | awk '\$1 < 5 || \$1 > 40 || \$2 < 60 || \$2 > 95 { bad = 1 } END { exit bad }'"
+check "the node is left as it was" node_clean "$NODE"
+finish

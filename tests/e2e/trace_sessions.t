@@ -6,7 +6,9 @@
 # flameprof (no session of ours is left). OTP 25 and 26 have no sessions
 # (flameprof refuses there instead, see calls_errors.t): those tests skip.
 # seq_trace has no sessions on any release: requests refuses a node with a
-# sequential tracer of somebody else's, in one sentence.
+# sequential tracer of somebody else's, in one sentence, and starts once it
+# is off, as the sentence advises; on OTP 25 and 26 so does an entry dbg
+# traces.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../requests_lib.sh"
 start_epmd && compile_workloads && start_node tss "kv_service:start(1), code:ensure_loaded(fp_calls_wl)" || exit 1
@@ -21,9 +23,25 @@ check "saying the node has a sequential tracer" grep -q 'already has a sequentia
 is "$(rpc_eval "$NODE" "seq_trace:get_system_tracer() =:= whereis(tss_seq)")" true "their sequential tracer is untouched"
 rpc_eval "$NODE" "seq_trace:set_system_tracer(false)" >/dev/null
 check "nothing of ours is left" wait_until 5 kv_clean "$NODE"
+fpr --entry kv_service:request/2 --duration 1s "$NODE"
+is "$FP_RC" 0 "once that tracer is off, as the sentence advises: requests exits 0"
+check "nothing of ours is left after it" wait_until 5 kv_clean "$NODE"
 
 rel=$(otp_release "$NODE")
 if [ "${rel:-0}" -lt 27 ] 2>/dev/null; then
+	# No sessions: requests refuses an entry somebody else traces, and
+	# says to try again once that tracing is off; doing so gets past it.
+	is "$(rpc_eval "$NODE" "{ok, _} = dbg:tracer(), {ok, _} = dbg:p(all, c), {ok, _} = dbg:tpl(kv_service, request, 2, []), ok")" ok \
+		"OTP $rel: dbg traces kv_service:request/2"
+	fpr --entry kv_service:request/2 --duration 1s "$NODE"
+	is "$FP_RC" 69 "OTP $rel: requests on an entry dbg traces exits 69"
+	check "... in one sentence" one_sentence
+	check "... saying it is traced by someone else, to try again once that is off" \
+		grep -q "is already traced on '$NODE' by someone else.*try again once that tracing is off" "$T_DIR/fp.err"
+	rpc_eval "$NODE" "dbg:stop_clear()" >/dev/null
+	fpr --entry kv_service:request/2 --duration 1s "$NODE"
+	is "$FP_RC" 0 "OTP $rel: once dbg is off, as it advises: requests exits 0"
+	check "nothing of ours is left" wait_until 5 kv_clean "$NODE"
 	skip "OTP $rel has no trace sessions (they came with OTP 27): beside dbg not tested"
 	finish; exit
 fi

@@ -19,7 +19,8 @@ PREFIX   ?= /usr/local
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-PROVE    ?= prove
+# --timer: each test file's time in the log, so CI's budget can be read test by test
+PROVE    ?= prove --timer
 VALGRIND ?=
 # e.g. ERLC_FLAGS=-DPRIO=max B=build-max: an agent variant for bench/prio.sh
 ERLC_FLAGS ?=

@@ -200,3 +200,8 @@ int calls_unload(tracer_t *s)
 {
 	return tracer_unload(s);
 }
+
+void calls_free(tracer_t *s)
+{
+	tracer_free(s);
+}

@@ -71,7 +71,7 @@ struct calls_result {
  * too many functions, a process not found or functions already traced by
  * someone else: NODE_ERR_USAGE with the reason.
  * @return 0 and the number of functions and processes traced. *out is set
- * even on failure: free it with tracer_free(). */
+ * even on failure: free it with calls_free(). */
 int calls_start(tracer_t **out, node_t *n, const struct calls_options *o,
 			unsigned *nfunctions, unsigned *nprocs);
 
@@ -87,6 +87,10 @@ int calls_stop(tracer_t *s, struct calls_result *out);
 /* After stop: the tracer's module is deleted and purged on the node.
  * @return as node_unload_wait(). */
 int calls_unload(tracer_t *s);
+
+/* The session's handle gone (NULL is fine): the front door frees it here,
+ * not through tracer/, which it does not reach. */
+void calls_free(tracer_t *s);
 
 void calls_result_free(struct calls_result *r);
 

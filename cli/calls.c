@@ -125,7 +125,7 @@ static int run(const struct calls_config *cfg, struct fp_node_cmd *nc, struct ro
 	fp_node_say_unload(nc, calls_unload(s), "tracer", "breakpoints and trace flags removed, tracer unloaded");
 out:
 	rot_out_abort(json); /* a failed run: an existing --json file stays as it was */
-	tracer_free(s);
+	calls_free(s);
 	return rc;
 }
 

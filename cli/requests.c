@@ -184,7 +184,7 @@ static int run(const struct requests_config *cfg, struct fp_node_cmd *nc, struct
 		fp_node_say_unload(nc, req_unload(s), "tracer", "trace patterns and flags removed, tracer unloaded");
 out:
 	req_table_free(&t);
-	tracer_free(s);
+	req_free(s);
 	return rc;
 }
 

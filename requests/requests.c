@@ -180,3 +180,8 @@ int req_unload(tracer_t *s)
 {
 	return tracer_unload(s);
 }
+
+void req_free(tracer_t *s)
+{
+	tracer_free(s);
+}

@@ -106,7 +106,7 @@ struct req_window {
  * NODE_ERR_USAGE: a pattern matches nothing, a function is traced by
  * someone else, the identity fun does not compile. @return 0 and the
  * number of entry and tier functions traced. *out is set even on failure:
- * free it with tracer_free(). */
+ * free it with req_free(). */
 int req_start(tracer_t **out, node_t *n, const struct requests_options *o, unsigned *nentry,
 			   unsigned *ntier);
 
@@ -125,6 +125,10 @@ int req_stop(tracer_t *s);
 
 /* After stop: the tracer's module is deleted and purged on the node. */
 int req_unload(tracer_t *s);
+
+/* The session's handle gone (NULL is fine): the front door frees it here,
+ * not through tracer/, which it does not reach. */
+void req_free(tracer_t *s);
 
 void req_window_free(struct req_window *w);
 

@@ -11,7 +11,9 @@
 #       under "Exported names not yet prefixed" (reported as TODO; a listed
 #       name that is prefixed or gone by now fails, so the list shrinks);
 #   (c) a room whose "never" cell says it never prints has no stderr,
-#       exit() or <sysexits.h>; one that never includes `ei.h` has none.
+#       exit() or <sysexits.h>; one that never includes `ei.h` has none;
+#   (d) every name a room's objects use from another room's (nm -u against
+#       the names each room defines) goes along one of design.md's arrows.
 # A new room is a row of the table and a line of the list. Run from the repo
 # root by prove (make check-unit builds the objects first).
 import os
@@ -170,6 +172,7 @@ if k is not None:
 fp = os.environ.get("FLAMEPROF", "build/flameprof")
 objdir = os.path.join(os.path.dirname(fp), "obj")
 have_nm = subprocess.run(["sh", "-c", "command -v nm"], capture_output=True).returncode == 0
+room_objs = {}  # room -> its objects, once they are all built
 for r in sorted(rooms):
     sources = [f for _, _, fs in os.walk(r) for f in fs if f.endswith(".c")]
     if not sources:
@@ -188,6 +191,7 @@ for r in sorted(rooms):
         ok(False, "%s/'s objects are built (%d of %d in %s; make them first)"
            % (r, len(objs), len(sources), objdir))
         continue
+    room_objs[r] = objs
     bad, listed = [], []
     for o in objs:
         out = subprocess.run(["nm", "-g", "--defined-only", o], capture_output=True, text=True)
@@ -206,6 +210,32 @@ for r in sorted(rooms):
         if listed:
             ok(False, "%s/ exports %d names design.md lists as not yet prefixed" % (r, len(listed)),
                ["%s" % ", ".join(sorted({s for _, s in listed}))], todo="issue 21: the node room")
+
+# ---- (d) the names each room's objects use (nm -u): a call into another
+# room goes along an arrow too. An include can bring a room's header in by
+# way of a third room's door (cli/ once called tracer/ through a header that
+# calls/calls.h pulls in): that call has no arrow of its own, and (a), which
+# reads includes, cannot see it.
+def nm(args, o):
+    out = subprocess.run(["nm"] + args + [o], capture_output=True, text=True)
+    return [l.split()[-1] for l in out.stdout.splitlines() if l.strip()]
+
+
+owner = {}  # a name a room's objects define -> that room
+for r, objs in room_objs.items():
+    for o in objs:
+        for sym in nm(["-g", "--defined-only"], o):
+            owner[sym] = r
+for r in sorted(room_objs):
+    problems = []
+    for o in room_objs[r]:
+        for sym in nm(["-u"], o):
+            d = owner.get(sym)
+            if d and d != r and (r, d) not in arrows:
+                problems.append("%s uses '%s' of %s/, but design.md draws no arrow %s/ --> %s/"
+                                % (o, sym, d, r, d))
+    ok(not problems, "%s/ uses other rooms' names only along design.md's arrows (nm -u)" % r, problems)
+
 for r in sorted(later):
     if r not in rooms:
         ok(False, "design.md lists not-yet-prefixed names of %s/, a room its table lacks" % r)

@@ -61,6 +61,7 @@ static const struct fp_opt OPTS[] = {
 struct report_args {
 	struct rep_config *cfg;
 	char **argv;
+	int format_given; /* -f: else -o's name may choose (report_format_for_path) */
 };
 
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
@@ -209,20 +210,13 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		break;
 	case O_HELP: return FP_OPT_STOP;
 	case O_FORMAT:
-		if (!strcmp(val, "svg") || !strcmp(val, "flamegraph"))
-			cfg->format = REP_F_SVG;
-		else if (!strcmp(val, "heatmap"))
-			cfg->format = REP_F_HEATMAP;
-		else if (!strcmp(val, "folded") || !strcmp(val, "collapsed"))
-			cfg->format = REP_F_FOLDED;
-		else if (!strcmp(val, "speedscope"))
-			cfg->format = REP_F_SPEEDSCOPE;
-		else if (!strcmp(val, "pprof"))
-			cfg->format = REP_F_PPROF;
-		else {
-			snprintf(detail, cap, "unknown format '%s' (use svg, heatmap, folded, speedscope or pprof)", val);
+		if ((cfg->format = report_format_find(val)) < 0) {
+			char list[256];
+			report_format_list(list, sizeof list);
+			snprintf(detail, cap, "unknown format '%s' (use %s)", val, list);
 			return FP_OPT_USAGE;
 		}
+		((struct report_args *)ctx)->format_given = 1;
 		break;
 	case O_FROM:
 	case O_TO: {
@@ -300,7 +294,7 @@ static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 
 int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail, size_t cap)
 {
-	struct report_args ra = { cfg, argv };
+	struct report_args ra = { cfg, argv, 0 };
 	int rc;
 	memset(cfg, 0, sizeof *cfg);
 	cfg->width = 1200;
@@ -311,6 +305,8 @@ int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
 	if ((rc = fp_opt_parse(&REPORT, argc, argv, &ra, detail, cap)) != FP_OPT_OK)
 		return rc;
 	/* Combinations. */
+	if (!ra.format_given && report_format_for_path(cfg->output) >= 0)
+		cfg->format = report_format_for_path(cfg->output);
 	if (cfg->ninputs == 0) {
 		snprintf(detail, cap, "no input given (name flameprof's files or their directory)");
 		return FP_OPT_USAGE;

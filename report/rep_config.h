@@ -17,6 +17,8 @@ enum rep_say {
 	REP_SAY_INFO, /* the summary: what was read, what was written */
 };
 
+/* The first rows of the writers' table (report/rep_writers.c), in its order;
+ * cfg->format is any row's index (report.h: report_format_find()). */
 enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF };
 
 #define REP_MAX_PIDS 64
@@ -36,7 +38,7 @@ struct rep_config {
 	size_t ninputs;
 	const char *output;        /* -o; "-" or NULL: stdout */
 	const char *heatmap;       /* --heatmap FILE: a heatmap too, same pass */
-	enum rep_format format;
+	int format;                /* a row of the writers' table: enum rep_format, or a later row */
 	const char *weight;        /* NULL/"samples", "<metric>" or "<metric>_delta" */
 	int has_from, has_to;
 	int from_abs, to_abs;      /* '@'-prefixed: absolute Unix seconds */

@@ -19,7 +19,7 @@ enum rep_say {
 
 /* The first rows of the writers' table (report/rep_writers.c), in its order;
  * cfg->format is any row's index (report.h: report_format_find()). */
-enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF };
+enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF, REP_F_TOP };
 
 #define REP_MAX_PIDS 64
 /* The report's default --status: what answers "where does the CPU go". */
@@ -53,6 +53,7 @@ struct rep_config {
 	unsigned width;            /* SVG width in pixels */
 	double min_width;          /* omit frames narrower than this many pixels */
 	int quiet;                 /* no summary line */
+	int json;                  /* --json: -f top as JSON */
 	int no_index;              /* --no-index: read the text even where an index is */
 	const char *nodes[REP_MAX_NODES]; /* --node, repeatable, each NODE or a comma list ("all":
 	                              * every node's); none: every node's */

@@ -44,6 +44,8 @@ int rep_write_pprof(FILE *f, const struct rep_view *v, const struct rep_pprof_s 
 void rep_status_note(const struct rep_view *v, char *out, size_t cap);
 /* The interactive flame graph. */
 int rep_write_flame(FILE *f, const struct rep_view *v);
+/* The hottest functions, self and total: a table, or JSON (cfg->json). */
+int rep_write_top(FILE *f, const struct rep_view *v);
 /* The sub-second heatmap of the whole capture. */
 int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *h);
 

@@ -34,6 +34,7 @@ static const struct rep_writer WRITERS[] = {
 	[REP_F_PPROF] = { "pprof", NULL, ".pb.gz .pprof", "pprof profile",
 			  "; open it with go tool pprof -http=: FILE", REP_W_PPROF | REP_W_NO_TTY,
 			  pprof },
+	[REP_F_TOP] = { "top", NULL, "", "hottest functions", "", 0, rep_write_top },
 };
 #define NWRITERS (sizeof WRITERS / sizeof WRITERS[0])
 

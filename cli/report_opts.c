@@ -19,7 +19,7 @@
 
 enum opt_id {
 	O_OUTPUT, O_FORMAT, O_HEATMAP, O_WEIGHT, O_FROM, O_TO, O_STATUS, O_PID, O_CATEGORY,
-	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE, O_NAMES, O_JSON
+	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE, O_NAMES, O_JSON, O_DIFF
 };
 
 static const struct fp_opt OPTS[] = {
@@ -27,6 +27,9 @@ static const struct fp_opt OPTS[] = {
 	{ "format", 'f', "FMT", O_FORMAT,
 	  .help = "svg (flame graph, default), heatmap, folded, speedscope, pprof or top (the hottest "
 		  "functions)" },
+	{ "diff", 0, "BASE", O_DIFF,
+	  .help = "a differential flame graph: the inputs against BASE (a capture's files or "
+		  "directory), each side's shares; red where the inputs spend more, blue less" },
 	{ "heatmap", 0, "FILE", O_HEATMAP,
 	  .help = "also write the heatmap SVG to FILE, in the same pass" },
 	{ "weight", 'w', "W", O_WEIGHT,
@@ -74,9 +77,9 @@ static const struct fp_command REPORT = {
 	.name = "flameprof report",
 	.synopsis = "usage: flameprof report [OPTIONS] FILE|DIR...\n\n"
 		    "Draws a flame graph (or heatmap, folded stacks, speedscope JSON, pprof, the\n"
-		    "hottest functions) from "
-		    "flameprof's output files: zstd, gzip or plain; a directory means its\n"
-		    "flameprof_*.perf* files. Files are read in time order.\n\n",
+		    "hottest functions, a differential flame graph) from flameprof's output\n"
+		    "files: zstd, gzip or plain; a directory means its flameprof_*.perf* files.\n"
+		    "Files are read in time order.\n\n",
 	.epilog = "\nexit status: 0 done, 64 usage (also a --weight metric the events lack),\n"
 		  "65 a file that does not decode or holds no event, 66 an input that cannot\n"
 		  "be opened or holds no flameprof files, 71 out of memory, 73 an output that\n"
@@ -198,6 +201,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_TITLE: cfg->title = val; break;
 	case O_QUIET: cfg->quiet = 1; break;
 	case O_JSON: cfg->json = 1; break;
+	case O_DIFF: cfg->diff_base = val; break;
 	case O_NO_INDEX: cfg->no_index = 1; break;
 	case O_NODE:
 		if (cfg->nnodes == REP_MAX_NODES) {
@@ -318,6 +322,10 @@ int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
 	if (cfg->has_from && cfg->has_to && cfg->from_abs == cfg->to_abs &&
 	    cfg->from_us >= cfg->to_us) {
 		snprintf(detail, cap, "the --from second is not before the --to second");
+		return FP_OPT_USAGE;
+	}
+	if (cfg->diff_base && cfg->format != REP_F_SVG) {
+		snprintf(detail, cap, "--diff draws a flame graph SVG (-f svg); use -f folded on each capture for the rest");
 		return FP_OPT_USAGE;
 	}
 	if (cfg->json && cfg->format != REP_F_TOP) {

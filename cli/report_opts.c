@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "msg.h"
 #include "optparse.h"
@@ -80,7 +81,8 @@ static const struct fp_command REPORT = {
 		    "hottest functions, a differential flame graph) from flameprof's output\n"
 		    "files: zstd, gzip or plain; a directory means its flameprof_*.perf* files.\n"
 		    "Files are read in time order.\n\n",
-	.epilog = "\nexit status: 0 done, 64 usage (also a --weight metric the events lack),\n"
+	.epilog = "\nexit status: 0 done, 64 usage (also a --weight metric the events lack, a\n"
+		  "--from/--to outside the capture, an SVG or pprof for a terminal: use -o FILE),\n"
 		  "65 a file that does not decode or holds no event, 66 an input that cannot\n"
 		  "be opened or holds no flameprof files, 71 out of memory, 73 an output that\n"
 		  "cannot be created, 74 a write error (disk full).\n"
@@ -373,6 +375,17 @@ int fp_report_main(int argc, char **argv)
 		return 0;
 	case FP_OPT_USAGE:
 		fp_opt_usage(&REPORT, detail);
+		return EX_USAGE;
+	}
+	/* a picture or binary data poured onto a terminal helps no one */
+	int to_tty_main = (!cfg.output || !strcmp(cfg.output, "-")) && !report_format_terminal_ok(cfg.format);
+	int to_tty_heat = cfg.heatmap && !strcmp(cfg.heatmap, "-");
+	if ((to_tty_main || to_tty_heat) && isatty(STDOUT_FILENO)) {
+		fp_error("will not write %s to the terminal: name a file with %s (or pipe it)",
+			 to_tty_heat ? "a heatmap SVG" : cfg.format == REP_F_PPROF ? "a gzipped pprof profile"
+			 : cfg.diff_base ? "a differential flame graph SVG" : cfg.format == REP_F_HEATMAP
+			 ? "a heatmap SVG" : cfg.format == REP_F_SVG ? "a flame graph SVG" : "this format",
+			 to_tty_heat ? "--heatmap FILE" : "-o FILE");
 		return EX_USAGE;
 	}
 	cfg.say = report_says;

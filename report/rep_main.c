@@ -70,6 +70,19 @@ static double rel_s(const struct rep_stats *st, int64_t us)
 	return (double)(us - st->t0_s * 1000000) / 1e6;
 }
 
+/* Seconds as they were typed: "1795690551", "12.5". @return buf. */
+static char *secs(char buf[40], int64_t us)
+{
+	int64_t a = us < 0 ? -us : us;
+	int n = snprintf(buf, 40, "%s%lld.%06lld", us < 0 ? "-" : "", (long long)(a / 1000000),
+			 (long long)(a % 1000000));
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = 0;
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = 0;
+	return buf;
+}
+
 /* A --from/--to that misses the capture is said, with the capture's span
  * (and the '@' a Unix time needs), rather than drawing nothing.
  * @return 0 or REP_E_USAGE. */
@@ -85,12 +98,13 @@ static int cut_misses(struct rep_run *r, rep_collect *c, const char *what)
 	int64_t v = from_out ? cfg->from_us : cfg->to_us;
 	int abs = from_out ? cfg->from_abs : cfg->to_abs;
 	/* a relative second past 2001 is the heatmap's Unix second, typed without '@' */
+	char typed[40];
 	if (!abs && v >= 1000000000LL * 1000000)
-		return rep_fail(r, REP_E_USAGE, "--%s %.6g counts seconds from the start of %s; for a Unix "
-				"time write --%s @%.6g (%s spans @%.2f to @%.2f, seconds 0 to %.2f)",
-				from_out ? "from" : "to", (double)v / 1e6, what, from_out ? "from" : "to",
-				(double)v / 1e6, what, (double)st->first_us / 1e6, (double)st->last_us / 1e6,
-				rel_s(st, st->last_us));
+		return rep_fail(r, REP_E_USAGE, "--%s %s counts seconds from the start of %s; for a Unix "
+				"time write --%s @%s (it spans @%.2f to @%.2f, seconds %.2f to %.2f)",
+				from_out ? "from" : "to", secs(typed, v), what, from_out ? "from" : "to", typed,
+				(double)st->first_us / 1e6, (double)st->last_us / 1e6,
+				rel_s(st, st->first_us), rel_s(st, st->last_us));
 	return rep_fail(r, REP_E_USAGE, "--from/--to cut outside %s, which spans seconds %.2f to %.2f "
 			"(@%.2f to @%.2f): choose a range inside it", what, rel_s(st, st->first_us),
 			rel_s(st, st->last_us), (double)st->first_us / 1e6, (double)st->last_us / 1e6);

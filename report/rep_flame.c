@@ -92,20 +92,22 @@ static void diff_title(struct fl *s, const struct rep_node *nd)
 
 /* --diff: Brendan Gregg's colours: red where DIR spends a larger share
  * than BASE, blue where a smaller one, the deeper the larger the change
- * (against the largest of the picture), white where none. */
+ * (against the largest of the picture, or one point where all are
+ * smaller: two runs of the same work differ by hundredths of a point,
+ * which must not look like a change), white where none. */
 static void diff_color(const struct fl *s, const struct rep_node *nd, char out[8])
 {
 	double before, after, t;
 	int fade;
 	shares(s, nd, &before, &after);
-	t = s->maxdelta > 0 ? (after - before) / s->maxdelta : 0;
-	fade = 245 - (int)(200 * (t < 0 ? -t : t) + 0.5);
+	t = (after - before) / (s->maxdelta > 0.01 ? s->maxdelta : 0.01);
+	fade = 232 - (int)(190 * (t < 0 ? -t : t) + 0.5);
 	if (t > 0)
 		snprintf(out, 8, "#%02x%02x%02x", 255, fade, fade);
 	else if (t < 0)
 		snprintf(out, 8, "#%02x%02x%02x", fade, fade, 255);
 	else
-		snprintf(out, 8, "#%02x%02x%02x", 245, 245, 245);
+		snprintf(out, 8, "#%02x%02x%02x", 232, 232, 232);
 }
 
 static void frame_title(struct fl *s, const struct rep_node *nd, const struct rep_frame_info *fi)

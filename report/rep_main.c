@@ -52,6 +52,7 @@ struct side {
 	rep_collect *c;
 	rep_pprof *pp;
 	struct rep_order order;
+	int names;  /* REP_NAMES_*: the spelling its frames were drawn in */
 };
 
 static void side_free(struct side *s)
@@ -137,7 +138,7 @@ static int read_side(struct rep_run *r, struct side *s)
 		return rep_fail(r, cerr == REP_C_USAGE ? REP_E_USAGE : REP_E_NOMEM, "cannot start: %s", detail);
 	if ((t0 = rep_files_t0(files, nfiles)) != REP_NO_TIME)
 		rep_collect_set_t0(c, t0);
-	int elixir = rep_read_names(cfg, files, nfiles);
+	int elixir = s->names = rep_read_names(cfg, files, nfiles);
 	rep_frames_set_elixir(rep_collect_frames(c), elixir == REP_NAMES_ELIXIR);
 	const struct rep_writer *w = rep_writer(cfg->format);
 	if (w->needs & REP_W_HEAT)
@@ -208,8 +209,12 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 		bcfg.inputs = &cfg->diff_base;
 		bcfg.ninputs = 1;
 		bcfg.heatmap = NULL;
+		/* BASE in DIR's spelling, so that a frame is the same frame on both sides */
+		if (dir.names != REP_NAMES_EACH)
+			bcfg.names = dir.names == REP_NAMES_ELIXIR ? FP_NAMES_ELIXIR : FP_NAMES_ERLANG;
 		if ((rc = read_side(&br, &base)) != 0)
 			goto out;
+		rep_frames_set_elixir(rep_collect_frames(dir.c), dir.names == REP_NAMES_ELIXIR);
 		if (rep_diff_build(&diff, rep_collect_trie(dir.c), rep_collect_frames(dir.c),
 				   rep_collect_trie(base.c), rep_collect_frames(base.c),
 				   rep_collect_weighted(dir.c)) != 0) {

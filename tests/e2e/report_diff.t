@@ -99,6 +99,11 @@ check "the burners (only in DIR) are red, from 0.00% before" \
 check "the spinners' fp_truth_work:fib/1 is blue (a smaller share beside the burners)" \
 	grep -q '^<title>fp_truth_work:fib/1.*: -[0-9.]* points</title><rect [^>]*fill="#[0-9a-f]\{4\}ff"' <(tr '\n' '.' < "$T_DIR/cpu.svg" | sed 's/<g class="f">/\n/g')
 check "the picture says what it is against" grep -q "against $T_DIR/base (" "$T_DIR/cpu.svg"
+"$FLAMEPROF" report -q --diff "$T_DIR/dir" "$T_DIR/dir" -o "$T_DIR/self.svg"
+is "$?" 0 "a capture against itself draws"
+tr '\n' '|' < "$T_DIR/self.svg" | sed 's/<g class="f">/\n/g' | grep '^<title>' > "$T_DIR/self.frames"
+check "every frame of it unchanged: +0.00 points, grey ($(grep -c . "$T_DIR/self.frames") frames)" \
+	sh -c "[ \$(grep -c . '$T_DIR/self.frames') -gt 10 ] && ! grep -v ': +0.00 points</title><rect [^>]*fill=\"#e8e8e8\"' '$T_DIR/self.frames'"
 command -v rsvg-convert >/dev/null && rsvg-convert -o "$T_DIR/cpu.png" "$T_DIR/cpu.svg" && cp "$T_DIR/cpu.png" "${DIFF_PNG:-/dev/null}" 2>/dev/null
 "$FLAMEPROF" report --diff "$T_DIR/base" "$T_DIR/dir" -f folded -o "$T_DIR/x" 2> "$T_DIR/e"
 is "$?" 64 "--diff with another format than svg: exit 64"

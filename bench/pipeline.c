@@ -245,8 +245,8 @@ static void encode_batch(ei_x_buff *x, int round, long long t0)
 	ei_x_encode_atom(x, "fp_batch");
 	ei_x_encode_long(x, round + 1);
 	/* {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal, DroppedTotal, Selected,
-	 *  SharePermille} */
-	ei_x_encode_tuple_header(x, 10);
+	 *  SharePermille, CostPpm} */
+	ei_x_encode_tuple_header(x, 11);
 	ei_x_encode_longlong(x, start);
 	ei_x_encode_long(x, 900 + rnd(400));
 	ei_x_encode_long(x, rnd(200));
@@ -257,6 +257,7 @@ static void encode_batch(ei_x_buff *x, int round, long long t0)
 	ei_x_encode_long(x, 0);
 	ei_x_encode_long(x, NPROC);
 	ei_x_encode_long(x, 1000);
+	ei_x_encode_long(x, 3000);
 
 	ei_x_encode_list_header(x, ndefs);
 	if (window)

@@ -21,6 +21,7 @@ void cap_status_init(struct cap_status *st, const struct cap_config *cfg, const 
 	st->last_warn_ms = st->start_ms;
 	st->node = cfg->node;
 	st->hz = cfg->hz;
+	st->duration_ms = cfg->duration_us / 1000;
 	st->share = st->share_min = 1000;
 	st->selected_min = UINT_MAX;
 }
@@ -97,6 +98,7 @@ void cap_status_batch(struct cap_status *st, const struct sampler_batch *b)
 		st->last_selected = b->round.selected;
 	st->dropped = b->round.dropped_total;
 	st->late = b->round.late_total;
+	st->cost_ppm = b->round.cost_ppm;
 	st->missed = b->round.missed_total;
 	st->hist[bucket(b->round.duration_us)]++;
 }
@@ -111,6 +113,31 @@ static void human_bytes(uint64_t n, char *out, size_t cap)
 		u++;
 	}
 	snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+/* "1:05" or "1:02:03" for ms milliseconds (cut to whole seconds; at
+ * most 9999 hours). */
+static void clock_text(long long ms, char *out, size_t cap)
+{
+	long long s = ms < 0 ? 0 : ms / 1000 > 35999999 ? 35999999 : ms / 1000;
+	if (s >= 3600)
+		snprintf(out, cap, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(out, cap, "%lld:%02lld", s / 60, s % 60);
+}
+
+/* How long sampling has run, and with --duration how long it has left:
+ * "0:12, 0:48 left" or "0:12". */
+static void time_text(const struct cap_status *st, long long now, char *out, size_t cap)
+{
+	char ran[24], left[24];
+	clock_text(now - st->start_ms, ran, sizeof ran);
+	if (!st->duration_ms) {
+		snprintf(out, cap, "%s", ran);
+		return;
+	}
+	clock_text(st->start_ms + st->duration_ms - now + 999, left, sizeof left);
+	snprintf(out, cap, "%s, %s left", ran, left);
 }
 
 /* The last second's rates, and the "behind" warning. */
@@ -136,16 +163,20 @@ void cap_status_tick(struct cap_status *st, const rot_t *rot)
 {
 	long long now = fp_mono_ms();
 	window(st, now);
-	char line[512], size[32], budget[48] = "";
+	char line[512], size[32], budget[48] = "", when[64];
 	if (st->share < 1000)
 		snprintf(budget, sizeof budget, " (budget %.0f%%)", st->share / 10.0);
 	const struct rot_stats *rs = rot_stats(rot);
 	human_bytes(rs->bytes_out, size, sizeof size);
+	time_text(st, now, when, sizeof when);
 	const char *path = rot_current_path(rot), *slash = strrchr(path, '/');
 	const char *file = *path ? (slash ? slash + 1 : path) : "(no file yet)";
-	int n = snprintf(line, sizeof line, "%s: %u process%s, %.0f/%.0f samples/s%s, dropped %llu, late %llu, %s, ",
-			 st->node, st->last_selected, st->last_selected == 1 ? "" : "es",
-			 st->rate, st->requested_rate, budget,
+	/* the cost: what sampling cost the node over the agent's last
+	 * second, by the budget's model, in --max-cost's unit */
+	int n = snprintf(line, sizeof line, "%s: %s, %u process%s, %.0f/%.0f samples/s%s, cost %.2f%%, dropped %llu, "
+			 "late %llu, %s, ",
+			 st->node, when, st->last_selected, st->last_selected == 1 ? "" : "es",
+			 st->rate, st->requested_rate, budget, st->cost_ppm / 1e4,
 			 (unsigned long long)st->dropped, (unsigned long long)st->late, size);
 	if (n < 0 || n >= (int)sizeof line)
 		line[0] = '\0';
@@ -164,7 +195,7 @@ void cap_status_tick_nodes(struct cap_status *const *sts, const rot_t *const *ro
 	long long now = fp_mono_ms();
 	double rate = 0, requested = 0;
 	unsigned long long dropped = 0, late = 0, bytes = 0;
-	unsigned selected = 0, sampling = 0;
+	unsigned selected = 0, sampling = 0, cost = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (rots[k])
 			bytes += rot_stats(rots[k])->bytes_out;
@@ -177,12 +208,16 @@ void cap_status_tick_nodes(struct cap_status *const *sts, const rot_t *const *ro
 		selected += sts[k]->last_selected;
 		dropped += sts[k]->dropped;
 		late += sts[k]->late;
+		if (sts[k]->cost_ppm > cost)
+			cost = sts[k]->cost_ppm;
 	}
 	struct cap_status *st = sts[0];
-	char line[1024], size[32];
+	char line[1024], size[32], when[64];
 	human_bytes(bytes, size, sizeof size);
-	int len = snprintf(line, sizeof line, "%u of %zu nodes sampling: %u processes, %.0f/%.0f samples/s, dropped %llu, late %llu, %s",
-			   sampling, n, selected, rate, requested, dropped, late, size);
+	time_text(st, now, when, sizeof when);
+	int len = snprintf(line, sizeof line, "%u of %zu nodes sampling: %s, %u processes, %.0f/%.0f samples/s, "
+			   "cost up to %.2f%%, dropped %llu, late %llu, %s",
+			   sampling, n, when, selected, rate, requested, cost / 1e4, dropped, late, size);
 	/* -v: each node's own rate, or that it is out */
 	for (size_t k = 0; verbose && k < n && len > 0 && len < (int)sizeof line; k++) {
 		char own[32] = "out";
@@ -226,7 +261,8 @@ void cap_status_summary(struct cap_status *st, const rot_t *rot, const struct ca
 	if (st->multi)
 		snprintf(who, sizeof who, "'%s': ", st->node);
 	cap_say(st->door, CAP_SAY_INFO,
-		"%s%llu samples in %.1f s (%.0f/s of %.0f/s requested, %s), dropped %llu, late %llu, "
+		"%s%llu samples in %.1f s (%.0f/s of %.0f/s requested, %s), dropped %llu, "
+		"late %llu (answered after their round), "
 		"rounds p50 %.2f ms p99 %.2f ms; %u file%s, %s, in '%s'",
 		who, (unsigned long long)st->samples, secs, secs > 0 ? st->samples / secs : 0,
 		secs > 0 ? st->requested / secs : 0, sel, (unsigned long long)st->dropped,

@@ -3,9 +3,11 @@
  * counted and worded here, drawn by the front door (capture.h's door).
  *
  * On a terminal (and in the foreground) a status line redrawn about five
- * times a second: achieved vs requested samples/s (processes selected x
- * --hz), dropped, late, the cost budget's share when it is lowered, bytes
- * written, current file.
+ * times a second: the time sampled (and left, with --duration), achieved
+ * vs requested samples/s (processes selected x --hz), the cost budget's
+ * share when it is lowered, what sampling costs the node (the agent's
+ * figure), dropped, late (answers after their round), bytes written,
+ * current file.
  * Elsewhere (cron) a plain line a minute. Falling behind is reported as
  * py-spy does: only when it matters, at most once a minute.
  */
@@ -36,6 +38,9 @@ struct cap_status {
 	uint64_t dropped, late, missed;
 	uint64_t hist[CAP_HIST_BUCKETS]; /* round durations, log scale */
 	unsigned share;              /* the cost budget's part of the selected, permille */
+	unsigned cost_ppm;           /* what sampling cost the node over the agent's last second,
+	                                millionths of its schedulers (its budget's model) */
+	long long duration_ms;       /* --duration; 0: until stopped */
 	unsigned share_min;          /* its lowest so far */
 	double budget_us;            /* target time spent under a share below 1000 */
 	const char *node;

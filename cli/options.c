@@ -324,16 +324,38 @@ static void config_free(void *cfg)
 const struct fp_command fp_record_command = {
 	.name = "flameprof",
 	.synopsis = "usage: flameprof [options] NODE...   (or --cluster NODE)\n"
-		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
-		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n"
-		    "       flameprof requests [options] --entry MOD:FUN/ARITY [--tier NAME=MOD:FUN/ARITY]... NODE\n"
-		    "                                             (see 'flameprof requests --help')\n"
-		    "       flameprof top [options] NODE   (a live view; see 'flameprof top --help')\n\n"
+		    "       flameprof report [options] FILE|DIR...\n"
+		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE\n"
+		    "       flameprof requests [options] --entry MOD:FUN/ARITY NODE\n"
+		    "       flameprof top [options] NODE   (a live view)\n"
+		    "       (each command with its own --help)\n\n"
 		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
 		    "'perf script' text into rotated, compressed files that Flamescope opens.\n"
 		    "Several nodes (at most " CAP_MAX_NODES_TEXT ") are sampled at once, each with its own agent,\n"
 		    "budget and files; one that fails is named and the others go on.\n\n"
 		    "options:\n",
+	/* one screen (24 lines of 80 columns: man_options.t checks it); every
+	 * option in --help all, from the table, and in flameprof(1) */
+	.brief = "usage: flameprof [options] NODE...   (or --cluster NODE)\n"
+		 "       flameprof report|calls|requests|top ...   (each has its own --help)\n\n"
+		 "Samples the busiest processes of running Erlang/OTP nodes into rotated files\n"
+		 "of 'perf script' text; 'flameprof report DIR -o flame.svg' draws them.\n\n"
+		 "  -d, --duration DUR     stop after DUR (default: until Ctrl-C or SIGTERM)\n"
+		 "  -o, --output DIR       write the files into DIR (default ./flameprof-out)\n"
+		 "      --top N            sample the N busiest processes (default 100)\n"
+		 "      --hz N             samples per second per process (default 97)\n"
+		 "      --pid PID          also sample this process (repeatable)\n"
+		 "      --name NAME        also sample this registered process (repeatable)\n"
+		 "      --status LIST      on-cpu (default) or all: the wall-clock view\n"
+		 "  -t, --tier NAME=MOD:FUN/ARITY  a tier:NAME frame where that function runs\n"
+		 "      --cluster          NODE and every visible node it is connected to\n"
+		 "      --cookie-file FILE the node's cookie (default ~/.erlang.cookie)\n"
+		 "      --max-cost PCT     keep sampling's cost under PCT of the node (default 1%)\n"
+		 "  -q, --quiet            print errors only (-v, --verbose: every step)\n"
+		 "  -V, --version          print the version\n\n"
+		 "Every option: 'flameprof --help all', or 'man flameprof'. Exit status: 0 done,\n"
+		 "64 usage, 69 cannot connect, 75 node lost, 77 cookie; all in --help all.\n",
+	.wrap = 80,
 	.epilog = "\nexit status: 0 done, 64 usage (also: --top 0 and no --pid/--name process\n"
 		  "exists), 69 cannot connect or start the agent, 70 the agent ended unasked\n"
 		  "(node restored), 73 output directory or /tmp/flameprof-UID not usable,\n"

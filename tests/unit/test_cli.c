@@ -1,7 +1,8 @@
 /*
- * test_cli.c - parts of the front door (cli/) that need no node: the
- * capture's write step on an empty batch (a batch of 0 samples is normal:
- * a window where nothing selected ran), and --cookie-file's two forms.
+ * test_cli.c - parts of the front door (cli/) and the capture (capture/)
+ * that need no node: the capture's write step on an empty batch (a batch
+ * of 0 samples is normal: a window where nothing selected ran), and
+ * --cookie-file's two forms.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,8 @@
 #ifndef CAP_AGENT_H
 #define CAP_AGENT_H
 
-#include "capture.h"
+#include "cap_config.h"
+#include "cap_door.h"
 #include "../sampler/sampler.h"
 
 typedef struct node_s node_t; /* node/node.h */

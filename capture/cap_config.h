@@ -65,12 +65,13 @@ struct cap_config {
 	int64_t silence_timeout_us;    /* --silence-timeout */
 	int lang;                      /* --names: enum fp_names (common/names.h), 0 auto */
 	int verbosity;                 /* -q 0, default 1, -v 2 */
-	int progress;                  /* --progress 1, --no-progress 0, auto -1 */
+	int progress;                  /* --progress 1, --no-progress 0, auto -1 (the door decides the live line) */
 	const char *node_name;         /* --node-name: our alive part; NULL: flameprof_<user> */
 	int force;                     /* --force: past the load bound */
 	unsigned statuses;             /* --status: the statuses written (fmt_options) */
 	unsigned max_cost_ppm;         /* --max-cost, in millionths of the schedulers; 0: none */
 	int compile_on_target;         /* hidden test switch */
+	/* the front door's alone (the capture never reads them): */
 	int fake_tty;                  /* hidden test switch: act as if stderr were a terminal */
 	int test_dumpable;             /* hidden test switch: keep the process dumpable (its memory readable) */
 	int help, version;

@@ -4,7 +4,7 @@
 #ifndef CAP_INTERNAL_H
 #define CAP_INTERNAL_H
 
-#include "capture.h"
+#include "cap_door.h"
 
 /* One sentence through door->say, formatted (cut at 4 KiB). */
 void cap_say(const struct cap_door *door, enum cap_say kind, const char *fmt, ...)

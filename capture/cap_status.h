@@ -15,7 +15,8 @@
 #define CAP_STATUS_H
 
 #include <stdint.h>
-#include "capture.h"
+#include "cap_config.h"
+#include "cap_door.h"
 #include "../rotate/rotate.h"
 #include "../sampler/sampler.h"
 

@@ -44,7 +44,7 @@ LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 
 # The library holds every room and the front door's parts; cli/main.c alone
 # makes the program (the unit tests link the rest).
-LIB_SRC  = $(wildcard common/*.c node/*.c sampler/*.c tracer/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c requests/*.c top/*.c) \
+LIB_SRC  = $(wildcard common/*.c node/*.c capture/*.c sampler/*.c tracer/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c requests/*.c top/*.c) \
 	$(filter-out cli/main.c,$(wildcard cli/*.c)) $(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c \
 	$(B)/gen/requests_blob.c $(B)/gen/purge_text.c
 CLI_SRC  = cli/main.c

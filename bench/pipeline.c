@@ -16,7 +16,7 @@
  * Each pass starts from fresh tables and times one stage set on one core
  * (CLOCK_PROCESS_CPUTIME_ID; the program is single-threaded):
  *   decode        dec_message only
- *   format        dec_message + time sort + fmt_event (cli/batch_out.c, as a
+ *   format        dec_message + time sort + fmt_event (capture/cap_batch.c, as a
  *                 capture writes a batch)
  *   <codec>       all of it + rot_append, rot_flush every 5 s of samples,
  *                 rot_close: zstd 1/3/19, gzip 6, none, and zstd 3 with the
@@ -30,7 +30,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "../cli/batch_out.h"
+#include "../capture/cap_batch.h"
 #include "../formatter/formatter.h"
 #include "../index/index.h"
 #include "../rotate/rotate.h"
@@ -245,8 +245,8 @@ static void encode_batch(ei_x_buff *x, int round, long long t0)
 	ei_x_encode_atom(x, "fp_batch");
 	ei_x_encode_long(x, round + 1);
 	/* {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal, DroppedTotal, Selected,
-	 *  SharePermille} */
-	ei_x_encode_tuple_header(x, 10);
+	 *  SharePermille, CostPpm} */
+	ei_x_encode_tuple_header(x, 11);
 	ei_x_encode_longlong(x, start);
 	ei_x_encode_long(x, 900 + rnd(400));
 	ei_x_encode_long(x, rnd(200));
@@ -257,6 +257,7 @@ static void encode_batch(ei_x_buff *x, int round, long long t0)
 	ei_x_encode_long(x, 0);
 	ei_x_encode_long(x, NPROC);
 	ei_x_encode_long(x, 1000);
+	ei_x_encode_long(x, 3000);
 
 	ei_x_encode_list_header(x, ndefs);
 	if (window)
@@ -322,11 +323,11 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 	struct dec_result res;
 	char err[256], header[4096];
 	fmt_ctx *fmt = fmt_create(&fo);
-	struct fp_batch_out out;
+	struct cap_batch out;
 	rot_t *rot = NULL;
 	uint64_t samples = 0;
 
-	if (!fmt || fp_batch_out_init(&out, fmt, NULL) < 0 || (index && !ixw))
+	if (!fmt || cap_batch_init(&out, fmt, NULL) < 0 || (index && !ixw))
 		return -1;
 	if (ixw)
 		ix_writer_hook(ixw, &ix);
@@ -354,7 +355,7 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 		samples += n;
 		if (stage == DECODE)
 			continue;
-		if (fp_batch_write(&out, res.batch.samples, n) < 0) {
+		if (cap_batch_write(&out, res.batch.samples, n) < 0) {
 			fprintf(stderr, "pipeline: %s\n", rot ? rot_error(rot) : "out of memory");
 			return -1;
 		}
@@ -383,7 +384,7 @@ static int pass(ei_x_buff *batches, int nb, enum stage stage, enum rot_codec cod
 	ix_writer_free(ixw);
 	dec_free(&t);
 	fmt_free(fmt);
-	fp_batch_out_free(&out);
+	cap_batch_free(&out);
 	return 0;
 }
 

@@ -146,8 +146,8 @@ static int check(void *arg, char *detail, size_t cap)
 		snprintf(detail, cap, "--all, --new and --pid/--name choose the processes in different ways; give one of them");
 	else if (cfg->duration_us < 1000 || cfg->connect_timeout_us < 100000)
 		snprintf(detail, cap, "--duration must be at least 1ms and --connect-timeout at least 100ms");
-	else if (cfg->cookie && cfg->cookie_file)
-		snprintf(detail, cap, "--cookie and --cookie-file cannot be used together");
+	else if (fp_cookie_rows_check(cfg->cookie, cfg->cookie_file, detail, cap) != FP_OPT_OK)
+		return FP_OPT_USAGE;
 	else if (cfg->json && strcmp(cfg->json, "-") == 0 && cfg->format == CALLS_FORMAT_FOLDED)
 		snprintf(detail, cap, "--json - and --format folded both want standard output; write the JSON to a file");
 	else

@@ -1,9 +1,28 @@
 /*
  * main.c - the front door: argv in, exit status out. The first argument
  * picks the command; each command's table and parser live in its own file
- * (options.c: record, the default; report_opts.c: report; top_options.c:
- * top), all run by the
- * one option engine (optparse.h). A new command is one row here.
+ * (options.c: record, the default; report_opts.c: report; calls_options.c,
+ * requests_options.c, top_options.c), all run by the one option engine
+ * (optparse.h).
+ *
+ * What a new command needs (as git's builtin.h lists it for a builtin):
+ *   1. its work in a room of its own, behind one entry that prints nothing
+ *      and returns a code (report_run(), capture_run()): what it says
+ *      goes through a callback this door supplies (calls and requests
+ *      still run their session from cli/calls.c and cli/requests.c);
+ *   2. one file here, NAME_options.c (and its .h with fp_NAME_main()): its
+ *      config, its table of struct fp_opt rows (the shared ones from
+ *      session.h: FP_ROW_COOKIE_FILE, ..., FP_ROW_HELP, and FP_NODE_COMMAND
+ *      for a command that talks to a node), apply() for its own kinds,
+ *      check() for its combinations (fp_cookie_rows_check() among them),
+ *      defaults(), and the run that maps the room's code to an exit status
+ *      from <sysexits.h>;
+ *   3. one row in commands[] below;
+ *   4. its rows in doc/flameprof.1 (tests/unit/man_options.t compares them
+ *      with --help), a paragraph in README.md, and its room's row and
+ *      arrows in doc/design.md (tests/unit/house.t holds the code to them);
+ *   5. its tests: tests/unit/ for what needs no node, tests/e2e/ against a
+ *      real node (tests/lib.sh).
  */
 #include <stddef.h>
 #include <string.h>

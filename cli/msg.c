@@ -58,8 +58,8 @@ int fp_status_width(void)
 	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
 		return ws.ws_col - 1 > 240 ? 240 : ws.ws_col - 1;
 	/* no terminal (--progress into a pipe or a log): room for the whole
-	 * line, the processes selected and the file's time included */
-	return 119;
+	 * line, the time, the cost and the file's time included */
+	return 159;
 }
 
 void fp_status_clear(void)

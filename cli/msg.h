@@ -26,7 +26,7 @@ extern const char *fp_help_command;
 /* The status line owns the end of stderr while it is shown: messages
  * clear it first. */
 void fp_status_clear(void);
-/* Columns the status line may use: the terminal's width less one (at most 240), else 119. */
+/* Columns the status line may use: the terminal's width less one (at most 240), else 159. */
 int fp_status_width(void);
 void fp_status_show(const char *line);
 extern int fp_status_active;

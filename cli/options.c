@@ -1,22 +1,27 @@
 /*
  * options.c - the capture's (record's) option table and its front door:
- * argv to struct fp_config through the option engine (optparse.h), the
- * combinations checked, then fp_run().
+ * argv to struct cap_config through the option engine (optparse.h), the
+ * combinations checked, the nodes' names, then the capture
+ * (capture_run(), through the door of capture_door.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
+#include "capture_door.h"
+#include "cookie_files.h"
+#include "msg.h"
 #include "optparse.h"
 #include "session.h"
 #include "options.h"
-#include "run.h"
+#include "../node/node.h"
 
 /* Each row's id is its kind: the engine's (FP_K_*), or how apply()
  * reads the value into field. */
 enum kind { K_HZ, K_SIZE, K_LIST, K_CODEC, K_CATS, K_TIER, K_PCT, K_STATUS };
 
-#define F(field) offsetof(struct fp_config, field)
+#define F(field) offsetof(struct cap_config, field)
 
 static const struct fp_opt options[] = {
 	{ "top", 0, "N", FP_K_UINT, F(top), 0, 100000,
@@ -60,23 +65,23 @@ static const struct fp_opt options[] = {
 	{ "names", 0, "LANG", FP_K_NAMES, F(lang), 0, 0,
 	  "write names=elixir or names=erlang in the files' headers: the spelling 'flameprof report' draws frames in (Shop.Pricing.handle_call/3, or Elixir.Shop.Pricing:handle_call/3 as the files hold it); auto (default): elixir when the node runs the elixir application" },
 	{ "cluster", 0, NULL, FP_K_SET, F(cluster), 1, 0,
-	  "profile NODE and every visible node it is connected to (its nodes()), at most " FP_MAX_NODES_TEXT " in all" },
-	FP_ROW_COOKIE_FILE(struct fp_config),
-	FP_ROW_COOKIE(struct fp_config),
-	FP_ROW_CONNECT_TIMEOUT(struct fp_config),
+	  "profile NODE and every visible node it is connected to (its nodes()), at most " CAP_MAX_NODES_TEXT " in all" },
+	FP_ROW_COOKIE_FILE(struct cap_config),
+	FP_ROW_COOKIE(struct cap_config),
+	FP_ROW_CONNECT_TIMEOUT(struct cap_config),
 	{ "silence-timeout", 0, "DUR", FP_K_DUR, F(silence_timeout_us), 0, 0,
 	  "call the node lost after DUR without a message from it (default 15s)" },
-	FP_ROW_NODE_NAME(struct fp_config,
+	FP_ROW_NODE_NAME(struct cap_config,
 	  "our own node name on the target, the part before '@' (default flameprof_<user>; the same name each run, so no new atom)"),
 	{ "max-cost", 0, "PCT", K_PCT, F(max_cost_ppm), 0, 0,
 	  "while the node is busy, keep sampling's cost (samples and the selection scan) under PCT of its schedulers by sampling part of the selected processes each round (default 1%; 0: no budget)" },
 	{ "force", 0, NULL, FP_K_SET, F(force), 1, 0,
-	  "sample more than the load bound allows (--top x --hz beyond " FP_LOAD_BOUND_TEXT " samples/s)" },
-	FP_ROW_QUIET(struct fp_config),
-	FP_ROW_VERBOSE(struct fp_config),
+	  "sample more than the load bound allows (--top x --hz beyond " CAP_LOAD_BOUND_TEXT " samples/s)" },
+	FP_ROW_QUIET(struct cap_config),
+	FP_ROW_VERBOSE(struct cap_config),
 	{ "progress", 0, NULL, FP_K_SET, F(progress), 1, 0, "show the status line even when stderr is not a terminal" },
 	{ "no-progress", 0, NULL, FP_K_SET, F(progress), 0, 0, "never show the status line" },
-	FP_ROW_HELP(struct fp_config),
+	FP_ROW_HELP(struct cap_config),
 	{ "version", 'V', NULL, FP_K_SET, F(version), 1, 0, "print the version" },
 	/* hidden: for the tests, as zstd's --fake-stderr-is-console */
 	{ "test-compile-on-target", 0, NULL, FP_K_SET, F(compile_on_target), 1, 0, NULL },
@@ -85,7 +90,7 @@ static const struct fp_opt options[] = {
 	{ "test-dumpable", 0, NULL, FP_K_SET, F(test_dumpable), 1, 0, NULL },
 };
 
-static int parse_cats(struct fp_config *cfg, const char *text)
+static int parse_cats(struct cap_config *cfg, const char *text)
 {
 	cfg->ncats = 0;
 	if (strcmp(text, "none") == 0 || text[0] == '\0')
@@ -109,7 +114,7 @@ static int parse_cats(struct fp_config *cfg, const char *text)
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
 {
-	struct fp_config *cfg = ctx;
+	struct cap_config *cfg = ctx;
 	char *field = (char *)cfg + o->field;
 	char *end;
 	switch ((enum kind)o->id) {
@@ -132,7 +137,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		return FP_OPT_OK;
 	case K_LIST:
 		return fp_opt_target(val, spelled, o->field == F(names), (const char **)field,
-				     o->field == F(pids) ? &cfg->npids : &cfg->nnames, FP_MAX_TARGETS, detail, cap);
+				     o->field == F(pids) ? &cfg->npids : &cfg->nnames, CAP_MAX_TARGETS, detail, cap);
 	case K_CODEC:
 		if (rot_codec_parse(val, (enum rot_codec *)field) < 0) {
 			snprintf(detail, cap, "'%s' is not a codec for %s: use zstd, gzip or none", val, spelled);
@@ -174,7 +179,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	return FP_OPT_USAGE;
 }
 
-int fp_record_option(struct fp_config *cfg, const char *name, const char *val, const char *spelled,
+int fp_record_option(struct cap_config *cfg, const char *name, const char *val, const char *spelled,
 		     char *detail, size_t cap)
 {
 	for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
@@ -184,14 +189,14 @@ int fp_record_option(struct fp_config *cfg, const char *name, const char *val, c
 	return FP_OPT_USAGE;
 }
 
-void fp_record_defaults(struct fp_config *cfg)
+void fp_record_defaults(struct cap_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->top = 100;
 	cfg->hz = 97;
 	cfg->every_us = 5000000;
 	cfg->depth = 64;
-	cfg->max_cost_ppm = FP_MAX_COST_PPM;
+	cfg->max_cost_ppm = CAP_MAX_COST_PPM;
 	cfg->statuses = FMT_ON_CPU;
 	cfg->outdir = "flameprof-out";
 	cfg->codec = ROT_ZSTD;
@@ -208,7 +213,7 @@ void fp_record_defaults(struct fp_config *cfg)
 	cfg->progress = -1;
 }
 
-static int has_cat(const struct fp_config *cfg, enum fmt_category c)
+static int has_cat(const struct cap_config *cfg, enum fmt_category c)
 {
 	for (size_t k = 0; k < cfg->ncats; k++)
 		if (cfg->cats[k] == c)
@@ -220,7 +225,7 @@ static int has_cat(const struct fp_config *cfg, enum fmt_category c)
  * label is root-most and the tier under it, so a flame graph splits by
  * request kind first; a list the user gave is kept as given, and must
  * then name the tier frame (and may only name it with --tier). */
-static int check_tiers(struct fp_config *cfg, char *detail, size_t cap)
+static int check_tiers(struct cap_config *cfg, char *detail, size_t cap)
 {
 	static const enum fmt_category with_tiers[] = { FMT_CAT_SEQ_TRACE, FMT_CAT_TIER,
 							FMT_CAT_INITIAL_CALL, FMT_CAT_NAME };
@@ -242,7 +247,7 @@ static int check_tiers(struct fp_config *cfg, char *detail, size_t cap)
 /* Combinations, checked once everything is parsed (redis-cli). */
 static int check(void *arg, char *detail, size_t cap)
 {
-	struct fp_config *cfg = arg;
+	struct cap_config *cfg = arg;
 	if (cfg->help || cfg->version)
 		return FP_OPT_OK;
 	if (check_tiers(cfg, detail, cap) != FP_OPT_OK)
@@ -276,16 +281,14 @@ static int check(void *arg, char *detail, size_t cap)
 		snprintf(detail, cap, "gzip levels go from 1 to 9");
 		return FP_OPT_USAGE;
 	}
-	if ((double)(cfg->top + cfg->npids + cfg->nnames) * cfg->hz > FP_LOAD_BOUND && !cfg->force) {
+	if ((double)(cfg->top + cfg->npids + cfg->nnames) * cfg->hz > CAP_LOAD_BOUND && !cfg->force) {
 		snprintf(detail, cap, "--top %u at --hz %g asks for %.0f samples/s, beyond the %s the agent delivers on the node without harm; "
 			 "lower --top or --hz, or add --force", cfg->top, cfg->hz,
-			 (cfg->top + cfg->npids + cfg->nnames) * cfg->hz, FP_LOAD_BOUND_TEXT);
+			 (cfg->top + cfg->npids + cfg->nnames) * cfg->hz, CAP_LOAD_BOUND_TEXT);
 		return FP_OPT_USAGE;
 	}
-	if (cfg->cookie && cfg->cookie_file) {
-		snprintf(detail, cap, "--cookie and --cookie-file cannot be used together");
+	if (fp_cookie_rows_check(cfg->cookie, cfg->cookie_file, detail, cap) != FP_OPT_OK)
 		return FP_OPT_USAGE;
-	}
 	return FP_OPT_OK;
 }
 
@@ -296,9 +299,9 @@ static void defaults(void *cfg)
 
 static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 {
-	struct fp_config *cfg = ctx;
-	if (cfg->nnodes == FP_MAX_NODES) {
-		snprintf(detail, cap, "more than " FP_MAX_NODES_TEXT " nodes given; one run profiles at most " FP_MAX_NODES_TEXT
+	struct cap_config *cfg = ctx;
+	if (cfg->nnodes == CAP_MAX_NODES) {
+		snprintf(detail, cap, "more than " CAP_MAX_NODES_TEXT " nodes given; one run profiles at most " CAP_MAX_NODES_TEXT
 			 " (a connection, an agent and open files each): run several flameprof");
 		return FP_OPT_USAGE;
 	}
@@ -321,16 +324,38 @@ static void config_free(void *cfg)
 const struct fp_command fp_record_command = {
 	.name = "flameprof",
 	.synopsis = "usage: flameprof [options] NODE...   (or --cluster NODE)\n"
-		    "       flameprof report [options] FILE|DIR...   (see 'flameprof report --help')\n"
-		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE   (see 'flameprof calls --help')\n"
-		    "       flameprof requests [options] --entry MOD:FUN/ARITY [--tier NAME=MOD:FUN/ARITY]... NODE\n"
-		    "                                             (see 'flameprof requests --help')\n"
-		    "       flameprof top [options] NODE   (a live view; see 'flameprof top --help')\n\n"
+		    "       flameprof report [options] FILE|DIR...\n"
+		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE\n"
+		    "       flameprof requests [options] --entry MOD:FUN/ARITY NODE\n"
+		    "       flameprof top [options] NODE   (a live view)\n"
+		    "       (each command with its own --help)\n\n"
 		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
 		    "'perf script' text into rotated, compressed files that Flamescope opens.\n"
-		    "Several nodes (at most " FP_MAX_NODES_TEXT ") are sampled at once, each with its own agent,\n"
+		    "Several nodes (at most " CAP_MAX_NODES_TEXT ") are sampled at once, each with its own agent,\n"
 		    "budget and files; one that fails is named and the others go on.\n\n"
 		    "options:\n",
+	/* one screen (24 lines of 80 columns: man_options.t checks it); every
+	 * option in --help all, from the table, and in flameprof(1) */
+	.brief = "usage: flameprof [options] NODE...   (or --cluster NODE)\n"
+		 "       flameprof report|calls|requests|top ...   (each has its own --help)\n\n"
+		 "Samples the busiest processes of running Erlang/OTP nodes into rotated files\n"
+		 "of 'perf script' text; 'flameprof report DIR -o flame.svg' draws them.\n\n"
+		 "  -d, --duration DUR     stop after DUR (default: until Ctrl-C or SIGTERM)\n"
+		 "  -o, --output DIR       write the files into DIR (default ./flameprof-out)\n"
+		 "      --top N            sample the N busiest processes (default 100)\n"
+		 "      --hz N             samples per second per process (default 97)\n"
+		 "      --pid PID          also sample this process (repeatable)\n"
+		 "      --name NAME        also sample this registered process (repeatable)\n"
+		 "      --status LIST      on-cpu (default) or all: the wall-clock view\n"
+		 "  -t, --tier NAME=MOD:FUN/ARITY  a tier:NAME frame where that function runs\n"
+		 "      --cluster          NODE and every visible node it is connected to\n"
+		 "      --cookie-file FILE the node's cookie (default ~/.erlang.cookie)\n"
+		 "      --max-cost PCT     keep sampling's cost under PCT of the node (default 1%)\n"
+		 "  -q, --quiet            print errors only (-v, --verbose: every step)\n"
+		 "  -V, --version          print the version\n\n"
+		 "Every option: 'flameprof --help all', or 'man flameprof'. Exit status: 0 done,\n"
+		 "64 usage, 69 cannot connect, 75 node lost, 77 cookie; all in --help all.\n",
+	.wrap = 80,
 	.epilog = "\nexit status: 0 done, 64 usage (also: --top 0 and no --pid/--name process\n"
 		  "exists), 69 cannot connect or start the agent, 70 the agent ended unasked\n"
 		  "(node restored), 73 output directory or /tmp/flameprof-UID not usable,\n"
@@ -342,31 +367,70 @@ const struct fp_command fp_record_command = {
 	.help_column = 26,
 	.hint_inline = 0,
 	.duration_eg = "5s",
-	FP_NODE_COMMAND(struct fp_config),
+	FP_NODE_COMMAND(struct cap_config),
 	.operand = operand, /* several nodes: its own, not the engine's one NODE */
 };
 
-void fp_config_free(struct fp_config *cfg)
+void fp_config_free(struct cap_config *cfg)
 {
 	for (size_t k = 0; k < cfg->ntiers; k++)
 		free(cfg->tier_text[k]);
 	cfg->ntiers = 0;
 }
 
+/* What the options cannot say alone: every node's name and ours (a
+ * usage error), each --cookie-file NODE=FILE for a node given. Then the
+ * stop signals. @return 0 or an exit status once said. */
+static int record_begin(const struct cap_config *cfg)
+{
+	const char *const *nodes = cfg->nnodes ? cfg->nodes : &cfg->node;
+	size_t n = cfg->nnodes ? cfg->nnodes : 1;
+	char err[512];
+	for (size_t k = 1; k < n; k++)
+		if (node_check_target(nodes[k], err, sizeof err) < 0) {
+			fp_usage("%s", err);
+			return EX_USAGE;
+		}
+	const char *stray = cfg->cluster || n == 1 ? NULL : fp_cookie_files_unknown(nodes, n);
+	if (stray) {
+		fp_usage("--cookie-file names '%s', which is not one of the nodes given", stray);
+		return EX_USAGE;
+	}
+	if (node_check_target(cfg->node, err, sizeof err) < 0 ||
+	    (cfg->node_name && node_check_alive(cfg->node_name, err, sizeof err) < 0)) {
+		fp_usage("%s", err);
+		return EX_USAGE;
+	}
+	if (n == 1 && !cfg->cluster && (stray = fp_cookie_files_unknown(&cfg->node, 1))) {
+		fp_usage("--cookie-file names '%s', which is not the node given ('%s')", stray, cfg->node);
+		return EX_USAGE;
+	}
+	fp_install_stop_signals();
+	return 0;
+}
+
 /* After the options: --version, or the capture. */
 static int record_main(void *arg)
 {
-	struct fp_config *cfg = arg;
+	struct cap_config *cfg = arg;
 	if (cfg->test_dumpable)
 		fp_test_keep_dumpable();
-	if (!cfg->version)
-		return fp_run(cfg);
+	if (!cfg->version) {
+		int rc = record_begin(cfg);
+		if (rc != 0)
+			return rc;
+		struct cap_door door;
+		fp_capture_door(&door, cfg);
+		rc = capture_run(cfg, &door);
+		fp_status_clear();
+		return fp_exit_for_capture(rc);
+	}
 	printf("flameprof %s (agent %s)\n", FP_VERSION, FP_AGENT_MODULE);
 	return 0;
 }
 
 int fp_record_main(int argc, char **argv)
 {
-	struct fp_config cfg;
+	struct cap_config cfg;
 	return fp_opt_main(&fp_record_command, argc, argv, &cfg, record_main);
 }

@@ -12,6 +12,7 @@
 
 #include "msg.h"
 #include "../common/names.h"
+#include "../common/near.h"
 
 static const struct fp_opt *find_long(const struct fp_command *cmd, const char *name, size_t n)
 {
@@ -27,6 +28,23 @@ static const struct fp_opt *find_short(const struct fp_command *cmd, char c)
 		if (cmd->opts[k].short_name == c)
 			return &cmd->opts[k];
 	return NULL;
+}
+
+/* The option a mistyped long name (n bytes) was most likely meant to be
+ * (common/near.h), among those --help shows; NULL: none is near. */
+static const char *nearest_long(const struct fp_command *cmd, const char *name, size_t n)
+{
+	const char *best = NULL;
+	int best_d = -1;
+	for (size_t k = 0; k < cmd->nopts; k++) {
+		const struct fp_opt *o = &cmd->opts[k];
+		int d = o->help ? fp_near(name, n, o->name, strlen(o->name)) : -1;
+		if (d >= 0 && (best_d < 0 || d < best_d)) {
+			best = o->name;
+			best_d = d;
+		}
+	}
+	return best;
 }
 
 /* Finds the option argv[*i] names and its value (taking the next argument
@@ -56,7 +74,13 @@ static const struct fp_opt *option_of(const struct fp_command *cmd, int argc, ch
 		}
 	}
 	if (!o) {
-		snprintf(detail, cap, "unknown option '%s'", spelled);
+		const char *near = a[1] == '-' ? nearest_long(cmd, a + 2, strcspn(a + 2, "=")) : NULL;
+		if (!near)
+			snprintf(detail, cap, "unknown option '%s'", spelled);
+		else if (cmd->hint_inline) /* the hint follows: "; see '... --help'" */
+			snprintf(detail, cap, "unknown option '%s' (did you mean '--%s'?)", spelled, near);
+		else
+			snprintf(detail, cap, "unknown option '%s'; did you mean '--%s'?", spelled, near);
 		return NULL;
 	}
 	if (o->value && !*val) {
@@ -65,7 +89,7 @@ static const struct fp_opt *option_of(const struct fp_command *cmd, int argc, ch
 			return NULL;
 		}
 		*val = argv[++*i];
-	} else if (!o->value && *val) {
+	} else if (!o->value && *val && !(o->id == FP_K_HELP && strcmp(*val, "all") == 0)) {
 		snprintf(detail, cap, "option '%s' takes no value", spelled);
 		return NULL;
 	}
@@ -98,6 +122,9 @@ int fp_opt_apply(const struct fp_command *cmd, void *cfg, const struct fp_opt *o
 		return FP_OPT_OK;
 	case FP_K_SET:
 		*(int *)field = (int)o->min;
+		return FP_OPT_OK;
+	case FP_K_HELP:
+		*(int *)field = val ? 2 : 1;
 		return FP_OPT_OK;
 	case FP_K_NAMES:
 		return fp_opt_names(val, spelled, (int *)field, detail, cap);
@@ -133,14 +160,41 @@ int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg,
 		o = option_of(cmd, argc, argv, &i, &val, spelled, sizeof spelled, detail, cap);
 		if (!o)
 			return FP_OPT_USAGE;
+		/* "--help all": the word is the option's, not an operand */
+		if (o->id == FP_K_HELP && !val && i + 1 < argc && strcmp(argv[i + 1], "all") == 0)
+			val = argv[++i];
 		if ((rc = fp_opt_apply(cmd, cfg, o, val, spelled, detail, cap)) != FP_OPT_OK)
 			return rc;
 	}
 	return FP_OPT_OK;
 }
 
-void fp_opt_help(const struct fp_command *cmd, FILE *f)
+/* text on lines of at most width columns, each but the first indented by
+ * indent (the first starts where the caller left the line), broken at
+ * spaces (a word longer than a line stands alone) */
+static void wrapped(FILE *f, const char *text, int indent, int width)
 {
+	int room = width - indent;
+	while ((int)strlen(text) > room) {
+		int cut = room;
+		while (cut > 0 && text[cut] != ' ')
+			cut--;
+		if (cut == 0) /* one long word: up to the next space */
+			cut = (int)strcspn(text, " ");
+		fprintf(f, "%.*s\n%*s", cut, text, indent, "");
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+	fprintf(f, "%s\n", text);
+}
+
+void fp_opt_help_all(const struct fp_command *cmd, FILE *f, int all)
+{
+	if (cmd->brief && !all) {
+		fputs(cmd->brief, f);
+		return;
+	}
 	fputs(cmd->synopsis, f);
 	for (size_t k = 0; k < cmd->nopts; k++) {
 		const struct fp_opt *o = &cmd->opts[k];
@@ -151,9 +205,25 @@ void fp_opt_help(const struct fp_command *cmd, FILE *f)
 			snprintf(sh, sizeof sh, "-%c, ", o->short_name);
 		snprintf(left, sizeof left, "%s--%s%s%s", sh, o->name, o->value ? " " : "",
 			 o->value ? o->value : "");
-		fprintf(f, "  %-*s %s\n", cmd->help_column, left, o->help);
+		if (!cmd->wrap) {
+			fprintf(f, "  %-*s %s\n", cmd->help_column, left, o->help);
+			continue;
+		}
+		/* a left column too wide for its place: the text on the next line */
+		int indent = 2 + cmd->help_column + 1;
+		if ((int)strlen(left) > cmd->help_column)
+			fprintf(f, "  %s\n%*s", left, indent, "");
+		else
+			fprintf(f, "  %-*s ", cmd->help_column, left);
+		wrapped(f, o->help, indent, cmd->wrap);
 	}
-	fputs(cmd->epilog, f);
+	if (cmd->epilog)
+		fputs(cmd->epilog, f);
+}
+
+void fp_opt_help(const struct fp_command *cmd, FILE *f)
+{
+	fp_opt_help_all(cmd, f, 0);
 }
 
 void fp_opt_usage(const struct fp_command *cmd, const char *detail)
@@ -186,8 +256,9 @@ int fp_opt_main(const struct fp_command *cmd, int argc, char **argv, void *cfg, 
 	fp_help_command = hint;
 	cmd->defaults(cfg);
 	int rc = fp_opt_command(cmd, argc, argv, cfg);
-	if (rc == 0 && *(int *)((char *)cfg + cmd->help_field)) {
-		fp_opt_help(cmd, stdout);
+	int help = *(int *)((char *)cfg + cmd->help_field);
+	if (rc == 0 && help) {
+		fp_opt_help_all(cmd, stdout, help == 2);
 	} else if (rc == 0) {
 		fp_verbosity = *(int *)((char *)cfg + cmd->verbosity_field);
 		rc = run(cfg);

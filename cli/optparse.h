@@ -42,6 +42,8 @@ enum fp_opt_kind {
 	FP_K_SET,         /* int: a switch, which stores min */
 	FP_K_NAMES,       /* int: --names elixir|erlang|auto, an enum fp_names */
 	FP_K_COOKIE_FILE, /* const char *: --cookie-file FILE, or NODE=FILE kept aside (cookie_files.h) */
+	FP_K_HELP,        /* int: --help 1; "--help all" or "--help=all" 2 (every option, where the
+	                     command has a brief help) */
 };
 
 enum fp_opt_rc {
@@ -55,6 +57,10 @@ struct fp_command {
 	const char *synopsis;   /* --help's text above the options */
 	const char *epilog;     /* ... and below them */
 	int help_column;        /* width of --help's left column */
+	/* NULL, or a screen of the options most runs need: what --help prints,
+	 * the whole table then behind "--help all" */
+	const char *brief;
+	int wrap;               /* 0, or the columns the whole table's lines are wrapped to */
 	int hint_inline;        /* usage errors end "; see '<name> --help'" (else a second line) */
 	const struct fp_opt *opts;
 	size_t nopts;
@@ -136,6 +142,8 @@ int fp_parse_duration(const char *text, int64_t *us);
 int fp_parse_size(const char *text, uint64_t *bytes);
 /* --help: the synopsis, one line per visible option, the epilog. */
 void fp_opt_help(const struct fp_command *cmd, FILE *f);
+/* --help (all 0: the brief help, where cmd has one) or --help all. */
+void fp_opt_help_all(const struct fp_command *cmd, FILE *f, int all);
 /* Says a usage error (detail) on stderr the command's way, with the hint
  * to its --help. */
 void fp_opt_usage(const struct fp_command *cmd, const char *detail);

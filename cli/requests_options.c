@@ -164,8 +164,8 @@ static int check(void *arg, char *detail, size_t cap)
 	else if (cfg->duration_us < 1000 || cfg->every_us < 100000 || cfg->connect_timeout_us < 100000 ||
 		 cfg->max_late_us < 10000)
 		snprintf(detail, cap, "--duration must be at least 1ms, --every and --connect-timeout at least 100ms, --max-late at least 10ms");
-	else if (cfg->cookie && cfg->cookie_file)
-		snprintf(detail, cap, "--cookie and --cookie-file cannot be used together");
+	else if (fp_cookie_rows_check(cfg->cookie, cfg->cookie_file, detail, cap) != FP_OPT_OK)
+		return FP_OPT_USAGE;
 	else
 		return FP_OPT_OK;
 	return FP_OPT_USAGE;

@@ -111,6 +111,14 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 	return 0;
 }
 
+int fp_cookie_rows_check(const char *cookie, const char *cookie_file, char *detail, size_t cap)
+{
+	if (!cookie || !cookie_file)
+		return FP_OPT_OK;
+	snprintf(detail, cap, "--cookie and --cookie-file cannot be used together");
+	return FP_OPT_USAGE;
+}
+
 int fp_exit_for_node(int err)
 {
 	switch (err) {

@@ -56,8 +56,12 @@ int fp_exit_for_node(int err);
 #define FP_ROW_QUIET(T) { "quiet", 'q', NULL, FP_K_SET, offsetof(T, verbosity), 0, 0, "print errors only" }
 #define FP_ROW_VERBOSE_HELP(T, help) { "verbose", 'v', NULL, FP_K_SET, offsetof(T, verbosity), 2, 0, help }
 #define FP_ROW_VERBOSE(T) FP_ROW_VERBOSE_HELP(T, "also print each step")
-#define FP_ROW_HELP(T) { "help", 'h', NULL, FP_K_SET, offsetof(T, help), 1, 0, "print this help" }
+#define FP_ROW_HELP(T) { "help", 'h', NULL, FP_K_HELP, offsetof(T, help), 1, 0, "print this help" }
 #define FP_CONNECT_TIMEOUT_US 5000000 /* --connect-timeout's default */
+/* The shared rows' own combination, for a command's check(): --cookie and
+ * --cookie-file both given. @return FP_OPT_OK, or FP_OPT_USAGE with the
+ * sentence in detail. */
+int fp_cookie_rows_check(const char *cookie, const char *cookie_file, char *detail, size_t cap);
 /* The rest of the struct fp_command of a node command: its table is
  * options[], its functions apply, check, defaults and config_free, and its
  * config T holds node (NODE) and the shared rows' help and verbosity. */

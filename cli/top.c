@@ -7,7 +7,7 @@
  * without waiting for Enter (termios, ISIG kept: Ctrl-C is SIGINT), the
  * size comes from TIOCGWINSZ and SIGWINCH redraws. Every way out (q,
  * -n, Ctrl-C, SIGTERM, SIGHUP, an error) goes through restore_terminal()
- * first and then stops the agent as a capture does (cli/agent_ctl.c);
+ * first and then stops the agent as a capture does (capture/cap_agent.h);
  * kill -9 leaves the terminal to `reset`, and the node to the agent's own
  * monitor_node. Elsewhere one plain table per refresh on stdout.
  */
@@ -22,11 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include "agent_ctl.h"
+#include "capture_door.h"
 #include "lang.h"
 #include "msg.h"
 #include "session.h"
 #include "top_options.h"
+#include "../capture/cap_agent.h"
 #include "../node/node.h"
 #include "../sampler/sampler.h"
 #include "../top/top_view.h"
@@ -34,6 +35,7 @@
 struct top {
 	const struct top_config *cfg;
 	struct fp_node_cmd nc;   /* the node (session.h's frame) */
+	struct cap_door door;    /* the agent's stop says through it (capture_door.h) */
 	sampler_t *sampler;
 	top_view *view;
 	const char *node;
@@ -254,9 +256,9 @@ static int watch(struct top *t)
 			restore_terminal();
 			fp_error("%s", node_error(t->nc.n));
 			if (rc == NODE_ERR_AGENT_DOWN)
-				fp_agent_unloaded(t->sampler, &t->nc);
+				cap_agent_unloaded(t->sampler, t->nc.n, t->nc.node, &t->door);
 			else if (rc != NODE_ERR_LOST)
-				fp_agent_stop(t->sampler, &t->nc, cfg->rec.connect_timeout_us / 1000, NULL, NULL);
+				cap_agent_stop(t->sampler, t->nc.n, t->nc.node, cfg->rec.connect_timeout_us / 1000, NULL, NULL, &t->door);
 			return fp_exit_for_node(rc);
 		}
 		if (rc == 1)
@@ -292,20 +294,20 @@ static int watch(struct top *t)
 	}
 	restore_terminal();
 	fp_note("stopping");
-	fp_agent_stop(t->sampler, &t->nc, cfg->rec.connect_timeout_us / 1000, NULL, NULL);
+	cap_agent_stop(t->sampler, t->nc.n, t->nc.node, cfg->rec.connect_timeout_us / 1000, NULL, NULL, &t->door);
 	return 0;
 out_failed:
 	restore_terminal();
 	fp_error(t->tty ? "out of memory while drawing the view" : "cannot write the view to standard output");
-	fp_agent_stop(t->sampler, &t->nc, cfg->rec.connect_timeout_us / 1000, NULL, NULL);
+	cap_agent_stop(t->sampler, t->nc.n, t->nc.node, cfg->rec.connect_timeout_us / 1000, NULL, NULL, &t->door);
 	return t->tty ? EX_OSERR : EX_IOERR;
 }
 
 static int start(struct top *t)
 {
-	const struct fp_config *rec = &t->cfg->rec;
+	const struct cap_config *rec = &t->cfg->rec;
 	struct sampler_options so;
-	fp_agent_options(rec, &so);
+	cap_agent_options(rec, &so);
 	int e = fp_node_connect(&t->nc);
 	if (e != 0)
 		return e;
@@ -327,7 +329,13 @@ int fp_top_run(const struct top_config *cfg)
 	struct top t = { .cfg = cfg, .node = cfg->rec.node, .table = cfg->view, .share = 1000 };
 	int rc;
 	t.sort = cfg->sort < 0 ? 0 : cfg->sort;
-	fp_agent_node(&cfg->rec, &t.nc);
+	const struct cap_config *rec = &cfg->rec;
+	t.nc = (struct fp_node_cmd){
+		.node = rec->node, .node_name = rec->node_name, .cookie = rec->cookie,
+		.cookie_file = rec->cookie_file, .connect_timeout_us = rec->connect_timeout_us,
+		.compile_on_target = rec->compile_on_target,
+	};
+	fp_capture_door(&t.door, rec);
 	if ((rc = fp_node_begin(&t.nc)) != 0)
 		goto out;
 	if (!(t.view = top_view_create((unsigned)(cfg->window_us / cfg->interval_us)))) {

@@ -56,17 +56,17 @@ static const struct fp_opt options[] = {
 	{ "max-cost", 0, "PCT", K_REC, F(rec.max_cost_ppm), 0, 0,
 	  "the capture's cost budget: while the node is busy, keep sampling under PCT of its schedulers (default 1%; 0: none)" },
 	{ "force", 0, NULL, K_REC, F(rec.force), 0, 0,
-	  "sample more than the load bound allows (--top x --hz beyond " FP_LOAD_BOUND_TEXT " samples/s)" },
-	FP_ROW_COOKIE_FILE(struct fp_config),
-	FP_ROW_COOKIE(struct fp_config),
-	FP_ROW_CONNECT_TIMEOUT(struct fp_config),
+	  "sample more than the load bound allows (--top x --hz beyond " CAP_LOAD_BOUND_TEXT " samples/s)" },
+	FP_ROW_COOKIE_FILE(struct cap_config),
+	FP_ROW_COOKIE(struct cap_config),
+	FP_ROW_CONNECT_TIMEOUT(struct cap_config),
 	{ "silence-timeout", 0, "DUR", K_REC, F(rec.silence_timeout_us), 0, 0,
 	  "call the node lost after DUR without a message from it (default 15s)" },
-	FP_ROW_NODE_NAME(struct fp_config,
+	FP_ROW_NODE_NAME(struct cap_config,
 	  "our own node name on the target (default flameprof_<user>: top and a capture exclude each other)"),
-	FP_ROW_QUIET(struct fp_config),
-	FP_ROW_VERBOSE_HELP(struct fp_config, "also print each step (before and after the view)"),
-	FP_ROW_HELP(struct fp_config),
+	FP_ROW_QUIET(struct cap_config),
+	FP_ROW_VERBOSE_HELP(struct cap_config, "also print each step (before and after the view)"),
+	FP_ROW_HELP(struct cap_config),
 };
 
 static const char *const fun_sorts[] = { "self", "total", "function" };
@@ -127,7 +127,7 @@ static void defaults(void *arg)
 static int check(void *arg, char *detail, size_t cap)
 {
 	struct top_config *cfg = arg;
-	const struct fp_config *r = &cfg->rec;
+	const struct cap_config *r = &cfg->rec;
 	if (r->help)
 		return FP_OPT_OK;
 	if (cfg->sort >= 100 && cfg->view == TOP_FUNCTIONS && cfg->sort != -1)
@@ -149,14 +149,14 @@ static int check(void *arg, char *detail, size_t cap)
 		snprintf(detail, cap, "--every must be at least 100ms");
 	else if (r->connect_timeout_us < 100000 || r->silence_timeout_us < 1000000)
 		snprintf(detail, cap, "--connect-timeout must be at least 100ms and --silence-timeout at least 1s");
-	else if (r->cookie && r->cookie_file)
-		snprintf(detail, cap, "--cookie and --cookie-file cannot be used together");
+	else if (fp_cookie_rows_check(r->cookie, r->cookie_file, detail, cap) != FP_OPT_OK)
+		return FP_OPT_USAGE;
 	else if (r->top + r->npids + r->nnames == 0)
 		snprintf(detail, cap, "--top 0 with no --pid or --name leaves nothing to watch");
-	else if ((double)(r->top + r->npids + r->nnames) * r->hz > FP_LOAD_BOUND && !r->force)
+	else if ((double)(r->top + r->npids + r->nnames) * r->hz > CAP_LOAD_BOUND && !r->force)
 		snprintf(detail, cap, "--top %u at --hz %g asks for %.0f samples/s, beyond the %s the agent delivers on the node without harm; "
 			 "lower --top or --hz, or add --force", r->top, r->hz, (r->top + r->npids + r->nnames) * r->hz,
-			 FP_LOAD_BOUND_TEXT);
+			 CAP_LOAD_BOUND_TEXT);
 	else
 		return FP_OPT_OK;
 	return FP_OPT_USAGE;
@@ -189,7 +189,7 @@ const struct fp_command fp_top_command = {
 	.help_column = 26,
 	.hint_inline = 0,
 	.duration_eg = "1s",
-	FP_NODE_COMMAND(struct fp_config),
+	FP_NODE_COMMAND(struct cap_config),
 };
 
 static int top_run(void *cfg)

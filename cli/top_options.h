@@ -12,7 +12,7 @@
 #include "options.h"
 
 struct top_config {
-	struct fp_config rec;   /* first: NODE, sampling, budget, connection, -q/-v/-h */
+	struct cap_config rec;   /* first: NODE, sampling, budget, connection, -q/-v/-h */
 	int64_t interval_us;    /* --interval: one refresh */
 	int64_t window_us;      /* --window: what the shares are over */
 	unsigned iterations;    /* -n: stop after N refreshes; 0: until q or a signal */

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include "epmd_reply.h"
 #include "internal.h"
+#include "../common/near.h"
 
 #define EPMD_PORT 4369
 #define PORT_PLEASE2_REQ 122
@@ -138,6 +139,28 @@ static void known_names(struct in_addr addr, long long deadline_ms, char *out, s
 		node_epmd_names_reply(buf, (size_t)n, out, cap);
 }
 
+/* Of the names known_names() listed ("'a', 'b'": each quoted, none holds
+ * a quote), the one alive was most likely meant to be (common/near.h).
+ * @return its first byte in names, its length in *n; NULL: none is near. */
+static const char *nearest_name(const char *names, const char *alive, size_t *n)
+{
+	const char *best = NULL;
+	int best_d = -1;
+	for (const char *p = strchr(names, '\''); p; p = strchr(p, '\'')) {
+		const char *end = strchr(++p, '\'');
+		if (!end)
+			break;
+		int d = fp_near(alive, strlen(alive), p, (size_t)(end - p));
+		if (d >= 0 && (best_d < 0 || d < best_d)) {
+			best = p;
+			best_d = d;
+			*n = (size_t)(end - p);
+		}
+		p = end + 1;
+	}
+	return best;
+}
+
 static int resolve(node_t *s, struct in_addr *addr)
 {
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
@@ -183,11 +206,14 @@ int node_epmd_port(node_t *s, const char *alive, struct in_addr *addr, long long
 		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s': epmd on '%s' gave no valid answer",
 			    s->node, s->host);
 	if (port == 0) {
-		char names[256];
+		char names[256], meant[300] = "check the node name";
 		known_names(*addr, deadline_ms, names, sizeof names);
-		return node_errf(s, NODE_ERR_CONNECT,
-			    "cannot reach '%s': no node named '%s' on '%s' (epmd knows %s); check the node name",
-			    s->node, alive, s->host, names[0] ? names : "no nodes");
+		size_t mn = 0;
+		const char *m = nearest_name(names, alive, &mn);
+		if (m)
+			snprintf(meant, sizeof meant, "did you mean '%.*s@%s'?", (int)mn, m, s->host);
+		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s': no node named '%s' on '%s' (epmd knows %s); %s",
+			    s->node, alive, s->host, names[0] ? names : "no nodes", meant);
 	}
 	return port;
 }

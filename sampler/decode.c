@@ -460,13 +460,15 @@ static int samples(struct dec_tables *t, struct cur *c, struct sampler_batch *b)
 }
 
 /* {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal,
- *  DroppedTotal, Selected, SharePermille} */
+ *  DroppedTotal, Selected, SharePermille, CostPpm}; a round of 10 (no
+ * cost: 0) is read too. */
 static int round_info(struct cur *c, struct sampler_round *r)
 {
-	long long v[10];
-	if (get_tuple(c, 10) < 0)
-		return -1;
-	for (int k = 0; k < 10; k++)
+	long long v[11] = { 0 };
+	int n;
+	if (ei_decode_tuple_header(c->buf, &c->i, &n) < 0 || (n != 10 && n != 11))
+		return fail(c, "expected a tuple of 11 at byte %d", c->i);
+	for (int k = 0; k < n; k++)
 		if (get_int(c, &v[k]) < 0)
 			return -1;
 	r->start_us = v[0];
@@ -479,6 +481,7 @@ static int round_info(struct cur *c, struct sampler_round *r)
 	r->dropped_total = (uint64_t)v[7];
 	r->selected = (unsigned)v[8];
 	r->share_permille = v[9] < 0 ? 0 : v[9] > 1000 ? 1000 : (unsigned)v[9];
+	r->cost_ppm = v[10] < 0 ? 0 : v[10] > 1000000 ? 1000000 : (unsigned)v[10];
 	return 0;
 }
 

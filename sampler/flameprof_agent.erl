@@ -34,10 +34,13 @@
 %%   {fp_stopped, Proto, {Rounds, Samples, Dropped, Late, Missed}}
 %%   {fp_batch, Seq, Info, Defs, Samples}
 %%     Info = {RoundStartUs, RoundUs, LatenessUs, Asked, Answered,
-%%             LateTotal, MissedTotal, DroppedTotal, Selected, SharePermille}
+%%             LateTotal, MissedTotal, DroppedTotal, Selected, SharePermille,
+%%             CostPpm}
 %%     (Selected: the processes selected when the round began, each asked
 %%     once per round; SharePermille: the part of them sampled in each
-%%     round, 1000 unless the cost budget has lowered it)
+%%     round, 1000 unless the cost budget has lowered it; CostPpm: what
+%%     sampling cost the node over the last budget window, in millionths
+%%     of its schedulers, by the budget's model: 0 before the first window)
 %%     Defs, in order, each before its first use:
 %%       {frame, Id, Module, Function, Arity, File, Line}   (binaries, ints)
 %%       {stack, Id, [FrameId]}                              (leaf first)
@@ -138,6 +141,10 @@
             credit = 0.0,         % fractional processes owed to the next round
             turn = 0,             % where the next round's part starts
             win_start = 0, win_cost = 0,
+            %% what sampling cost over the last window, millionths of the
+            %% schedulers (the budget's model; for the status line)
+            cost_ppm = 0,
+            scheds = 1,           % schedulers online at the start
             %% the selection scan's own time, per second of the window it
             %% serves (the last scan's microseconds over --every)
             scan_per_s = 0.0,
@@ -211,6 +218,7 @@ init(Opts) ->
                    next_select = Now,
                    dict_key = dict_key_supported(), lock = Lock, guardian = Guardian,
                    budget_us = MaxCostPpm * erlang:system_info(schedulers_online),
+                   scheds = erlang:system_info(schedulers_online),
                    win_start = Now},
             Missing = [T || T <- Pids, not is_pid(to_pid(T)) orelse
                                            not is_process_alive(to_pid(T))] ++
@@ -567,7 +575,7 @@ round(S0, Now) ->
     Asked = length(Ask) + length(Cheap),
     Info = {Now, End - Now, max(0, Lateness), Asked, Asked - Left,
             S1#s.late, S1#s.missed, S1#s.dropped, Selected,
-            round(S1#s.share * 1000)},
+            round(S1#s.share * 1000), S1#s.cost_ppm},
     S2 = send_batch(S1#s{pending = []}, Info, Samples),
     budget_check(S2#s{next_round = Deadline, next_slot = NextSlot,
                       rounds = S2#s.rounds + 1}, End).
@@ -762,12 +770,13 @@ cheap(T, Idx, Code, Info, S, Last) ->
 %% each round; when the node has room again, or the cost is well under
 %% budget, it takes the part back up step by step. The part goes to the
 %% C-node with each batch, which says it in the status line and summary.
-budget_check(#s{budget_us = 0} = S, _Now) -> S;
+%% Without a budget (--max-cost 0) the window still counts the cost, for
+%% the status line.
 budget_check(#s{win_start = T0} = S, Now) when Now - T0 < ?BUDGET_WINDOW_US -> S;
+budget_check(#s{budget_us = 0} = S, Now) ->
+    S#s{cost_ppm = round(cost_per_s(S, Now) / S#s.scheds), win_start = Now, win_cost = 0};
 budget_check(S, Now) ->
-    Secs = (Now - S#s.win_start) / 1000000,
-    %% the samples, and the selection scan spread over its window
-    CostPerSec = S#s.win_cost / Secs + S#s.scan_per_s,
+    CostPerSec = cost_per_s(S, Now),
     Wall = sched_wall(S#s.budget_us),
     Busy = utilization(S#s.sched_wall, Wall) >= ?BUSY,
     Share = S#s.share,
@@ -778,7 +787,14 @@ budget_check(S, Now) ->
               CostPerSec < 0.5 * S#s.budget_us -> min(1.0, Share * 1.25);
               true -> Share
           end,
-    S#s{share = New, win_start = Now, win_cost = 0, sched_wall = Wall, node_busy = Busy}.
+    S#s{share = New, win_start = Now, win_cost = 0, sched_wall = Wall, node_busy = Busy,
+        cost_ppm = round(CostPerSec / S#s.scheds)}.
+
+%% What sampling cost per second over the window, in microseconds: the
+%% samples, and the selection scan spread over its window.
+cost_per_s(S, Now) ->
+    Secs = (Now - S#s.win_start) / 1000000,
+    S#s.win_cost / Secs + S#s.scan_per_s.
 
 %% The workers to ask this round: all of them at a share of 1, else the
 %% share's part of them, taken in turn so that every selected process is

@@ -41,6 +41,8 @@ struct sampler_round {
 	uint64_t missed_total;     /* rounds skipped because the agent fell behind */
 	uint64_t dropped_total;    /* samples the agent dropped (nosuspend) */
 	unsigned share_permille;   /* part of the selected asked per round (cost budget) */
+	unsigned cost_ppm;         /* what sampling cost the node over the agent's last second, in
+	                              millionths of its schedulers (the budget's model); 0 before */
 };
 
 struct sampler_batch {

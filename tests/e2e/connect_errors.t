@@ -105,6 +105,14 @@ is "$FP_RC" 69 "unknown node: exit 69"
 sentence unknown_node "no node named 'nosuch_$$'.*epmd knows .*'$alive'"
 in_time unknown_node
 
+# a node name one letter off one epmd knows: the same status, and the
+# sentence offers the name meant
+fpx near_node --cookie-file "$T_DIR/cookie" "${alive}x@127.0.0.1"
+is "$FP_RC" 69 "a mistyped node: exit 69, as any unknown node"
+check "a mistyped node: one sentence offers the node epmd knows" \
+	grep -qx "flameprof: cannot reach '${alive}x@127.0.0.1': no node named '${alive}x' on '127.0.0.1' (epmd knows .*'$alive'.*); did you mean '$alive@127.0.0.1'?" "$T_DIR/near_node.err"
+check "a mistyped node: that is all it says" test "$(wc -l < "$T_DIR/near_node.err")" -eq 1
+
 port=
 for _ in $(seq 20); do
 	p=$(( 40000 + RANDOM % 20000 ))
@@ -151,6 +159,9 @@ usage --hz 0
 usage --top -1
 usage --every 1x
 usage --compress lz4
+usage --durration 5s
+check "a mistyped option: one sentence offers the option meant, exit 64 as any unknown option" \
+	grep -qx "flameprof: unknown option '--durration'; did you mean '--duration'?" "$T_DIR/usage.err"
 
 check "the cookie text never appears in any output" test -z "$(grep -F "$T_COOKIE" "$T_DIR/all_output")"
 check "the node is left as it was" node_clean "$NODE"

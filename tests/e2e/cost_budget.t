@@ -24,7 +24,7 @@ check "defaults: ... to less than all of them (${least:-none}%)" test "${least:-
 set -- $(rates)
 diag "defaults: $1 of $2 samples/s requested"
 check "defaults: fewer samples than requested were delivered ($1 of $2/s)" test "${1:-0}" -gt 0 -a "${1:-0}" -lt "${2:-0}"
-check "defaults: the status line shows the budget" grep -q "samples/s (budget [0-9]*%), dropped [0-9]*, late [0-9]*, " "$T_DIR/fp.err"
+check "defaults: the status line shows the budget" grep -q "samples/s (budget [0-9]*%), cost [0-9.]*%, dropped [0-9]*, late [0-9]*, " "$T_DIR/fp.err"
 first=$(ls "$T_DIR"/default/flameprof_*.perf.zst | head -1)
 last=$(ls "$T_DIR"/default/flameprof_*.perf.zst | tail -1)
 check "defaults: the first file's settings line records the budget, all of the selected at its start" \

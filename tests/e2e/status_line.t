@@ -8,9 +8,18 @@ start_epmd && compile_workloads && start_node status "fp_busy:start(4)" || exit 
 
 fp --test-fake-tty --duration 3s --top 10 -o "$T_DIR/tty" "$NODE"
 is "$FP_RC" 0 "a run with a (fake) terminal exits 0"
-redraws=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^$NODE: [0-9]* process\(es\)\?, [0-9]*/[0-9]* samples/s\( (budget [0-9]*%)\)\?, dropped [0-9]*, late [0-9]*, ")
+redraws=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^$NODE: [0-9]:[0-9][0-9], [0-9]:[0-9][0-9] left, [0-9]* process\(es\)\?, [0-9]*/[0-9]* samples/s\( (budget [0-9]*%)\)\?, cost [0-9]*\.[0-9][0-9]%, dropped [0-9]*, late [0-9]*, ")
 check "the status line is redrawn in place, several times ($redraws)" test "$redraws" -ge 3
-sel=$(tr '\r' '\n' < "$T_DIR/fp.err" | sed -n "s/^$NODE: \([0-9]*\) process.*/\1/p" | sort -n | tail -1)
+# the time sampled and the time left add up to --duration (3 s), give or
+# take the second each is cut to
+spans=$(tr '\r' '\n' < "$T_DIR/fp.err" | sed -n "s/^$NODE: 0:0\([0-9]\), 0:0\([0-9]\) left, .*/\1 \2/p" | awk '{ s = $1 + $2; if (s < 2 || s > 3) bad++ } END { print NR - bad, NR }')
+check "it shows the time sampled and the time left of --duration 3s ($spans of the lines add up)" \
+	test "${spans% *}" = "${spans#* }" -a "${spans#* }" -ge 3
+cost=$(tr '\r' '\n' < "$T_DIR/fp.err" | sed -n "s/^$NODE: .*, cost \([0-9.]*\)%, .*/\1/p" | sort -n | tail -1)
+check "it shows what sampling costs the node, by the agent's own figure, once it has one (${cost:-none}%)" \
+	awk -v c="${cost:-0}" 'BEGIN { exit !(c > 0 && c < 100) }'
+check "the summary says what late means" sh -c "tr '\\r' '\\n' < '$T_DIR/fp.err' | grep -q '^flameprof: [0-9]* samples in .*, late [0-9]* (answered after their round), rounds'"
+sel=$(tr '\r' '\n' < "$T_DIR/fp.err" | sed -n "s/^$NODE: [^,]*,\( [0-9:]* left,\)\? \([0-9]*\) process.*/\2/p" | sort -n | tail -1)
 check "it says how many processes are selected: the 5 busy ones at least (${sel:-none})" test "${sel:-0}" -ge 5 -a "${sel:-0}" -le 10
 check "it names the file being written (its end, the time it started, when the line is too narrow)" grep -q ", \(\.\.\.\)\?[^ ]*Z\.perf\.zst" "$T_DIR/fp.err"
 last=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -v '^ *$' | grep -c "samples in .* requested")

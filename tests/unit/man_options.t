@@ -13,10 +13,14 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fp_man.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# The option names (-x, --name) in --help's left column, one a line, sorted.
+# The option names (-x, --name) in the left column of --help all (the
+# whole table; a command without a brief help prints the same for --help),
+# one a line, sorted.
+names_of() {
+	sed -nE 's/^  (-([A-Za-z]), |    )--([A-Za-z][A-Za-z-]*).*/-\2 --\3/p' | tr ' ' '\n' | grep -vx -- - | sort
+}
 from_help() {
-	"$fp" "$@" --help | sed -nE 's/^  (-([A-Za-z]), |    )--([A-Za-z][A-Za-z-]*).*/-\2 --\3/p' |
-		tr ' ' '\n' | grep -vx -- - | sort
+	"$fp" "$@" --help all | names_of
 }
 # ... on the .TP entries of the man page section named $1, up to the next .SH
 # (an entry may name several options: ".BI \-\-pid " PID" "\fR, \fB\-\-new"").
@@ -40,9 +44,46 @@ check() { # description, command (report) section
 		diff "$tmp/help" "$tmp/man" | sed 's/^/#   /'
 	fi
 }
-echo "1..5"
+echo "1..9"
 check "record: the table and the OPTIONS section agree" "" OPTIONS
 check "report: the table and the REPORT section agree" report REPORT
 check "calls: the table and the CALLS section agree" calls CALLS
 check "requests: the table and the REQUESTS section agree" requests REQUESTS
 check "top: the table and the TOP section agree" top TOP
+
+# The capture's --help is the screen a newcomer meets: one screen of 80
+# columns, naming only options of the table; the whole table behind
+# --help all, wrapped to 80 columns too.
+"$fp" --help > "$tmp/brief"
+lines=$(wc -l < "$tmp/brief")
+wide=$(awk 'length($0) > 80' "$tmp/brief" | wc -l)
+n=$((n + 1))
+if [ "$lines" -le 24 ] && [ "$wide" -eq 0 ]; then
+	echo "ok $n - record --help: one screen ($lines lines, none wider than 80 columns)"
+else
+	echo "not ok $n - record --help: one screen ($lines lines of at most 24, $wide wider than 80 columns)"
+fi
+names_of < "$tmp/brief" > "$tmp/brief.names"
+from_help > "$tmp/all.names"
+n=$((n + 1))
+if [ -s "$tmp/brief.names" ] && [ -z "$(comm -23 "$tmp/brief.names" "$tmp/all.names")" ]; then
+	echo "ok $n - record --help names $(wc -l < "$tmp/brief.names") option names, each one of the table"
+else
+	echo "not ok $n - record --help names only options of the table"
+	comm -23 "$tmp/brief.names" "$tmp/all.names" | sed 's/^/#   not in the table: /'
+fi
+n=$((n + 1))
+wide=$("$fp" --help all | awk 'length($0) > 80' | wc -l)
+if [ "$wide" -eq 0 ]; then
+	echo "ok $n - record --help all: no line wider than 80 columns"
+else
+	echo "not ok $n - record --help all: $wide lines wider than 80 columns"
+fi
+n=$((n + 1))
+"$fp" --help=all > "$tmp/eq"
+"$fp" --help all > "$tmp/sp"
+if cmp -s "$tmp/eq" "$tmp/sp" && ! cmp -s "$tmp/sp" "$tmp/brief"; then
+	echo "ok $n - --help=all and --help all print the whole table, not the brief help"
+else
+	echo "not ok $n - --help=all and --help all print the whole table, not the brief help"
+fi

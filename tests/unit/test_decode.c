@@ -98,14 +98,14 @@ static void sample(ei_x_buff *x, long long time, long long idx, long long status
 
 /* {fp_batch, Seq, Info, Defs, Samples}, up to the Defs list header.
  * Info: {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal,
- * DroppedTotal, Selected, SharePermille}. */
+ * DroppedTotal, Selected, SharePermille, CostPpm}. */
 static void batch_begin(ei_x_buff *x, long long seq, long long asked, int ndefs)
 {
 	x_new(x);
 	tup(x, 5); atom(x, "fp_batch"); lng(x, seq);
-	tup(x, 10);
+	tup(x, 11);
 	lng(x, 1700000000000000LL); lng(x, 1234); lng(x, 56); lng(x, asked); lng(x, asked ? asked - 1 : 0);
-	lng(x, 7); lng(x, 8); lng(x, 9); lng(x, 10); lng(x, 1000);
+	lng(x, 7); lng(x, 8); lng(x, 9); lng(x, 10); lng(x, 1000); lng(x, 3100);
 	lst(x, ndefs);
 }
 
@@ -235,6 +235,9 @@ static void test_reference_batch(void)
 	is_int(b->round.late_total, 7, "late total");
 	is_int(b->round.missed_total, 8, "missed total");
 	is_int(b->round.dropped_total, 9, "dropped total");
+	is_int(b->round.selected, 10, "selected");
+	is_int(b->round.share_permille, 1000, "the budget's part");
+	is_int(b->round.cost_ppm, 3100, "the cost, millionths of the schedulers");
 	if (b->nsamples != 2) {
 		ei_x_free(&x);
 		dec_free(&t);
@@ -661,6 +664,23 @@ static void test_arities(void)
 	nil(&x); nil(&x);
 	is_int(decx(&t, &x, &r), -1, "a round info of 8 is refused");
 	ei_x_free(&x);
+	x_new(&x);
+	tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
+	tup(&x, 12); for (int k = 0; k < 12; k++) lng(&x, k + 1);
+	nil(&x); nil(&x);
+	is_int(decx(&t, &x, &r), -1, "a round info of 12 is refused");
+	ei_x_free(&x);
+	/* a round of 10, as agents before the cost was sent: read, cost 0;
+	 * a cost past all the schedulers is cut to them */
+	for (int n = 10; n <= 11; n++) {
+		x_new(&x);
+		tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
+		tup(&x, n); for (int k = 0; k < n; k++) lng(&x, k < 10 ? k + 1 : 5000000);
+		nil(&x); nil(&x);
+		is_int(decx(&t, &x, &r), DEC_BATCH, "a round info of %d is read (%s)", n, err);
+		is_int(r.batch.round.cost_ppm, n == 10 ? 0 : 1000000, "round of %d: its cost", n);
+		ei_x_free(&x);
+	}
 	x_new(&x);
 	tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
 	tup(&x, 10); for (int k = 0; k < 10; k++) lng(&x, k + 1);

@@ -163,6 +163,9 @@ static const struct fp_opt NOPTS[] = {
 	{ "names", 0, "LANG", FP_K_NAMES, NF(lang), 0, 0, "a spelling" },
 	{ "own", 0, NULL, N_OWN, 0, 0, 0, "the command's own" },
 	{ "verbose", 'v', NULL, FP_K_SET, NF(verbosity), 2, 0, "more" },
+	{ "help", 'h', NULL, FP_K_HELP, NF(help), 1, 0, "this help" },
+	{ "a-rather-long-option", 0, "VALUE", FP_K_STR, NF(s), 0, 0,
+	  "a help text long enough to be wrapped over two lines at thirty-six columns" },
 };
 
 static int napply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled, char *detail,
@@ -252,6 +255,75 @@ static void test_main(void)
 	ok(!last.defaulted && c.freed == 1, "run() is not called; the config is freed");
 }
 
+/* "did you mean": a long name near one of the table's visible rows */
+static void test_near(void)
+{
+	struct tcfg c;
+	char d[256];
+	is_int(parse(&c, d, "--naem", NULL), FP_OPT_USAGE, "a mistyped option is still refused");
+	is_str(d, "unknown option '--naem' (did you mean '--name'?)", "... and the one meant is offered (before the inline hint)");
+	parse(&c, d, "--cuont=3", NULL);
+	is_str(d, "unknown option '--cuont' (did you mean '--count'?)", "... also with its value attached");
+	parse(&c, d, "--quie", NULL);
+	is_str(d, "unknown option '--quie' (did you mean '--quiet'?)", "a beginning of a name");
+	parse(&c, d, "--secre", NULL);
+	is_str(d, "unknown option '--secre'", "a hidden row is never offered");
+	parse(&c, d, "--xyzzy", NULL);
+	is_str(d, "unknown option '--xyzzy'", "nothing near: nothing offered");
+}
+
+/* --help all, --help=all, and the whole table wrapped to the command's columns */
+static void test_help_all(void)
+{
+	static const struct fp_command B = {
+		.name = "tool b", .synopsis = "usage: all\n", .epilog = "end\n", .help_column = 8, .wrap = 36,
+		.brief = "usage: brief\n", .opts = NOPTS, .nopts = sizeof NOPTS / sizeof NOPTS[0],
+		.apply = napply, .duration_eg = "7s", .defaults = ndefaults, .free = nfree,
+		.node_field = NF(node), .help_field = NF(help), .verbosity_field = NF(verbosity),
+	};
+	struct ncfg c;
+	char d[256];
+	char *a1[] = { "b", "--help", "all", NULL }, *a2[] = { "b", "--help=all", NULL }, *a3[] = { "b", "-h", NULL },
+	     *a4[] = { "b", "--help=x", NULL }, *a5[] = { "b", "--help", "a@h", NULL };
+	ndefaults(&c);
+	is_int(fp_opt_parse(&B, 3, a1, &c, d, sizeof d), FP_OPT_OK, "--help all parses");
+	ok(c.help == 2 && !c.node, "... the word is the option's, not a node");
+	ndefaults(&c);
+	fp_opt_parse(&B, 2, a2, &c, d, sizeof d);
+	is_int(c.help, 2, "--help=all too");
+	ndefaults(&c);
+	fp_opt_parse(&B, 2, a3, &c, d, sizeof d);
+	is_int(c.help, 1, "-h alone: the brief help");
+	ndefaults(&c);
+	is_int(fp_opt_parse(&B, 2, a4, &c, d, sizeof d), FP_OPT_USAGE, "--help=x is refused");
+	ndefaults(&c);
+	fp_opt_parse(&B, 3, a5, &c, d, sizeof d);
+	ok(c.help == 1 && c.node && !strcmp(c.node, "a@h"), "--help NODE: the node stays an operand");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	fp_opt_help_all(&B, f, 0);
+	fclose(f);
+	is_str(buf, "usage: brief\n", "--help: the brief help alone");
+	free(buf);
+	f = open_memstream(&buf, &len);
+	fp_opt_help_all(&B, f, 1);
+	fclose(f);
+	ok(strstr(buf, "usage: all\n") == buf && strstr(buf, "end\n"), "--help all: synopsis, the table, epilog");
+	ok(strstr(buf, "      --a-rather-long-option VALUE\n           a help text long enough\n"
+		       "           to be wrapped over two\n           lines at thirty-six\n           columns\n") != NULL,
+	   "a row wider than its column: its text on the lines below, wrapped to 36 columns");
+	int wide = 0;
+	for (char *l = buf, *e; *l; l = e + 1) {
+		e = strchr(l, '\n');
+		if (!e)
+			break;
+		wide += e - l > 36;
+	}
+	is_int(wide, 0, "no line wider than 36 columns");
+	free(buf);
+}
+
 int main(void)
 {
 	subtest("spellings", test_spellings);
@@ -259,5 +331,7 @@ int main(void)
 	subtest("--help", test_help);
 	subtest("the engine's kinds and NODE", test_kinds);
 	subtest("fp_opt_main", test_main);
+	subtest("did you mean", test_near);
+	subtest("--help all, and the table wrapped", test_help_all);
 	return done_testing();
 }

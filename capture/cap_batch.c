@@ -1,10 +1,10 @@
-/* batch_out.c - see batch_out.h. */
+/* cap_batch.c - see cap_batch.h. */
 #include <stdlib.h>
 #include <string.h>
-#include "batch_out.h"
+#include "cap_batch.h"
 #include "../common/grow.h"
 
-int fp_batch_out_init(struct fp_batch_out *o, fmt_ctx *fmt, rot_t *rot)
+int cap_batch_init(struct cap_batch *o, fmt_ctx *fmt, rot_t *rot)
 {
 	memset(o, 0, sizeof *o);
 	o->fmt = fmt;
@@ -21,7 +21,7 @@ static int by_time(const void *a, const void *b)
 	return (x->time_us > y->time_us) - (x->time_us < y->time_us);
 }
 
-int fp_batch_write(struct fp_batch_out *o, const struct fp_sample *s, size_t n)
+int cap_batch_write(struct cap_batch *o, const struct fp_sample *s, size_t n)
 {
 	if (fp_grow((void **)&o->order, &o->order_cap, n, sizeof *o->order, 64) != 0)
 		return ROT_ERR_NOMEM;
@@ -48,7 +48,7 @@ int fp_batch_write(struct fp_batch_out *o, const struct fp_sample *s, size_t n)
 	return 0;
 }
 
-void fp_batch_out_free(struct fp_batch_out *o)
+void cap_batch_free(struct cap_batch *o)
 {
 	free(o->buf);
 	free(o->order);

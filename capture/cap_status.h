@@ -1,24 +1,28 @@
 /*
- * status.h - what the user sees while a capture runs and when it ends.
+ * cap_status.h - what the user sees while a capture runs and when it ends,
+ * counted and worded here, drawn by the front door (capture.h's door).
  *
  * On a terminal (and in the foreground) a status line redrawn about five
- * times a second: achieved vs requested samples/s (processes selected x
- * --hz), dropped, late, the cost budget's share when it is lowered, bytes
- * written, current file.
+ * times a second: the time sampled (and left, with --duration), achieved
+ * vs requested samples/s (processes selected x --hz), the cost budget's
+ * share when it is lowered, what sampling costs the node (the agent's
+ * figure), dropped, late (answers after their round), bytes written,
+ * current file.
  * Elsewhere (cron) a plain line a minute. Falling behind is reported as
  * py-spy does: only when it matters, at most once a minute.
  */
-#ifndef FP_STATUS_H
-#define FP_STATUS_H
+#ifndef CAP_STATUS_H
+#define CAP_STATUS_H
 
 #include <stdint.h>
-#include "options.h"
+#include "cap_config.h"
+#include "cap_door.h"
 #include "../rotate/rotate.h"
 #include "../sampler/sampler.h"
 
-#define FP_HIST_BUCKETS 128
+#define CAP_HIST_BUCKETS 128
 
-struct fp_status_state {
+struct cap_status {
 	int live;                    /* redraw a status line */
 	int plain;                   /* print a plain line now and then */
 	long long start_ms, last_draw_ms, last_plain_ms, last_warn_ms, window_ms;
@@ -33,30 +37,34 @@ struct fp_status_state {
 	unsigned last_selected;      /* processes selected at the last round */
 	unsigned selected_min, selected_max; /* over the rounds so far (min: UINT_MAX before) */
 	uint64_t dropped, late, missed;
-	uint64_t hist[FP_HIST_BUCKETS]; /* round durations, log scale */
+	uint64_t hist[CAP_HIST_BUCKETS]; /* round durations, log scale */
 	unsigned share;              /* the cost budget's part of the selected, permille */
+	unsigned cost_ppm;           /* what sampling cost the node over the agent's last second,
+	                                millionths of its schedulers (its budget's model) */
+	long long duration_ms;       /* --duration; 0: until stopped */
 	unsigned share_min;          /* its lowest so far */
 	double budget_us;            /* target time spent under a share below 1000 */
 	const char *node;
+	const struct cap_door *door; /* the voice and the line; not owned */
 	int multi;                   /* one of several nodes: the summary names it, says no "open them" */
 };
 
-void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg);
+void cap_status_init(struct cap_status *st, const struct cap_config *cfg, const struct cap_door *door);
 /* Sampling has begun: rates are counted from here, not from connecting. */
-void fp_status_sampling(struct fp_status_state *st);
+void cap_status_sampling(struct cap_status *st);
 /* Stopping has begun: the summary's rates end here. */
-void fp_status_stopping(struct fp_status_state *st);
-void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b);
-void fp_status_tick(struct fp_status_state *st, const rot_t *rot);
-/* Several nodes (cli/run.c): each node's window moved on (its rates), then
+void cap_status_stopping(struct cap_status *st);
+void cap_status_batch(struct cap_status *st, const struct sampler_batch *b);
+void cap_status_tick(struct cap_status *st, const rot_t *rot);
+/* Several nodes (capture.c): each node's window moved on (its rates), then
  * one line for them all: the total over the nodes still sampling (live[k]),
  * and with verbose each node's rate too; drawn on sts[0]'s schedule. */
-void fp_status_tick_nodes(struct fp_status_state *const *sts, const rot_t *const *rots, const int *live, size_t n,
+void cap_status_tick_nodes(struct cap_status *const *sts, const rot_t *const *rots, const int *live, size_t n,
 			  int verbose);
 /* The closing summary: where the files are and how to open them. */
-void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struct fp_config *cfg,
+void cap_status_summary(struct cap_status *st, const rot_t *rot, const struct cap_config *cfg,
 		       const uint64_t written[FP_STATUS_COUNT], const uint64_t hidden[FP_STATUS_COUNT]);
 /* Round duration at percentile p (0..100), in microseconds. */
-double fp_status_percentile(const struct fp_status_state *st, double p);
+double cap_status_percentile(const struct cap_status *st, double p);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * run.c - one capture: sampler -> formatter -> rotate, until told to stop,
+ * capture.c - one capture: sampler -> formatter -> rotate, until told to stop,
  * on one node or several at once (NODE..., --cluster).
  *
  * Each node has its own connection, agent, formatter and files (struct
@@ -12,20 +12,16 @@
  * flushes, closes and renames.
  */
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 #include <time.h>
-#include <unistd.h>
-#include "agent_ctl.h"
-#include "batch_out.h"
-#include "msg.h"
-#include "run.h"
-#include "session.h"
-#include "cookie_files.h"
-#include "status.h"
+#include "cap_agent.h"
+#include "cap_batch.h"
+#include "cap_internal.h"
+#include "cap_status.h"
+#include "capture.h"
+#include "../common/clock.h"
 #include "../common/names.h"
 #include "../formatter/formatter.h"
 #include "../index/index.h"
@@ -46,16 +42,19 @@ struct at_start {
 
 /* One node's capture. */
 struct run {
-	const struct fp_config *cfg;
-	struct fp_node_cmd nc;
+	const struct cap_config *cfg;
+	const struct cap_door *door;
+	const char *given;      /* the node as given (NODE, or --cluster's discovery) */
+	const char *ck;         /* its cookie (the door's), until wiped */
+	node_t *n;              /* once connected */
 	fmt_ctx *fmt;
 	sampler_t *sampler;
 	rot_t *rot;
 	ix_writer *index;
-	struct fp_batch_out out; /* formatter -> rotate */
-	struct fp_status_state status;
+	struct cap_batch out; /* formatter -> rotate */
+	struct cap_status status;
 	struct at_start header; /* what the next file's header says of the moment it began */
-	const char *node;       /* the node's own name (node()), once connected; cfg->node before */
+	const char *node;       /* the node's own name (node()), once connected; given before */
 	const char *names;      /* "elixir" or "erlang" for the header (--names), NULL: nothing */
 	char own[MAXATOMLEN_UTF8]; /* node's text once connected: it outlives the connection */
 	int sampling;           /* the agent runs and its batches are read */
@@ -65,9 +64,31 @@ struct run {
 
 static int set_header(struct run *r, const struct at_start *now);
 
-static int exit_for_rotate(int err)
+static int rc_for_rotate(int err)
 {
-	return err == ROT_ERR_DIR ? EX_CANTCREAT : err == ROT_ERR_NOMEM ? EX_OSERR : EX_IOERR;
+	return err == ROT_ERR_DIR ? CAP_E_CANTCREAT : err == ROT_ERR_NOMEM ? CAP_E_NOMEM : CAP_E_IO;
+}
+
+/* What a negative enum node_err means for the capture's end. */
+static int rc_for_node(int err)
+{
+	switch (err) {
+	case NODE_ERR_USAGE: return CAP_E_USAGE;
+	case NODE_ERR_COOKIE: return CAP_E_COOKIE;
+	case NODE_ERR_LOST: return CAP_E_LOST;
+	case NODE_ERR_PROTO: return CAP_E_PROTOCOL;
+	case NODE_ERR_NOMEM: return CAP_E_NOMEM;
+	case NODE_ERR_AGENT_DOWN: return CAP_E_AGENT_DOWN;
+	case NODE_ERR_LOCAL: return CAP_E_CANTCREAT;
+	default: return CAP_E_NODE;
+	}
+}
+
+/* Says the node's sentence for a negative enum node_err e. @return its CAP_E_*. */
+static int node_fail(struct run *r, int e)
+{
+	cap_say(r->door, CAP_SAY_ERROR, "%s", node_error(r->n));
+	return rc_for_node(e);
 }
 
 /* The delivered share of the requested rate has moved by 5 points or more. */
@@ -81,7 +102,7 @@ static int moved(const struct at_start *a, const struct at_start *b)
 /* Writes a batch in time order. @return 0 or a negative rot_err. */
 static int write_batch(struct run *r, const struct sampler_batch *b)
 {
-	fp_status_batch(&r->status, b);
+	cap_status_batch(&r->status, b);
 	/* Each new file says in its header how many processes were selected,
 	 * how much the budget sampled and how much was delivered when it
 	 * began; the header is made again when any has moved (a failed update
@@ -91,7 +112,7 @@ static int write_batch(struct run *r, const struct sampler_batch *b)
 				r->status.last_selected };
 	if (now.share != r->header.share || now.selected != r->header.selected || moved(&r->header, &now))
 		(void)set_header(r, &now);
-	return fp_batch_write(&r->out, b->samples, b->nsamples);
+	return cap_batch_write(&r->out, b->samples, b->nsamples);
 }
 
 static int batch_sink(void *ctx, const struct sampler_batch *b)
@@ -100,15 +121,16 @@ static int batch_sink(void *ctx, const struct sampler_batch *b)
 }
 
 /* Stops the agent and waits (bounded) for its last batch and its goodbye
- * (cli/agent_ctl.c). Writing errors here are reported by the caller; the
+ * (cap_agent.c). Writing errors here are reported by the caller; the
  * node comes first. */
 static int stop_agent(struct run *r, int write)
 {
-	fp_status_stopping(&r->status);
-	return fp_agent_stop(r->sampler, &r->nc, r->cfg->connect_timeout_us / 1000, write ? batch_sink : NULL, r);
+	cap_status_stopping(&r->status);
+	return cap_agent_stop(r->sampler, r->n, r->given, r->cfg->connect_timeout_us / 1000, write ? batch_sink : NULL, r,
+			      r->door);
 }
 
-static void settings_text(const struct fp_config *cfg, const struct at_start *at, const char *names,
+static void settings_text(const struct cap_config *cfg, const struct at_start *at, const char *names,
 			  char *out, size_t cap)
 {
 	char statuses[128] = "";
@@ -147,7 +169,7 @@ static void settings_text(const struct fp_config *cfg, const struct at_start *at
 			 at->rate, at->requested);
 }
 
-static void header_text(const struct fp_config *cfg, const char *node, const struct at_start *at,
+static void header_text(const struct cap_config *cfg, const char *node, const struct at_start *at,
 			const char *names, char *out, size_t cap)
 {
 	char settings[1024];
@@ -181,17 +203,17 @@ static void adopted_one(void *ctx, const char *from, const char *to, long long b
 
 /* The files that runs which died (kill -9) left under their dot-names in
  * the directory get their final names: report and retention see them. */
-static void adopt_dead(const char *dir)
+static void adopt_dead(const struct cap_door *door, const char *dir)
 {
 	struct adopted a = { 0 };
 	if (rot_adopt_dead(dir, adopted_one, &a) > 0)
-		fp_warn("%d file(s) of runs that died before finishing them (%lld bytes, e.g. '%s') renamed from their dot-names in '%s'; report sees them now",
+		cap_say(door, CAP_SAY_WARN, "%d file(s) of runs that died before finishing them (%lld bytes, e.g. '%s') renamed from their dot-names in '%s'; report sees them now",
 			a.n, a.bytes, a.first, dir);
 }
 
 static int open_output(struct run *r, const char *node)
 {
-	const struct fp_config *cfg = r->cfg;
+	const struct cap_config *cfg = r->cfg;
 	char header[4096];
 	r->header = (struct at_start){ .share = 1000 };
 	header_text(cfg, node, &r->header, r->names, header, sizeof header);
@@ -209,10 +231,10 @@ static int open_output(struct run *r, const char *node)
 	}
 	int e = rot_open(&r->rot, &ro);
 	if (e < 0) {
-		fp_error("%s; choose another directory with -o DIR", rot_error(r->rot));
-		return exit_for_rotate(e);
+		cap_say(r->door, CAP_SAY_ERROR, "%s; choose another directory with -o DIR", rot_error(r->rot));
+		return rc_for_rotate(e);
 	}
-	adopt_dead(ro.dir && *ro.dir ? ro.dir : ".");
+	adopt_dead(r->door, ro.dir && *ro.dir ? ro.dir : ".");
 	r->out.rot = r->rot;
 	return 0;
 }
@@ -225,48 +247,60 @@ static int pick_names(struct run *r)
 	int elixir = r->cfg->lang == FP_NAMES_ELIXIR;
 	/* a node that cannot say is taken for an Erlang one: the files are
 	 * the same either way, and `report --names elixir` still draws them */
-	if (r->cfg->lang == FP_NAMES_AUTO && node_runs_elixir(r->nc.n, &elixir) < 0)
+	if (r->cfg->lang == FP_NAMES_AUTO && node_runs_elixir(r->n, &elixir) < 0)
 		elixir = 0;
 	r->names = elixir ? "elixir" : r->cfg->lang == FP_NAMES_ERLANG ? "erlang" : NULL;
 	if (elixir)
-		fp_note("the node runs Elixir: 'flameprof report' draws Elixir's names (--names erlang for Erlang's)");
+		cap_say(r->door, CAP_SAY_NOTE, "the node runs Elixir: 'flameprof report' draws Elixir's names (--names erlang for Erlang's)");
 	if (r->names)
 		(void)set_header(r, &r->header); /* out of memory: the header stays as it was */
 	return 0;
 }
 
-/* Connects (unless --cluster's discovery already did). @return 0 or an
- * exit status once said. */
+/* Connects (unless --cluster's discovery already did), then has the
+ * cookie wiped when it serves no other node. @return 0 or a CAP_E_* once
+ * said. */
 static int connect_only(struct run *r)
 {
-	return r->nc.n ? 0 : fp_node_connect(&r->nc);
+	if (r->n)
+		return 0;
+	struct node_options no = {
+		.node = r->given, .cookie = r->ck, .alive = r->cfg->node_name,
+		.connect_timeout_ms = (int)(r->cfg->connect_timeout_us / 1000),
+		.compile_on_target = r->cfg->compile_on_target,
+	};
+	cap_say(r->door, CAP_SAY_NOTE, "connecting to '%s'", r->given);
+	int e = node_connect(&r->n, &no);
+	if (!r->status.multi)
+		r->door->wipe(r->door->arg);
+	return e < 0 ? node_fail(r, e) : 0;
 }
 
 /* Loads and starts the agent on the connected node. @return 0 or an exit
  * status once said. */
 static int start_agent(struct run *r)
 {
-	const struct fp_config *cfg = r->cfg;
+	const struct cap_config *cfg = r->cfg;
 	struct sampler_options so;
-	fp_agent_options(cfg, &so);
+	cap_agent_options(cfg, &so);
 	int e = pick_names(r);
 	if (e == 0) {
-		fp_note("connected to '%s'; loading the agent", r->nc.node);
-		e = sampler_start(&r->sampler, r->nc.n, &so);
+		cap_say(r->door, CAP_SAY_NOTE, "connected to '%s'; loading the agent", r->given);
+		e = sampler_start(&r->sampler, r->n, &so);
 	}
 	if (e < 0)
-		return fp_node_fail(&r->nc, e);
+		return node_fail(r, e);
 	/* Files are named after the node's own name, so that one node reached
 	 * as rabbit@vm and as rabbit@127.0.0.1 writes one series of files. */
-	snprintf(r->own, sizeof r->own, "%s", node_own_name(r->nc.n));
+	snprintf(r->own, sizeof r->own, "%s", node_own_name(r->n));
 	r->node = r->status.node = r->own;
-	if (strcmp(r->node, r->nc.node) != 0) {
-		fp_note("'%s' calls itself '%s'; the files are named after that", r->nc.node, r->node);
+	if (strcmp(r->node, r->given) != 0) {
+		cap_say(r->door, CAP_SAY_NOTE, "'%s' calls itself '%s'; the files are named after that", r->given, r->node);
 		(void)rot_set_node(r->rot, r->node); /* no file is open yet */
 		(void)set_header(r, &r->header);
 	}
-	fp_note("sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", r->nc.node,
-		node_otp_release(r->nc.n), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
+	cap_say(r->door, CAP_SAY_NOTE, "sampling '%s' (OTP %s): top %u every %.1fs at %g Hz, writing to '%s'", r->given,
+		node_otp_release(r->n), cfg->top, cfg->every_us / 1e6, cfg->hz, cfg->outdir);
 	return 0;
 }
 
@@ -276,19 +310,19 @@ static int start_agent(struct run *r)
  * no success. @return 0 or an exit status. */
 static int check_targets(struct run *r)
 {
-	const struct fp_config *cfg = r->cfg;
+	const struct cap_config *cfg = r->cfg;
 	const char *names;
 	unsigned n = sampler_missing(r->sampler, &names);
 	if (n == 0)
 		return 0;
 	if (cfg->top == 0 && n >= cfg->npids + cfg->nnames) {
-		fp_error("no live process on '%s' for %s; with --top 0 nothing is left to sample: give a live "
-			 "--pid or a registered --name, or sample the busiest with --top N", r->nc.node, names);
+		cap_say(r->door, CAP_SAY_ERROR, "no live process on '%s' for %s; with --top 0 nothing is left to sample: give a live "
+			"--pid or a registered --name, or sample the busiest with --top N", r->given, names);
 		stop_agent(r, 0);
 		(void)rot_close(r->rot);
-		return EX_USAGE;
+		return CAP_E_USAGE;
 	}
-	fp_error("warning: no live process on '%s' for %s; sampling the others", r->nc.node, names);
+	cap_say(r->door, CAP_SAY_ERROR, "warning: no live process on '%s' for %s; sampling the others", r->given, names);
 	return 0;
 }
 
@@ -301,7 +335,7 @@ static int check_targets(struct run *r)
 static void idle_note(const struct run *r, const uint64_t hidden[FP_STATUS_COUNT], int64_t *start_us,
 		      char *out, size_t cap)
 {
-	const struct fp_status_state *st = &r->status;
+	const struct cap_status *st = &r->status;
 	struct timespec now;
 	long long mono = fp_mono_ms(), end = st->end_ms ? st->end_ms : mono;
 	char stamp[ROT_STAMP_LEN + 1], why[300];
@@ -343,10 +377,10 @@ static int close_output_idle(struct run *r, const char *said, int idle_ok)
 		e = rot_close(r->rot);
 	}
 	if (e < 0 && (!said || strcmp(said, rot_error(r->rot)) != 0))
-		fp_error("%s", rot_error(r->rot));
-	fp_status_summary(&r->status, r->rot, r->cfg, written, hidden);
+		cap_say(r->door, CAP_SAY_ERROR, "%s", rot_error(r->rot));
+	cap_status_summary(&r->status, r->rot, r->cfg, written, hidden);
 	if (r->idle)
-		fp_info("%s%s%swas idle: its file in '%s' holds a note saying so, and no event ('flameprof report' lists it)",
+		cap_say(r->door, CAP_SAY_INFO, "%s%s%swas idle: its file in '%s' holds a note saying so, and no event ('flameprof report' lists it)",
 			r->status.multi ? "'" : "the node ", r->status.multi ? r->node : "", r->status.multi ? "' " : "",
 			r->cfg->outdir);
 	return e;
@@ -364,8 +398,8 @@ static void hang_up(struct run *r)
 {
 	sampler_free(r->sampler);
 	r->sampler = NULL;
-	node_free(r->nc.n);
-	r->nc.n = NULL;
+	node_free(r->n);
+	r->n = NULL;
 }
 
 /* This node has failed: its sentence is said; it is left as its error
@@ -383,13 +417,13 @@ static int node_failed(struct run *r, int rc)
 static int take(struct run *r, int rc, const struct sampler_batch *b)
 {
 	if (rc < 0) {
-		fp_error("%s", node_error(r->nc.n));
+		cap_say(r->door, CAP_SAY_ERROR, "%s", node_error(r->n));
 		if (rc == NODE_ERR_AGENT_DOWN)
-			fp_agent_unloaded(r->sampler, &r->nc);
+			cap_agent_unloaded(r->sampler, r->n, r->given, r->door);
 		else if (rc != NODE_ERR_LOST)
 			stop_agent(r, 0);
 		close_output(r, NULL);
-		return node_failed(r, fp_exit_for_node(rc));
+		return node_failed(r, rc_for_node(rc));
 	}
 	int e = rc == 1 ? write_batch(r, b) : 0;
 	return e < 0 ? e : 0;
@@ -401,53 +435,54 @@ static int write_failed(struct run *r, int e)
 {
 	char first[512];
 	snprintf(first, sizeof first, "%s", rot_error(r->rot));
-	fp_error("%s; %s", first, e == ROT_ERR_NOSPACE ?
+	cap_say(r->door, CAP_SAY_ERROR, "%s; %s", first, e == ROT_ERR_NOSPACE ?
 		 "free some space or choose another directory with -o DIR" :
 		 "check the output directory, or choose another with -o DIR");
 	stop_agent(r, 0);
 	close_output(r, first);
-	return node_failed(r, exit_for_rotate(e));
+	return node_failed(r, rc_for_rotate(e));
 }
 
 static void tick(struct run *runs, size_t n)
 {
 	if (n == 1) {
-		fp_status_tick(&runs[0].status, runs[0].rot);
+		cap_status_tick(&runs[0].status, runs[0].rot);
 		return;
 	}
-	struct fp_status_state *sts[FP_MAX_NODES];
-	const rot_t *rots[FP_MAX_NODES];
-	int live[FP_MAX_NODES];
+	struct cap_status *sts[CAP_MAX_NODES];
+	const rot_t *rots[CAP_MAX_NODES];
+	int live[CAP_MAX_NODES];
 	for (size_t k = 0; k < n; k++) {
 		sts[k] = &runs[k].status;
 		rots[k] = runs[k].rot;
 		live[k] = runs[k].sampling;
 	}
-	fp_status_tick_nodes(sts, rots, live, n, runs[0].cfg->verbosity >= 2);
+	cap_status_tick_nodes(sts, rots, live, n, runs[0].cfg->verbosity >= 2);
 }
 
 /* The capture loop proper, over every node still sampling. Each node's
  * exit status ends in its run's rc. */
 static void capture(struct run *runs, size_t n)
 {
-	const struct fp_config *cfg = runs[0].cfg;
+	const struct cap_config *cfg = runs[0].cfg;
 	long long start = fp_mono_ms(), next_flush = start + cfg->flush_us / 1000;
 	long long end = cfg->duration_us ? start + cfg->duration_us / 1000 : 0;
-	struct pollfd fds[FP_MAX_NODES];
+	struct pollfd fds[CAP_MAX_NODES];
 	struct sampler_batch b;
 	size_t alive = 0;
 	for (size_t k = 0; k < n; k++)
 		alive += runs[k].sampling;
 
-	while (alive > 0 && !fp_stop_signals() && (!end || fp_mono_ms() < end)) {
+	const struct cap_door *door = runs[0].door;
+	while (alive > 0 && !door->stops(door->arg) && (!end || fp_mono_ms() < end)) {
 		long long now = fp_mono_ms(), wait = next_flush - now;
 		if (end && end - now < wait)
 			wait = end - now;
 		if (wait > 200)
 			wait = 200;
 		for (size_t k = 0; k < n; k++) {
-			fds[k] = (struct pollfd){ runs[k].sampling ? node_fd(runs[k].nc.n) : -1, POLLIN, 0 };
-			if (runs[k].sampling && node_has_held(runs[k].nc.n))
+			fds[k] = (struct pollfd){ runs[k].sampling ? node_fd(runs[k].n) : -1, POLLIN, 0 };
+			if (runs[k].sampling && node_has_held(runs[k].n))
 				wait = 0; /* messages already read wait for us */
 		}
 		if (poll(fds, (nfds_t)n, wait < 0 ? 0 : (int)wait) < 0)
@@ -481,11 +516,11 @@ static void capture(struct run *runs, size_t n)
 	}
 	if (alive == 0)
 		return;
-	fp_note("stopping");
+	cap_say(door, CAP_SAY_NOTE, "stopping");
 	/* every node's rates end now, not when its turn to stop comes */
 	for (size_t k = 0; k < n; k++)
 		if (runs[k].sampling)
-			fp_status_stopping(&runs[k].status);
+			cap_status_stopping(&runs[k].status);
 	for (size_t k = 0; k < n; k++) {
 		struct run *r = &runs[k];
 		if (!r->sampling)
@@ -493,30 +528,28 @@ static void capture(struct run *runs, size_t n)
 		stop_agent(r, 1);
 		int e = close_output_idle(r, NULL, 1);
 		r->sampling = 0;
-		r->rc = e < 0 ? exit_for_rotate(e) : 0;
+		r->rc = e < 0 ? rc_for_rotate(e) : 0;
 	}
 }
 
 /* One node's frame (its part of the options, its status). */
-static void frame(struct run *r, const struct fp_config *cfg, const char *node, int several)
+static void frame(struct run *r, const struct cap_config *cfg, const struct cap_door *door, const char *node,
+		  int several)
 {
-	*r = (struct run){ .cfg = cfg, .node = node };
-	fp_agent_node(cfg, &r->nc);
-	r->nc.node = node;
-	r->nc.keep_cookie = several;
-	fp_status_init(&r->status, cfg);
+	*r = (struct run){ .cfg = cfg, .door = door, .given = node, .node = node };
+	cap_status_init(&r->status, cfg, door);
 	r->status.node = node;
 	r->status.multi = several;
 }
 
 /* One node's formatter and files, before anything touches the node. */
-static int prepare(struct run *r, const struct fp_config *cfg, const char *node)
+static int prepare(struct run *r, const struct cap_config *cfg, const char *node)
 {
 	struct fmt_options fo = { cfg->cats, cfg->ncats, cfg->tiers, cfg->ntiers, cfg->statuses };
 	r->fmt = fmt_create(&fo);
-	if (!r->fmt || fp_batch_out_init(&r->out, r->fmt, NULL) < 0) {
-		fp_error("out of memory");
-		return EX_OSERR;
+	if (!r->fmt || cap_batch_init(&r->out, r->fmt, NULL) < 0) {
+		cap_say(r->door, CAP_SAY_ERROR, "out of memory");
+		return CAP_E_NOMEM;
 	}
 	/* the output first: fail before touching the node */
 	return open_output(r, node);
@@ -525,15 +558,15 @@ static int prepare(struct run *r, const struct fp_config *cfg, const char *node)
 static void release(struct run *r)
 {
 	sampler_free(r->sampler);
-	fp_node_end(&r->nc);
+	node_free(r->n);
 	rot_free(r->rot);
 	ix_writer_free(r->index);
 	fmt_free(r->fmt);
-	fp_batch_out_free(&r->out);
+	cap_batch_free(&r->out);
 }
 
 /* Connects, starts the agent and checks its targets. @return 0, or the
- * node's exit status once said. */
+ * node's CAP_E_* once said. */
 static int start(struct run *r)
 {
 	int rc = connect_only(r);
@@ -543,7 +576,7 @@ static int start(struct run *r)
 		rc = check_targets(r);
 	r->sampling = rc == 0;
 	r->rc = rc;
-	if (rc != 0 && r->nc.keep_cookie)
+	if (rc != 0 && r->status.multi)
 		hang_up(r);
 	return rc;
 }
@@ -552,23 +585,25 @@ static int start(struct run *r)
  * as a node name; the bound applies). A node may list anything: a name
  * twice, itself (by the name given or its own), a host far away. So
  * duplicates and the first node are dropped, and the nodes are named
- * before any is connected to. runs[0] is connected. @return 0, or an exit
- * status once said. */
-static int discover(const struct fp_config *cfg, struct run *r0, char (*names)[MAXATOMLEN_UTF8],
+ * before any is connected to. runs[0] is connected. @return 0, or a
+ * CAP_E_* once said. */
+static int discover(const struct cap_config *cfg, struct run *r0, char (*names)[MAXATOMLEN_UTF8],
 		    const char **nodes, size_t *n)
 {
+	const struct cap_door *door = r0->door;
 	int count = 0;
-	int e = node_release(r0->nc.n);
+	int e = node_release(r0->n);
 	if (e == 0)
-		e = node_peers(r0->nc.n, names[0], MAXATOMLEN_UTF8, FP_MAX_NODES - 1, &count);
+		e = node_peers(r0->n, names[0], MAXATOMLEN_UTF8, CAP_MAX_NODES - 1, &count);
 	if (e < 0)
-		return fp_node_fail(&r0->nc, e);
-	if (count > FP_MAX_NODES - 1) {
-		fp_error("'%s' is connected to %d visible nodes: with it, more than the " FP_MAX_NODES_TEXT " one run profiles; "
-			 "name at most " FP_MAX_NODES_TEXT " of them instead of --cluster, or run several flameprof", cfg->node, count);
-		return EX_USAGE;
+		return node_fail(r0, e);
+	if (count > CAP_MAX_NODES - 1) {
+		cap_say(door, CAP_SAY_ERROR, "'%s' is connected to %d visible nodes: with it, more than the " CAP_MAX_NODES_TEXT
+			" one run profiles; name at most " CAP_MAX_NODES_TEXT " of them instead of --cluster, or run several flameprof",
+			cfg->node, count);
+		return CAP_E_USAGE;
 	}
-	const char *own = node_own_name(r0->nc.n);
+	const char *own = node_own_name(r0->n);
 	char list[3000];
 	size_t used = 0, more = 0;
 	*n = 1;
@@ -578,11 +613,12 @@ static int discover(const struct fp_config *cfg, struct run *r0, char (*names)[M
 		for (size_t j = 1; j < *n && !dup; j++)
 			dup = strcmp(nodes[j], names[k]) == 0;
 		if (dup) {
-			fp_note("'%s' lists '%s' again, or itself; connected to once", cfg->node, names[k]);
+			cap_say(door, CAP_SAY_NOTE, "'%s' lists '%s' again, or itself; connected to once", cfg->node, names[k]);
 			continue;
 		}
 		if (node_check_target(names[k], err, sizeof err) < 0) {
-			fp_warn("'%s' lists a node flameprof cannot name ('%.80s'); skipped", cfg->node, names[k]);
+			cap_say(door, CAP_SAY_WARN, "'%s' lists a node flameprof cannot name ('%.80s'); skipped", cfg->node,
+				names[k]);
 			continue;
 		}
 		nodes[(*n)++] = names[k];
@@ -595,13 +631,13 @@ static int discover(const struct fp_config *cfg, struct run *r0, char (*names)[M
 	list[used] = '\0';
 	if (more)
 		snprintf(list + used, sizeof list - used, " and %zu more", more);
-	fp_info("--cluster: '%s' and %zu visible node%s it is connected to%s", cfg->node, *n - 1, *n == 2 ? "" : "s",
-		list);
+	cap_say(door, CAP_SAY_INFO, "--cluster: '%s' and %zu visible node%s it is connected to%s", cfg->node, *n - 1,
+		*n == 2 ? "" : "s", list);
 	return 0;
 }
 
-/* The run's exit status: 0 when every node did well; when some failed and
- * others did well, FP_EX_PARTIAL (each failure was said); when all failed,
+/* The run's end: CAP_OK when every node did well; when some failed and
+ * others did well, CAP_E_PARTIAL (each failure was said); when all failed,
  * the first one's, as a run on that node alone would have ended. */
 static int overall(const struct run *runs, size_t n)
 {
@@ -612,65 +648,43 @@ static int overall(const struct run *runs, size_t n)
 		if (runs[k].rc && !first)
 			first = runs[k].rc;
 	}
-	return fine == n ? 0 : fine ? FP_EX_PARTIAL : first;
+	return fine == n ? CAP_OK : fine ? CAP_E_PARTIAL : first;
 }
 
-int fp_run(const struct fp_config *cfg)
+int capture_run(const struct cap_config *cfg, const struct cap_door *door)
 {
-	static struct run runs[FP_MAX_NODES];
-	static char found[FP_MAX_NODES][MAXATOMLEN_UTF8];
-	const char *nodes[FP_MAX_NODES];
+	static struct run runs[CAP_MAX_NODES];
+	static char found[CAP_MAX_NODES][MAXATOMLEN_UTF8];
+	const char *nodes[CAP_MAX_NODES];
 	size_t n = cfg->nnodes ? cfg->nnodes : 1, ready = 0;
 	int several = n > 1 || cfg->cluster, rc;
 
 	for (size_t k = 0; k < n; k++)
 		nodes[k] = cfg->nnodes ? cfg->nodes[k] : cfg->node;
-	/* every name checked before anything is touched */
-	for (size_t k = 1; k < n; k++) {
-		char err[512];
-		if (node_check_target(nodes[k], err, sizeof err) < 0) {
-			fp_usage("%s", err);
-			return EX_USAGE;
-		}
-	}
-	const char *stray = cfg->cluster || n == 1 ? NULL : fp_cookie_files_unknown(nodes, n);
-	if (stray) {
-		fp_usage("--cookie-file names '%s', which is not one of the nodes given", stray);
-		return EX_USAGE;
-	}
-	frame(&runs[0], cfg, nodes[0], several);
+	frame(&runs[0], cfg, door, nodes[0], several);
 	ready = 1;
-	if ((rc = fp_node_begin(&runs[0].nc)) != 0 || (rc = prepare(&runs[0], cfg, nodes[0])) != 0)
+	if (door->cookie(door->arg, nodes[0], 1, &runs[0].ck) < 0) {
+		rc = CAP_E_COOKIE;
+		goto out;
+	}
+	if ((rc = prepare(&runs[0], cfg, nodes[0])) != 0)
 		goto out;
 	if (cfg->cluster) {
 		if ((rc = connect_only(&runs[0])) != 0 || (rc = discover(cfg, &runs[0], found, nodes, &n)) != 0)
 			goto out;
-		if ((stray = fp_cookie_files_unknown(nodes, n)))
-			fp_warn("--cookie-file names '%s', which '%s' is not connected to; not used", stray, cfg->node);
+		door->found(door->arg, nodes, n);
 	}
-	/* Each node's cookie: its own --cookie-file NODE=FILE, else under
-	 * --cluster the first node's (its cluster shares it), else the plain
-	 * one (--cookie-file FILE, --cookie, $RELEASE_COOKIE, ~/.erlang.cookie),
-	 * read once: --cookie and $RELEASE_COOKIE are blanked once read. */
-	const char *plain = fp_cookie_file_for(nodes[0]) ? NULL : runs[0].nc.ck;
+	/* Each node's cookie, as the door reads it: its own --cookie-file
+	 * NODE=FILE, else under --cluster the first node's (its cluster
+	 * shares it), else the plain one, read once. */
 	for (size_t k = 1; k < n; k++, ready++) {
-		frame(&runs[k], cfg, nodes[k], several);
+		frame(&runs[k], cfg, door, nodes[k], several);
 		if ((rc = prepare(&runs[k], cfg, nodes[k])) != 0) {
 			ready++;
 			goto out;
 		}
-		struct fp_node_cmd *nc = &runs[k].nc;
-		const char *own = fp_cookie_file_for(nodes[k]);
-		if (own)
-			rc = fp_read_cookie(NULL, own, nc->cookie_buf, sizeof nc->cookie_buf, &nc->ck);
-		else if (cfg->cluster)
-			nc->ck = runs[0].nc.ck;
-		else if (plain)
-			nc->ck = plain;
-		else if ((rc = fp_read_cookie(nc->cookie, nc->cookie_file, nc->cookie_buf, sizeof nc->cookie_buf,
-					      &nc->ck)) == 0)
-			plain = nc->ck;
-		if (rc != 0) {
+		if (door->cookie(door->arg, nodes[k], 0, &runs[k].ck) < 0) {
+			rc = CAP_E_COOKIE;
 			ready++;
 			goto out;
 		}
@@ -679,20 +693,19 @@ int fp_run(const struct fp_config *cfg)
 	size_t started = 0;
 	for (size_t k = 0; k < n; k++) {
 		started += start(&runs[k]) == 0;
-		if (fp_stop_signals())
+		if (door->stops(door->arg))
 			break;
 	}
-	fp_wipe_cookie();
-	explicit_bzero(runs[0].nc.cookie_buf, sizeof runs[0].nc.cookie_buf);
+	door->wipe(door->arg);
 	if (started == 0) {
 		rc = overall(runs, n);
 		goto out;
 	}
 	if (several && started < n)
-		fp_warn("sampling %zu of %zu nodes; the others are named above", started, n);
+		cap_say(door, CAP_SAY_WARN, "sampling %zu of %zu nodes; the others are named above", started, n);
 	for (size_t k = 0; k < n; k++)
 		if (runs[k].sampling)
-			fp_status_sampling(&runs[k].status);
+			cap_status_sampling(&runs[k].status);
 	capture(runs, n);
 	rc = overall(runs, n);
 	if (several) {
@@ -700,12 +713,11 @@ int fp_run(const struct fp_config *cfg)
 		for (size_t k = 0; k < n; k++)
 			files += runs[k].rot ? rot_stats(runs[k].rot)->files : 0;
 		if (files && cfg->verbosity >= 1)
-			fprintf(stderr, "flameprof: open them with 'flameprof report %s -o flame.svg' (all nodes, a node:NAME frame each) "
-				"or '--node NAME' for one\n", cfg->outdir);
+			cap_say(door, CAP_SAY_INFO, "open them with 'flameprof report %s -o flame.svg' (all nodes, a node:NAME frame each) "
+				"or '--node NAME' for one", cfg->outdir);
 	}
 out:
-	fp_status_clear();
-	fp_wipe_cookie();
+	door->wipe(door->arg);
 	for (size_t k = 0; k < ready; k++)
 		release(&runs[k]);
 	return rc;

@@ -1,45 +1,38 @@
-/* status.c - see status.h. */
+/* cap_status.c - see cap_status.h. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include "msg.h"
-#include "status.h"
+#include "cap_internal.h"
+#include "cap_status.h"
 #include "../common/clock.h"
 
 #define DRAW_EVERY_MS 200
 #define PLAIN_EVERY_MS 60000
 #define WARN_EVERY_MS 60000
 
-static int in_foreground(void)
-{
-	pid_t fg = tcgetpgrp(STDERR_FILENO);
-	return fg < 0 || fg == getpgrp();
-}
-
-void fp_status_init(struct fp_status_state *st, const struct fp_config *cfg)
+void cap_status_init(struct cap_status *st, const struct cap_config *cfg, const struct cap_door *door)
 {
 	memset(st, 0, sizeof *st);
-	int tty = cfg->fake_tty || (isatty(STDERR_FILENO) && in_foreground());
-	st->live = cfg->verbosity >= 1 && (cfg->progress == 1 || (cfg->progress == -1 && tty));
+	st->door = door;
+	st->live = cfg->verbosity >= 1 && door->live;
 	st->plain = cfg->verbosity >= 1 && !st->live;
 	st->start_ms = st->last_draw_ms = st->last_plain_ms = st->window_ms = fp_mono_ms();
 	st->last_warn_ms = st->start_ms;
 	st->node = cfg->node;
 	st->hz = cfg->hz;
+	st->duration_ms = cfg->duration_us / 1000;
 	st->share = st->share_min = 1000;
 	st->selected_min = UINT_MAX;
 }
 
-void fp_status_sampling(struct fp_status_state *st)
+void cap_status_sampling(struct cap_status *st)
 {
 	st->start_ms = st->last_draw_ms = st->last_plain_ms = st->window_ms = fp_mono_ms();
 	st->last_warn_ms = st->start_ms;
 }
 
-void fp_status_stopping(struct fp_status_state *st)
+void cap_status_stopping(struct cap_status *st)
 {
 	if (!st->end_ms)
 		st->end_ms = fp_mono_ms();
@@ -48,17 +41,17 @@ void fp_status_stopping(struct fp_status_state *st)
 static int bucket(int64_t us)
 {
 	int b = us <= 0 ? 0 : (int)(log2((double)us + 1) * 4);
-	return b >= FP_HIST_BUCKETS ? FP_HIST_BUCKETS - 1 : b;
+	return b >= CAP_HIST_BUCKETS ? CAP_HIST_BUCKETS - 1 : b;
 }
 
-double fp_status_percentile(const struct fp_status_state *st, double p)
+double cap_status_percentile(const struct cap_status *st, double p)
 {
 	uint64_t total = 0, seen = 0;
-	for (int k = 0; k < FP_HIST_BUCKETS; k++)
+	for (int k = 0; k < CAP_HIST_BUCKETS; k++)
 		total += st->hist[k];
 	if (!total)
 		return 0;
-	for (int k = 0; k < FP_HIST_BUCKETS; k++) {
+	for (int k = 0; k < CAP_HIST_BUCKETS; k++) {
 		seen += st->hist[k];
 		if (seen * 100.0 >= p * (double)total)
 			return exp2((k + 1) / 4.0) - 1; /* the bucket's upper edge */
@@ -66,7 +59,7 @@ double fp_status_percentile(const struct fp_status_state *st, double p)
 	return 0;
 }
 
-void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b)
+void cap_status_batch(struct cap_status *st, const struct sampler_batch *b)
 {
 	st->samples += b->nsamples;
 	st->window_samples += b->nsamples;
@@ -105,6 +98,7 @@ void fp_status_batch(struct fp_status_state *st, const struct sampler_batch *b)
 		st->last_selected = b->round.selected;
 	st->dropped = b->round.dropped_total;
 	st->late = b->round.late_total;
+	st->cost_ppm = b->round.cost_ppm;
 	st->missed = b->round.missed_total;
 	st->hist[bucket(b->round.duration_us)]++;
 }
@@ -121,8 +115,33 @@ static void human_bytes(uint64_t n, char *out, size_t cap)
 	snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
 }
 
+/* "1:05" or "1:02:03" for ms milliseconds (cut to whole seconds; at
+ * most 9999 hours). */
+static void clock_text(long long ms, char *out, size_t cap)
+{
+	long long s = ms < 0 ? 0 : ms / 1000 > 35999999 ? 35999999 : ms / 1000;
+	if (s >= 3600)
+		snprintf(out, cap, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(out, cap, "%lld:%02lld", s / 60, s % 60);
+}
+
+/* How long sampling has run, and with --duration how long it has left:
+ * "0:12, 0:48 left" or "0:12". */
+static void time_text(const struct cap_status *st, long long now, char *out, size_t cap)
+{
+	char ran[24], left[24];
+	clock_text(now - st->start_ms, ran, sizeof ran);
+	if (!st->duration_ms) {
+		snprintf(out, cap, "%s", ran);
+		return;
+	}
+	clock_text(st->start_ms + st->duration_ms - now + 999, left, sizeof left);
+	snprintf(out, cap, "%s, %s left", ran, left);
+}
+
 /* The last second's rates, and the "behind" warning. */
-static void window(struct fp_status_state *st, long long now)
+static void window(struct cap_status *st, long long now)
 {
 	if (now - st->window_ms >= 1000) {
 		double secs = (now - st->window_ms) / 1000.0;
@@ -134,49 +153,49 @@ static void window(struct fp_status_state *st, long long now)
 		if (st->requested_rate > 0 && st->rate < 0.9 * st->requested_rate * st->share / 1000 &&
 		    now - st->last_warn_ms >= WARN_EVERY_MS && now - st->start_ms > 3000) {
 			st->last_warn_ms = now;
-			fp_warn("%s%s%ssampling behind: %.0f of %.0f samples/s requested (%.0f%%); try a lower --hz or --top",
+			cap_say(st->door, CAP_SAY_WARN, "%s%s%ssampling behind: %.0f of %.0f samples/s requested (%.0f%%); try a lower --hz or --top",
 				st->multi ? "'" : "", st->multi ? st->node : "", st->multi ? "': " : "", st->rate, st->requested_rate, 100 * st->rate / st->requested_rate);
 		}
 	}
 }
 
-void fp_status_tick(struct fp_status_state *st, const rot_t *rot)
+void cap_status_tick(struct cap_status *st, const rot_t *rot)
 {
 	long long now = fp_mono_ms();
 	window(st, now);
-	char line[512], size[32], budget[48] = "";
+	char line[512], size[32], budget[48] = "", when[64];
 	if (st->share < 1000)
 		snprintf(budget, sizeof budget, " (budget %.0f%%)", st->share / 10.0);
 	const struct rot_stats *rs = rot_stats(rot);
 	human_bytes(rs->bytes_out, size, sizeof size);
+	time_text(st, now, when, sizeof when);
 	const char *path = rot_current_path(rot), *slash = strrchr(path, '/');
 	const char *file = *path ? (slash ? slash + 1 : path) : "(no file yet)";
-	int n = snprintf(line, sizeof line, "%s: %u process%s, %.0f/%.0f samples/s%s, dropped %llu, late %llu, %s, ",
-			 st->node, st->last_selected, st->last_selected == 1 ? "" : "es",
-			 st->rate, st->requested_rate, budget,
+	/* the cost: what sampling cost the node over the agent's last
+	 * second, by the budget's model, in --max-cost's unit */
+	int n = snprintf(line, sizeof line, "%s: %s, %u process%s, %.0f/%.0f samples/s%s, cost %.2f%%, dropped %llu, "
+			 "late %llu, %s, ",
+			 st->node, when, st->last_selected, st->last_selected == 1 ? "" : "es",
+			 st->rate, st->requested_rate, budget, st->cost_ppm / 1e4,
 			 (unsigned long long)st->dropped, (unsigned long long)st->late, size);
-	/* The file name goes last; when the line is too wide, its end (the
-	 * time it started) matters more than its start (the node, shown). */
-	int room = fp_status_width() - n, len = (int)strlen(file);
-	if (n > 0 && n < (int)sizeof line)
-		snprintf(line + n, sizeof line - (size_t)n, "%s%s", room > 3 && len > room ? "..." : "",
-			 room > 3 && len > room ? file + len - (room - 3) : file);
+	if (n < 0 || n >= (int)sizeof line)
+		line[0] = '\0';
 	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
 		st->last_draw_ms = now;
-		fp_status_show(line);
+		st->door->line(st->door->arg, line, file, 1);
 	} else if (st->plain && now - st->last_plain_ms >= PLAIN_EVERY_MS) {
 		st->last_plain_ms = now;
-		fprintf(stderr, "flameprof: %s\n", line);
+		st->door->line(st->door->arg, line, file, 0);
 	}
 }
 
-void fp_status_tick_nodes(struct fp_status_state *const *sts, const rot_t *const *rots, const int *live, size_t n,
+void cap_status_tick_nodes(struct cap_status *const *sts, const rot_t *const *rots, const int *live, size_t n,
 			  int verbose)
 {
 	long long now = fp_mono_ms();
 	double rate = 0, requested = 0;
 	unsigned long long dropped = 0, late = 0, bytes = 0;
-	unsigned selected = 0, sampling = 0;
+	unsigned selected = 0, sampling = 0, cost = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (rots[k])
 			bytes += rot_stats(rots[k])->bytes_out;
@@ -189,12 +208,16 @@ void fp_status_tick_nodes(struct fp_status_state *const *sts, const rot_t *const
 		selected += sts[k]->last_selected;
 		dropped += sts[k]->dropped;
 		late += sts[k]->late;
+		if (sts[k]->cost_ppm > cost)
+			cost = sts[k]->cost_ppm;
 	}
-	struct fp_status_state *st = sts[0];
-	char line[1024], size[32];
+	struct cap_status *st = sts[0];
+	char line[1024], size[32], when[64];
 	human_bytes(bytes, size, sizeof size);
-	int len = snprintf(line, sizeof line, "%u of %zu nodes sampling: %u processes, %.0f/%.0f samples/s, dropped %llu, late %llu, %s",
-			   sampling, n, selected, rate, requested, dropped, late, size);
+	time_text(st, now, when, sizeof when);
+	int len = snprintf(line, sizeof line, "%u of %zu nodes sampling: %s, %u processes, %.0f/%.0f samples/s, "
+			   "cost up to %.2f%%, dropped %llu, late %llu, %s",
+			   sampling, n, when, selected, rate, requested, cost / 1e4, dropped, late, size);
 	/* -v: each node's own rate, or that it is out */
 	for (size_t k = 0; verbose && k < n && len > 0 && len < (int)sizeof line; k++) {
 		char own[32] = "out";
@@ -204,15 +227,15 @@ void fp_status_tick_nodes(struct fp_status_state *const *sts, const rot_t *const
 	}
 	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
 		st->last_draw_ms = now;
-		fp_status_show(line);
+		st->door->line(st->door->arg, line, "", 1);
 	} else if (st->plain && now - st->last_plain_ms >= PLAIN_EVERY_MS) {
 		st->last_plain_ms = now;
-		fprintf(stderr, "flameprof: %s\n", line);
+		st->door->line(st->door->arg, line, "", 0);
 	}
 }
 
 /* "12 processes selected" or "9 to 25 processes selected". */
-static void selected_text(const struct fp_status_state *st, char *out, size_t cap)
+static void selected_text(const struct cap_status *st, char *out, size_t cap)
 {
 	if (st->selected_max == 0)
 		snprintf(out, cap, "no process selected");
@@ -222,10 +245,9 @@ static void selected_text(const struct fp_status_state *st, char *out, size_t ca
 		snprintf(out, cap, "%u to %u processes selected", st->selected_min, st->selected_max);
 }
 
-void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struct fp_config *cfg,
+void cap_status_summary(struct cap_status *st, const rot_t *rot, const struct cap_config *cfg,
 		       const uint64_t written[FP_STATUS_COUNT], const uint64_t hidden[FP_STATUS_COUNT])
 {
-	fp_status_clear();
 	if (cfg->verbosity < 1 || !rot)
 		return;
 	const struct rot_stats *rs = rot_stats(rot);
@@ -238,17 +260,18 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 	char who[300] = "";
 	if (st->multi)
 		snprintf(who, sizeof who, "'%s': ", st->node);
-	fprintf(stderr,
-		"flameprof: %s%llu samples in %.1f s (%.0f/s of %.0f/s requested, %s), dropped %llu, late %llu, "
-		"rounds p50 %.2f ms p99 %.2f ms; %u file%s, %s, in '%s'\n",
+	cap_say(st->door, CAP_SAY_INFO,
+		"%s%llu samples in %.1f s (%.0f/s of %.0f/s requested, %s), dropped %llu, "
+		"late %llu (answered after their round), "
+		"rounds p50 %.2f ms p99 %.2f ms; %u file%s, %s, in '%s'",
 		who, (unsigned long long)st->samples, secs, secs > 0 ? st->samples / secs : 0,
 		secs > 0 ? st->requested / secs : 0, sel, (unsigned long long)st->dropped,
-		(unsigned long long)st->late, fp_status_percentile(st, 50) / 1000,
-		fp_status_percentile(st, 99) / 1000, rs->files, rs->files == 1 ? "" : "s", size,
+		(unsigned long long)st->late, cap_status_percentile(st, 50) / 1000,
+		cap_status_percentile(st, 99) / 1000, rs->files, rs->files == 1 ? "" : "s", size,
 		cfg->outdir);
 	if (st->share_min < 1000)
-		fprintf(stderr, "flameprof: %sthe node was busy and the cost budget (--max-cost %g%%) sampled a part of the selected "
-			"processes for %.0f s, at least %.0f%% of them; --max-cost 0 samples all of them\n",
+		cap_say(st->door, CAP_SAY_INFO, "%sthe node was busy and the cost budget (--max-cost %g%%) sampled a part of the selected "
+			"processes for %.0f s, at least %.0f%% of them; --max-cost 0 samples all of them",
 			who, cfg->max_cost_ppm / 1e4, st->budget_us / 1e6, st->share_min / 10.0);
 	/* What --status left out of the files, by status. */
 	uint64_t nw = 0, nh = 0;
@@ -262,14 +285,14 @@ void fp_status_summary(struct fp_status_state *st, const rot_t *rot, const struc
 					      fp_status_names[k], (unsigned long long)hidden[k]);
 	}
 	if (nh && !nw)
-		fprintf(stderr, "flameprof: %sno sample had a status that --status writes, so no event was written; "
-			"not written: %s (--status all writes them: the wall-clock view)\n", who, left);
+		cap_say(st->door, CAP_SAY_INFO, "%sno sample had a status that --status writes, so no event was written; "
+			"not written: %s (--status all writes them: the wall-clock view)", who, left);
 	else if (nh)
-		fprintf(stderr, "flameprof: %s%llu samples written (%s); not written: %s (--status all writes them: "
-			"the wall-clock view)\n", who, (unsigned long long)nw,
+		cap_say(st->door, CAP_SAY_INFO, "%s%llu samples written (%s); not written: %s (--status all writes them: "
+			"the wall-clock view)", who, (unsigned long long)nw,
 			cfg->statuses == FMT_ON_CPU ? "on-CPU: running, garbage_collecting" : "--status", left);
 	if (rs->files && rs->records && !st->multi)
-		fprintf(stderr, "flameprof: open them with 'flameprof report %s -o flame.svg', or in Flamescope (%s)\n",
+		cap_say(st->door, CAP_SAY_INFO, "open them with 'flameprof report %s -o flame.svg', or in Flamescope (%s)",
 			cfg->outdir, cfg->codec == ROT_ZSTD ? "after 'zstd -d', or record with --compress gzip" :
 			"point it at the directory");
 }

@@ -1,16 +1,16 @@
 /*
- * batch_out.h - a batch of samples out: in time order, through the
- * formatter, into rotate/. The capture's write step (run.c); the bench
+ * cap_batch.h - a batch of samples out: in time order, through the
+ * formatter, into rotate/. The capture's write step (capture.c); the bench
  * (bench/pipeline.c) measures this same code.
  */
-#ifndef FP_BATCH_OUT_H
-#define FP_BATCH_OUT_H
+#ifndef CAP_BATCH_H
+#define CAP_BATCH_H
 
 #include <stddef.h>
 #include "../formatter/formatter.h"
 #include "../rotate/rotate.h"
 
-struct fp_batch_out {
+struct cap_batch {
 	fmt_ctx *fmt;                     /* the text's context (deltas, last time); not owned */
 	rot_t *rot;                       /* the files; NULL: format only; not owned */
 	char *buf;                        /* one event's text, grown as needed */
@@ -21,12 +21,12 @@ struct fp_batch_out {
 
 /* Sets o up for fmt and rot with a 64 KiB event buffer. @return 0, or
  * ROT_ERR_NOMEM. */
-int fp_batch_out_init(struct fp_batch_out *o, fmt_ctx *fmt, rot_t *rot);
+int cap_batch_init(struct cap_batch *o, fmt_ctx *fmt, rot_t *rot);
 /* Writes n samples in time order (a batch comes in the order its workers
  * answered). @return 0, or a negative rot_err: ROT_ERR_NOMEM or what
  * rot_append() returned. */
-int fp_batch_write(struct fp_batch_out *o, const struct fp_sample *s, size_t n);
+int cap_batch_write(struct cap_batch *o, const struct fp_sample *s, size_t n);
 /* Frees the buffers (not fmt, not rot). */
-void fp_batch_out_free(struct fp_batch_out *o);
+void cap_batch_free(struct cap_batch *o);
 
 #endif

@@ -1,0 +1,100 @@
+/*
+ * test_capture_status.c - the capture's status line and summary
+ * (capture/cap_status.c) through its door, as the front door sees them:
+ * the time sampled and left of --duration, the cost the agent sends, the
+ * budget's part, and "late" explained in the summary. No node: the
+ * batches are the decoder's records (sampler.h), the files a real rot_t in
+ * a scratch directory.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "../../capture/cap_status.h"
+
+static char lines[8][512], said[8][1024];
+static int nlines, nsaid, live_seen;
+
+static void on_say(void *arg, enum cap_say kind, const char *sentence)
+{
+	(void)arg, (void)kind;
+	if (nsaid < 8)
+		snprintf(said[nsaid++], sizeof said[0], "%s", sentence);
+}
+
+static void on_line(void *arg, const char *text, const char *file, int live)
+{
+	(void)arg;
+	live_seen += live;
+	if (nlines < 8)
+		snprintf(lines[nlines++], sizeof lines[0], "%s%s", text, file);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/fp_capstatus.XXXXXX";
+	if (!mkdtemp(dir))
+		return 1;
+	struct cap_door door = { .say = on_say, .line = on_line, .live = 1 };
+	struct cap_config cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.node = "app@db1";
+	cfg.outdir = dir;
+	cfg.hz = 10;
+	cfg.verbosity = 1;
+	cfg.duration_us = 90 * 1000000LL; /* 1:30 */
+	cfg.max_cost_ppm = 10000;
+	cfg.statuses = FMT_ON_CPU;
+	rot_t *rot;
+	struct rot_options ro = { .dir = dir, .node = "app@db1", .codec = ROT_NONE };
+	is_int(rot_open(&rot, &ro), ROT_OK, "the files are set up");
+
+	struct cap_status st;
+	cap_status_init(&st, &cfg, &door);
+	cap_status_sampling(&st);
+	struct sampler_batch b = { .has_round = 1 };
+	b.round = (struct sampler_round){ .start_us = 1000000, .selected = 4, .asked = 4, .answered = 4,
+					  .late_total = 7, .share_permille = 500, .cost_ppm = 3100 };
+	cap_status_batch(&st, &b);
+	usleep(250 * 1000); /* the line is redrawn at most every 200 ms */
+	cap_status_tick(&st, rot);
+	is_int(nlines, 1, "one line drawn");
+	ok(live_seen == 1, "... redrawn in place (live)");
+	printf("# %s\n", lines[0]);
+	/* the time sampled is cut down to the second and the time left up, so
+	 * the two add up to --duration however long this machine took */
+	int m1 = -1, s1 = -1, m2 = -1, s2 = -1, end = 0;
+	sscanf(lines[0], "app@db1: %d:%d, %d:%d left, 4 processes, %n", &m1, &s1, &m2, &s2, &end);
+	ok(end > 0 && m1 * 60 + s1 + m2 * 60 + s2 == 90,
+	   "it starts with the node, the time sampled and the time left of --duration 90s (%d:%02d and %d:%02d)",
+	   m1, s1, m2, s2);
+	ok(strstr(lines[0], " (budget 50%), cost 0.31%, dropped 0, late 7, ") != NULL,
+	   "the budget's part, the agent's cost (3100 millionths: 0.31%% of the schedulers), late");
+	ok(strstr(lines[0], "(no file yet)") != NULL, "and the file (none yet)");
+
+	cap_status_stopping(&st);
+	uint64_t written[FP_STATUS_COUNT] = { 0 }, hidden[FP_STATUS_COUNT] = { 0 };
+	cap_status_summary(&st, rot, &cfg, written, hidden);
+	ok(nsaid >= 1 && strstr(said[0], "dropped 0, late 7 (answered after their round), rounds p50") != NULL,
+	   "the summary says what late is");
+	printf("# %s\n", said[0]);
+
+	/* without --duration: the time sampled alone */
+	nlines = 0;
+	cfg.duration_us = 0;
+	cap_status_init(&st, &cfg, &door);
+	cap_status_sampling(&st);
+	usleep(250 * 1000);
+	cap_status_tick(&st, rot);
+	end = 0;
+	sscanf(lines[0], "app@db1: %d:%d, 0 processes, %n", &m1, &s1, &end);
+	ok(nlines == 1 && end > 0 && !strstr(lines[0], "left"), "without --duration: the time sampled, no time left");
+	ok(strstr(lines[0], "cost 0.00%") != NULL, "no round yet: cost 0");
+
+	rot_close(rot);
+	rot_free(rot);
+	rmdir(dir);
+	return done_testing();
+}

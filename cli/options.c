@@ -16,6 +16,7 @@
 #include "session.h"
 #include "options.h"
 #include "../node/node.h"
+#include "../formatter/formatter.h"
 
 /* Each row's id is its kind: the engine's (FP_K_*), or how apply()
  * reads the value into field. */

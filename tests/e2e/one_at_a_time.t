@@ -23,7 +23,9 @@ is "$rc" 69 "the second flameprof exits 69"
 check "with the 'already being profiled' sentence naming the node" \
 	grep -q "^flameprof: '$NODE' is already being profiled by another flameprof" "$T_DIR/second.err"
 is "$(grep -c '^flameprof: ' "$T_DIR/second.err")" 1 "and nothing else"
-check "within the connect timeout + 3 s (${el} ms)" test "$el" -lt 5000
+# refused, not left waiting for the first run to end (no bound on a busy
+# machine's speed: the KILL above is 30 s)
+check "and did not hang (${el} ms)" test "$el" -lt 20000
 check "the second one wrote no file" test -z "$(ls -A "$T_DIR/second" 2>/dev/null)"
 is "$(rpc "$NODE" "erlang whereis [flameprof_agent]")" "$agent" "the first run's lock is still the one registered"
 
@@ -41,8 +43,13 @@ is "$FP_RC" 0 "the first flameprof completes and exits 0"
 files=$(ls "$T_DIR/first"/*.perf.zst 2>/dev/null)
 check "its file is closed and renamed" test -n "$files" -a -z "$(ls -A "$T_DIR/first" | grep '^\.')"
 decompressed $files > "$T_DIR/first.txt"
-check "it sampled the whole run ($(grep -c 'cpu-clock:' "$T_DIR/first.txt") events)" \
-	test "$(grep -c 'cpu-clock:' "$T_DIR/first.txt")" -gt 150
+# The whole run: on-CPU events in each of its four seconds, however few a
+# busy machine lets the node's schedulers run (a count of events measured
+# the machine's load: 67-104 of the 150 once asked, at load 14-20)
+span=$(awk '/cpu-clock:/ { t = $4 + 0; if (!n++ || t < lo) lo = t; if (t > hi) hi = t; s[int(t)] = 1 }
+	END { k = 0; for (x in s) k++; printf "%d %.1f", k, hi - lo }' "$T_DIR/first.txt")
+check "it sampled the whole run ($(grep -c 'cpu-clock:' "$T_DIR/first.txt") events in ${span#* } s, ${span% *} distinct seconds)" \
+	awk -v sp="$span" 'BEGIN { split(sp, a, " "); exit !(a[1] >= 4 && a[2] >= 3) }'
 check "every perf-script reader rule holds" readers_ok $files
 check "the node is left as it was" node_clean "$NODE"
 finish

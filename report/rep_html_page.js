@@ -187,7 +187,7 @@
 	}
 
 	/* ---- heatmap ---- */
-	var H = { left: 56, top: 6, ch: 8, cw: 8, grid: null, max: 0 };
+	var H = { left: 56, top: 8, ch: 8, cw: 8, grid: null, max: 0 };
 	function heatGrid() {
 		var g = new Float64Array(COLS * ROWS), max = 0;
 		for (var r = 0; r < D.nrec; r++) if (keep(r)) g[recCell[r]] += recValue(r);
@@ -196,7 +196,7 @@
 	}
 	function heatLayout() {
 		var avail = Math.max(400, document.documentElement.clientWidth - 32 - H.left - 16);
-		H.cw = Math.max(2, Math.min(24, Math.floor(avail / COLS)));
+		H.cw = Math.max(2, Math.min(40, Math.floor(avail / COLS)));
 		H.w = H.left + H.cw * COLS + 16; H.h = H.top + ROWS * H.ch + 34;
 	}
 	function cellAt(x, y) {
@@ -213,17 +213,24 @@
 			ctx.fillStyle = v < 0 ? 'hsl(215,70%,60%)' : heatColor(Math.abs(v) / H.max);
 			ctx.fillRect(H.left + c * H.cw, H.top + r * H.ch, H.cw, H.ch);
 		}
-		var shade = function (range, color) {
+		/* a range: its cells tinted, and a bar of its colour above its columns */
+		var shade = function (range, color, tint) {
 			if (!range) return;
-			ctx.strokeStyle = color; ctx.lineWidth = 2;
-			for (var col = Math.floor(range[0] / ROWS); col <= Math.floor(range[1] / ROWS); col++) {
+			var c0 = Math.floor(range[0] / ROWS), c1 = Math.floor(range[1] / ROWS);
+			for (var col = c0; col <= c1; col++) {
 				var r0 = col * ROWS < range[0] ? range[0] % ROWS : 0, r1 = (col + 1) * ROWS - 1 > range[1] ? range[1] % ROWS : ROWS - 1;
-				ctx.fillStyle = color === '#1a4f8a' ? 'rgba(26,79,138,.28)' : 'rgba(230,120,0,.32)';
+				ctx.fillStyle = tint;
 				ctx.fillRect(H.left + col * H.cw, H.top + r0 * H.ch, H.cw, (r1 - r0 + 1) * H.ch);
 			}
+			ctx.fillStyle = color;
+			ctx.fillRect(H.left + c0 * H.cw, 0, (c1 - c0 + 1) * H.cw, H.top - 1);
 		};
-		shade(S.a, '#1a4f8a'); shade(S.b, '#e67800');
-		if (S.dragging) shade([Math.min(S.dragging[0], S.dragging[1]), Math.max(S.dragging[0], S.dragging[1])], S.a && !S.dragging.first ? '#e67800' : '#1a4f8a');
+		var A = ['#1a4f8a', 'rgba(26,79,138,.35)'], B = ['#e67800', 'rgba(230,120,0,.40)'];
+		shade(S.a, A[0], A[1]); shade(S.b, B[0], B[1]);
+		if (S.dragging) {
+			var dr = [Math.min(S.dragging[0], S.dragging[1]), Math.max(S.dragging[0], S.dragging[1])], ab = S.dragging.first ? A : B;
+			shade(dr, ab[0], ab[1]);
+		}
 		/* axes: seconds from the start and the wall-clock time under them */
 		ctx.fillStyle = '#333'; ctx.font = '11px system-ui, sans-serif'; ctx.textAlign = 'right';
 		for (r = 0; r <= ROWS; r += 10) ctx.fillText(Math.round(r * CELL_S * 1000) + ' ms', H.left - 4, H.top + r * H.ch + 4);
@@ -427,7 +434,7 @@
 		var hp = pos(heat, e), fp = pos($('flame'), e), text = null;
 		if (e.target === heat) {
 			var c = cellAt(hp[0], hp[1]), v = H.grid[c] || 0;
-			text = secs(c) + ' s + ' + Math.round((c % ROWS) * CELL_S * 1000) + '… ' + clock(secs(c), 1) + ' UTC: ' + fmtInt(v) + ' ' + D.weight;
+			text = secs(c).toFixed(2) + '–' + secs(c + 1).toFixed(2) + ' s (' + clock(secs(c), 1) + ' UTC): ' + fmtInt(v) + ' ' + D.weight;
 		} else if (e.target === $('flame')) {
 			var n = frameAt(fp[0], fp[1]);
 			if (n >= 0) { text = describe(n); $('details').textContent = text; }
@@ -492,6 +499,8 @@
 			return out;
 		},
 		total: function () { return F.prof.tot[0]; },
+		/* the names of the category frames (those "merged" folds away) */
+		categories: function () { return D.names.filter(function (nm, f) { return kinds.charAt(f) === 'k'; }); },
 		zoomed: function () { return S.zoom ? nodeName(tree(), S.zoom) : null; },
 		/* each drawn frame's difference in share, by name ("a;b;c": points) */
 		diff: function () {

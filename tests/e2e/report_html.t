@@ -1,0 +1,158 @@
+#!/bin/bash
+# report -o profile.html (issue 31, items 1 and 4): the page in a real
+# browser. A real capture of the demo shop (--status all: both views), the
+# page written from it, loaded in Debian's headless chromium driven by
+# puppeteer-core (npm, installed once into build/npm): a mouse drags a range
+# across the heatmap and the flame graph's stacks must be those of
+# `report -f folded --from --to` over the same range, value for value; a
+# second range, and each frame's difference must have the colour of the
+# sign of its change of share; search, and the matched share must be the
+# one the folded stacks give; a click zooms, Escape resets; "merged" with
+# "wall-clock" must be the folded stacks of --status all with the
+# category frames folded away. Screenshots go to build/test-artifacts/
+# (html_*.png) for a human to look at.
+: "${T_TIMEOUT:=90}"
+. "$(dirname "$0")/../lib.sh"
+
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ] || ! timeout 30 "$browser" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then
+	skip "the page in a browser" "chromium cannot run here (apt-get install chromium)"
+	finish
+	exit
+fi
+# puppeteer-core, once per build tree (the npm registry, like any tool)
+npmdir="$ROOT/build/npm"
+if [ ! -f "$npmdir/node_modules/puppeteer-core/package.json" ]; then
+	mkdir -p "$npmdir"
+	(cd "$npmdir" && timeout 300 npm install --no-audit --no-fund --silent puppeteer-core@23 >"$T_DIR/npm.log" 2>&1)
+fi
+check "puppeteer-core is installed into build/npm" test -f "$npmdir/node_modules/puppeteer-core/package.json" ||
+	{ sed 's/^/#   npm: /' "$T_DIR/npm.log" | tail -5; finish; exit; }
+art="$ROOT/build/test-artifacts"
+mkdir -p "$art"
+
+start_epmd && compile_workloads && start_node html "demo_shop:start(4)" || exit 1
+fp --duration 5s --every 1s --status all --categories initial_call,name,queue -o "$T_DIR/cap" "$NODE"
+is "$FP_RC" 0 "a real capture (--status all) exits 0"
+check "the node is left as it was" node_clean "$NODE"
+
+"$FLAMEPROF" report "$T_DIR/cap" -o "$T_DIR/profile.html" 2>"$T_DIR/rep.err"
+is "$?" 0 "report -o profile.html exits 0 (the format from the name)"
+check "... and says it wrote a page to open in a browser" grep -q "wrote page '$T_DIR/profile.html' ([0-9]* KiB); open it in a web browser" "$T_DIR/rep.err"
+check "-f html writes the same page under any name" \
+	sh -c "'$FLAMEPROF' report -q '$T_DIR/cap' -f html -o '$T_DIR/page.out' && cmp -s '$T_DIR/page.out' '$T_DIR/profile.html'"
+check "the page is self-contained (no src= or href= to fetch)" test -z "$(grep -oiE '(src|href)=' "$T_DIR/profile.html")"
+diag "page: $(wc -c < "$T_DIR/profile.html") bytes"
+
+drive() { # drive PAGE SHOTS STEPS: the page driven by html_drive.js, its findings as JSON
+	mkdir -p "$2"
+	NODE_PATH="$npmdir/node_modules" timeout 60 node "$ROOT/tests/report/html_drive.js" "$1" "$2" "$3"
+}
+folded() { "$FLAMEPROF" report -q "$T_DIR/cap" -f folded -o - "$@"; }
+# two ranges, 20 ms cells counted from the capture's first whole second:
+# [1.0 s, 2.5 s) and [2.5 s, 4.0 s)
+drive "$T_DIR/profile.html" "$art" '{"a":[50,124],"b":[125,199],"search":"demo_shop:handle_call","zoom":"demo_shop:hog/1"}' > "$T_DIR/d1.json"
+folded --from 1 --to 2.5 > "$T_DIR/a.folded"
+folded --from 2.5 --to 4 > "$T_DIR/b.folded"
+folded > "$T_DIR/all.folded"
+py() { python3 - "$T_DIR" "$@"; }
+py > "$T_DIR/checks1" <<'PY'
+import json, sys, re
+d = sys.argv[1]
+sys.excepthook = lambda t, v, tb: print("not ok the page's findings are all there (%s: %s)" % (t.__name__, v))
+j = json.load(open(d + "/d1.json"))
+def folded(name):
+    out = {}
+    for line in open(d + "/" + name):
+        stack, v = line.rstrip("\n").rsplit(" ", 1)
+        out[stack] = out.get(stack, 0) + int(v)
+    return out
+def say(ok, what):
+    print(("ok " if ok else "not ok ") + what)
+say(not j["errors"], "the page runs without a script error %s" % j["errors"][:3])
+say(not j["requests"], "the page asks the network for nothing %s" % j["requests"][:3])
+print("# time to interactive in headless chromium: %.0f ms (the page's first drawing done), %d columns" % (j["ready_ms"], j["cols"]))
+say(j["whole_total"] == sum(folded("all.folded").values()), "before any range: the whole capture's on-CPU samples (%s)" % j["whole_total"])
+a, b = folded("a.folded"), folded("b.folded")
+for k, want in (("a", a), ("b", b)):
+    got = {s: int(v) for s, v in j[k]["folded"].items()}
+    say(j[k]["state"] == ([50, 124] if k == "a" else [125, 199]), "a mouse drag selects range %s: cells %s" % (k, j[k]["state"]))
+    say(got == want, "range %s: the flame graph's %d stacks are report -f folded's over the same range, value for value (%d samples)"
+        % (k, len(got), sum(want.values())))
+    if got != want:
+        for s in sorted(set(got) | set(want))[:5]:
+            if got.get(s) != want.get(s): print("#   %s: page %s folded %s" % (s, got.get(s), want.get(s)))
+say(len(a) > 3 and len(b) > 3, "both ranges hold stacks (%d, %d)" % (len(a), len(b)))
+# the difference: each frame (a stack prefix) of range b coloured by the sign of its change of share
+at, bt = sum(a.values()), sum(b.values())
+def prefix_sums(f):
+    out = {}
+    for s, v in f.items():
+        p = s.split(";")
+        for i in range(1, len(p) + 1):
+            k = ";".join(p[:i]); out[k] = out.get(k, 0) + v
+    return out
+pa, pb = prefix_sums(a), prefix_sums(b)
+bad, red, blue = [], 0, 0
+for k, e in j["b"]["diff"].items():
+    want_d = pb.get(k, 0) / bt - pa.get(k, 0) / at
+    if e["a"] != pa.get(k, 0) or e["b"] != pb.get(k, 0): bad.append((k, "values", e["a"], e["b"], pa.get(k, 0), pb.get(k, 0)))
+    hue = re.match(r"hsl\((\d+)", e["color"])
+    if abs(want_d) > 1e-9:
+        want_hue = "0" if want_d > 0 else "215"
+        if not hue or hue.group(1) != want_hue: bad.append((k, "colour", e["color"], want_d))
+        red += want_d > 0; blue += want_d < 0
+say(not bad and len(j["b"]["diff"]) == len(pb), "the difference: each of the %d frames carries both ranges' values and is red where its share grew (%d), blue where it fell (%d) %s"
+    % (len(pb), red, blue, bad[:3]))
+say(red > 0 and blue > 0, "... and there is some of both")
+# search: the share of range b (the shown flame graph) under a matching frame
+m = j["search"]
+cov = sum(v for s, v in b.items() if any(re.search("demo_shop:handle_call", f) for f in s.split(";")))
+say(m and m["covered"] == cov and m["total"] == bt and ("%.2f%%" % (100.0 * cov / bt)) in m["text"],
+    "search: the matched share is the folded stacks' (%s of %s: %s)" % (cov, bt, m and m["text"]))
+z = j["zoom"]
+say(z["found"] and z["zoomed"] == "demo_shop:hog/1" and z["width_after"] > 1.5 * z["width_before"],
+    "a click on demo_shop:hog/1 zooms into it (%.0f px -> %.0f px)" % (z.get("width_before", 0), z.get("width_after", 0)))
+say(z.get("after_escape") is None, "Escape resets the zoom")
+PY
+while read -r line; do
+	case $line in
+	"#"*) echo "$line" ;;
+	"ok "*) ok 0 "${line#ok }" ;;
+	*) ok 1 "${line#not ok }" ;;
+	esac
+done < "$T_DIR/checks1"
+
+# merged + wall-clock over the whole capture: --status all with the category frames folded away
+drive "$T_DIR/profile.html" "$T_DIR/shots2" '{"merged":true,"wall":true,"a":[0,-1]}' > "$T_DIR/d2.json"
+folded --status all > "$T_DIR/wall.folded"
+py > "$T_DIR/checks2" <<'PY'
+import json, sys
+d = sys.argv[1]
+sys.excepthook = lambda t, v, tb: print("not ok the page's findings are all there (%s: %s)" % (t.__name__, v))
+j = json.load(open(d + "/d2.json"))
+def say(ok, what): print(("ok " if ok else "not ok ") + what)
+say(not j["errors"], "merged, wall-clock: no script error %s" % j["errors"][:3])
+cats = set(j["categories"])
+want = {}
+for line in open(d + "/wall.folded"):
+    stack, v = line.rstrip("\n").rsplit(" ", 1)
+    k = ";".join(f for f in stack.split(";") if f not in cats)
+    want[k] = want.get(k, 0) + int(v)
+got = {s: int(v) for s, v in j["a"]["folded"].items()}
+say(len(cats) > 3, "the capture has category frames to fold (%d)" % len(cats))
+say(got == want, "merged wall-clock: the %d stacks are --status all's folded with the %d category frames taken out (%d samples)"
+    % (len(got), len(cats), sum(want.values())))
+say(any(s.startswith("waiting;") for s in got), "... waiting stacks among them (the wall-clock view)")
+PY
+while read -r line; do
+	case $line in
+	"#"*) echo "$line" ;;
+	"ok "*) ok 0 "${line#ok }" ;;
+	*) ok 1 "${line#not ok }" ;;
+	esac
+done < "$T_DIR/checks2"
+cp "$T_DIR/shots2/html_range.png" "$art/html_merged_wall.png" 2>/dev/null
+check "screenshots saved" test -s "$art/html_diff.png"
+echo "# screenshots: $art/html_{whole,range,diff,search,zoom,merged_wall}.png"
+finish

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sysexits.h>
 
 #include "msg.h"
@@ -26,8 +25,7 @@ enum opt_id {
 static const struct fp_opt OPTS[] = {
 	{ "output", 'o', "FILE", O_OUTPUT, .help = "write here (default: standard output)" },
 	{ "format", 'f', "FMT", O_FORMAT,
-	  .help = "svg (flame graph, default), html (one page: heatmap, flame graph of any range, "
-		  "difference; the default for -o *.html), heatmap, folded, speedscope or pprof" },
+	  .help = "svg (flame graph, default), heatmap, folded, speedscope or pprof" },
 	{ "heatmap", 0, "FILE", O_HEATMAP,
 	  .help = "also write the heatmap SVG to FILE, in the same pass" },
 	{ "weight", 'w', "W", O_WEIGHT,
@@ -63,7 +61,6 @@ static const struct fp_opt OPTS[] = {
 struct report_args {
 	struct rep_config *cfg;
 	char **argv;
-	int format_set; /* -f given: the output's name does not choose it */
 };
 
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
@@ -190,8 +187,6 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 {
 	struct rep_config *cfg = ((struct report_args *)ctx)->cfg;
 	double d;
-	if (o->id == O_FORMAT)
-		((struct report_args *)ctx)->format_set = 1;
 	switch ((enum opt_id)o->id) {
 	case O_OUTPUT: cfg->output = val; break;
 	case O_HEATMAP: cfg->heatmap = val; break;
@@ -224,10 +219,8 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 			cfg->format = REP_F_SPEEDSCOPE;
 		else if (!strcmp(val, "pprof"))
 			cfg->format = REP_F_PPROF;
-		else if (!strcmp(val, "html"))
-			cfg->format = REP_F_HTML;
 		else {
-			snprintf(detail, cap, "unknown format '%s' (use svg, html, heatmap, folded, speedscope or pprof)", val);
+			snprintf(detail, cap, "unknown format '%s' (use svg, heatmap, folded, speedscope or pprof)", val);
 			return FP_OPT_USAGE;
 		}
 		break;
@@ -307,7 +300,7 @@ static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 
 int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail, size_t cap)
 {
-	struct report_args ra = { cfg, argv, 0 };
+	struct report_args ra = { cfg, argv };
 	int rc;
 	memset(cfg, 0, sizeof *cfg);
 	cfg->width = 1200;
@@ -317,13 +310,6 @@ int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
 	cfg->inputs = (const char *const *)(argv + 1);
 	if ((rc = fp_opt_parse(&REPORT, argc, argv, &ra, detail, cap)) != FP_OPT_OK)
 		return rc;
-	/* -o NAME.html with no -f: the page */
-	if (!ra.format_set && cfg->output) {
-		size_t n = strlen(cfg->output);
-		if ((n > 5 && !strcasecmp(cfg->output + n - 5, ".html")) ||
-		    (n > 4 && !strcasecmp(cfg->output + n - 4, ".htm")))
-			cfg->format = REP_F_HTML;
-	}
 	/* Combinations. */
 	if (cfg->ninputs == 0) {
 		snprintf(detail, cap, "no input given (name flameprof's files or their directory)");

@@ -17,7 +17,7 @@ enum rep_say {
 	REP_SAY_INFO, /* the summary: what was read, what was written */
 };
 
-enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF, REP_F_HTML };
+enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF };
 
 #define REP_MAX_PIDS 64
 /* The report's default --status: what answers "where does the CPU go". */

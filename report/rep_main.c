@@ -17,7 +17,6 @@
 #include "rep_collect.h"
 #include "rep_config.h"
 #include "rep_files.h"
-#include "rep_html.h"
 #include "rep_index_read.h"
 #include "rep_input.h"
 #include "rep_names.h"
@@ -251,8 +250,6 @@ static int elixir_names(const struct rep_config *cfg, const struct rep_file *fil
 	return elixir == 0 ? NAMES_ERLANG : elixir == n ? NAMES_ELIXIR : NAMES_EACH;
 }
 
-static rep_html *html_agg; /* TEMPORARY until the writers table */
-
 /* Writes one format into an output opened aside (rotate/outfile.h).
  * @return 0 or a REP_E_* code (its sentence left in r). */
 static int write_one(struct run *r, struct rot_out *o, const char *what, const struct rep_view *v,
@@ -264,7 +261,6 @@ static int write_one(struct run *r, struct rot_out *o, const char *what, const s
 	case REP_F_HEATMAP: rc = rep_write_heatmap(o->f, v, heat); break;
 	case REP_F_FOLDED: rc = rep_write_folded(o->f, v); break;
 	case REP_F_PPROF: rc = rep_write_pprof(o->f, v, pp); break;
-	case REP_F_HTML: rc = rep_write_html(o->f, v, html_agg); break;
 	default: rc = rep_write_speedscope(o->f, v); break;
 	}
 	if (rc != 0)
@@ -291,7 +287,7 @@ static int publish(struct run *r, struct rot_out *o, const char *what, enum rep_
 		struct stat st;
 		long long kb = stat(path, &st) == 0 ? (long long)(st.st_size + 1023) / 1024 : 0;
 		say(r, REP_SAY_INFO, "wrote %s '%s' (%lld KiB)%s", what, path, kb,
-		    fmt == REP_F_SVG || fmt == REP_F_HEATMAP || fmt == REP_F_HTML ? "; open it in a web browser"
+		    fmt == REP_F_SVG || fmt == REP_F_HEATMAP ? "; open it in a web browser"
 		    : fmt == REP_F_SPEEDSCOPE ? "; open it at https://www.speedscope.app"
 		    : fmt == REP_F_PPROF ? "; open it with go tool pprof -http=: FILE" : "");
 	}
@@ -329,15 +325,12 @@ static int write_outputs(struct run *r, const struct rep_view *v, const struct r
 static const char *format_name(enum rep_format f)
 {
 	return f == REP_F_SVG ? "flame graph" : f == REP_F_HEATMAP ? "heatmap"
-		: f == REP_F_FOLDED ? "folded stacks" : f == REP_F_PPROF ? "pprof profile" : f == REP_F_HTML ? "page"
+		: f == REP_F_FOLDED ? "folded stacks" : f == REP_F_PPROF ? "pprof profile"
 		: "speedscope profile";
 }
 
-int report_run(const struct rep_config *cfg0, char *err, size_t errcap)
+int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 {
-	struct rep_config hc = *cfg0, *cfg = &hc;
-	if (cfg->format == REP_F_HTML && cfg->status_default)
-		cfg->status = NULL, cfg->status_default = 0;
 	struct run run = { cfg, err, errcap }, *r = &run;
 	char detail[512];
 	struct rep_file *files = NULL;
@@ -377,13 +370,6 @@ int report_run(const struct rep_config *cfg0, char *err, size_t errcap)
 			goto out;
 		}
 		rep_collect_on_kept(c, rep_pprof_kept, pp);
-	}
-	if (cfg->format == REP_F_HTML) {
-		if (!(html_agg = rep_html_create())) {
-			rc = fail(r, REP_E_NOMEM, "cannot start: out of memory");
-			goto out;
-		}
-		rep_collect_on_kept(c, rep_html_kept, html_agg);
 	}
 	int by_node = cfg->format != REP_F_PPROF && rep_files_nodes(files, nfiles, NULL, 0) > 1;
 	if ((rc = read_all(r, c, files, nfiles, pp, by_node, elixir == NAMES_EACH, &indexed)) != 0)
@@ -437,7 +423,6 @@ int report_run(const struct rep_config *cfg0, char *err, size_t errcap)
 out:
 	rep_order_free(&order);
 	rep_pprof_free(pp);
-	rep_html_free(html_agg);
 	rep_collect_free(c);
 	for (i = 0; i < nfiles; i++)
 		free(files[i].path);

@@ -19,13 +19,14 @@
 
 enum opt_id {
 	O_OUTPUT, O_FORMAT, O_HEATMAP, O_WEIGHT, O_FROM, O_TO, O_STATUS, O_PID, O_CATEGORY,
-	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE, O_NAMES
+	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE, O_NAMES, O_JSON
 };
 
 static const struct fp_opt OPTS[] = {
 	{ "output", 'o', "FILE", O_OUTPUT, .help = "write here (default: standard output)" },
 	{ "format", 'f', "FMT", O_FORMAT,
-	  .help = "svg (flame graph, default), heatmap, folded, speedscope or pprof" },
+	  .help = "svg (flame graph, default), heatmap, folded, speedscope, pprof or top (the hottest "
+		  "functions)" },
 	{ "heatmap", 0, "FILE", O_HEATMAP,
 	  .help = "also write the heatmap SVG to FILE, in the same pass" },
 	{ "weight", 'w', "W", O_WEIGHT,
@@ -47,6 +48,7 @@ static const struct fp_opt OPTS[] = {
 		  "(default: as the capture chose, written in the files' headers)" },
 	{ "category", 0, "TEXT", O_CATEGORY,
 	  .help = "keep events with a category frame containing TEXT (repeatable: all must match)" },
+	{ "json", 0, NULL, O_JSON, .help = "-f top as JSON" },
 	{ "title", 0, "TEXT", O_TITLE, .help = "title of the picture" },
 	{ "width", 0, "PX", O_WIDTH, .help = "picture width in pixels (default 1200)" },
 	{ "min-width", 0, "PX", O_MIN_WIDTH, .help = "omit frames narrower than this (default 1)" },
@@ -61,6 +63,7 @@ static const struct fp_opt OPTS[] = {
 struct report_args {
 	struct rep_config *cfg;
 	char **argv;
+	int format_given; /* -f: else -o's name may choose (report_format_for_path) */
 };
 
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
@@ -70,7 +73,8 @@ static int operand(void *ctx, const char *arg, char *detail, size_t cap);
 static const struct fp_command REPORT = {
 	.name = "flameprof report",
 	.synopsis = "usage: flameprof report [OPTIONS] FILE|DIR...\n\n"
-		    "Draws a flame graph (or heatmap, folded stacks, speedscope JSON, pprof) from\n"
+		    "Draws a flame graph (or heatmap, folded stacks, speedscope JSON, pprof, the\n"
+		    "hottest functions) from "
 		    "flameprof's output files: zstd, gzip or plain; a directory means its\n"
 		    "flameprof_*.perf* files. Files are read in time order.\n\n",
 	.epilog = "\nexit status: 0 done, 64 usage (also a --weight metric the events lack),\n"
@@ -193,6 +197,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_WEIGHT: cfg->weight = val; break;
 	case O_TITLE: cfg->title = val; break;
 	case O_QUIET: cfg->quiet = 1; break;
+	case O_JSON: cfg->json = 1; break;
 	case O_NO_INDEX: cfg->no_index = 1; break;
 	case O_NODE:
 		if (cfg->nnodes == REP_MAX_NODES) {
@@ -209,20 +214,13 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		break;
 	case O_HELP: return FP_OPT_STOP;
 	case O_FORMAT:
-		if (!strcmp(val, "svg") || !strcmp(val, "flamegraph"))
-			cfg->format = REP_F_SVG;
-		else if (!strcmp(val, "heatmap"))
-			cfg->format = REP_F_HEATMAP;
-		else if (!strcmp(val, "folded") || !strcmp(val, "collapsed"))
-			cfg->format = REP_F_FOLDED;
-		else if (!strcmp(val, "speedscope"))
-			cfg->format = REP_F_SPEEDSCOPE;
-		else if (!strcmp(val, "pprof"))
-			cfg->format = REP_F_PPROF;
-		else {
-			snprintf(detail, cap, "unknown format '%s' (use svg, heatmap, folded, speedscope or pprof)", val);
+		if ((cfg->format = report_format_find(val)) < 0) {
+			char list[256];
+			report_format_list(list, sizeof list);
+			snprintf(detail, cap, "unknown format '%s' (use %s)", val, list);
 			return FP_OPT_USAGE;
 		}
+		((struct report_args *)ctx)->format_given = 1;
 		break;
 	case O_FROM:
 	case O_TO: {
@@ -300,7 +298,7 @@ static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 
 int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail, size_t cap)
 {
-	struct report_args ra = { cfg, argv };
+	struct report_args ra = { cfg, argv, 0 };
 	int rc;
 	memset(cfg, 0, sizeof *cfg);
 	cfg->width = 1200;
@@ -311,6 +309,8 @@ int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
 	if ((rc = fp_opt_parse(&REPORT, argc, argv, &ra, detail, cap)) != FP_OPT_OK)
 		return rc;
 	/* Combinations. */
+	if (!ra.format_given && report_format_for_path(cfg->output) >= 0)
+		cfg->format = report_format_for_path(cfg->output);
 	if (cfg->ninputs == 0) {
 		snprintf(detail, cap, "no input given (name flameprof's files or their directory)");
 		return FP_OPT_USAGE;
@@ -318,6 +318,10 @@ int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
 	if (cfg->has_from && cfg->has_to && cfg->from_abs == cfg->to_abs &&
 	    cfg->from_us >= cfg->to_us) {
 		snprintf(detail, cap, "the --from second is not before the --to second");
+		return FP_OPT_USAGE;
+	}
+	if (cfg->json && cfg->format != REP_F_TOP) {
+		snprintf(detail, cap, "--json is for -f top (the other formats have one form each)");
 		return FP_OPT_USAGE;
 	}
 	if (cfg->heatmap && cfg->output && !strcmp(cfg->heatmap, cfg->output) && strcmp(cfg->output, "-")) {

@@ -461,6 +461,11 @@ void rep_collect_set_t0(rep_collect *c, int64_t time_us)
 		set_t0(c, time_us);
 }
 
+void rep_collect_want_heat(rep_collect *c)
+{
+	c->want_heat = 1;
+}
+
 /* Every event, kept or not: the count, the time origin (the first event's
  * unless set before), the first and last times. */
 static void event_seen(rep_collect *c, int64_t time_us)

@@ -114,6 +114,9 @@ void rep_collect_free(rep_collect *c);
  * time origin is its whole second (else the first event read's). Only
  * before the first event. */
 void rep_collect_set_t0(rep_collect *c, int64_t time_us);
+/* Builds the heatmap grid too (a writer needs it; --heatmap and -f heatmap
+ * ask for it already). Only before the first event. */
+void rep_collect_want_heat(rep_collect *c);
 
 /* The events read from now on are drawn under a category frame
  * node:NAME, outermost (files of several nodes drawn together); NULL:

@@ -17,7 +17,9 @@ enum rep_say {
 	REP_SAY_INFO, /* the summary: what was read, what was written */
 };
 
-enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF };
+/* The first rows of the writers' table (report/rep_writers.c), in its order;
+ * cfg->format is any row's index (report.h: report_format_find()). */
+enum rep_format { REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF, REP_F_TOP };
 
 #define REP_MAX_PIDS 64
 /* The report's default --status: what answers "where does the CPU go". */
@@ -36,7 +38,7 @@ struct rep_config {
 	size_t ninputs;
 	const char *output;        /* -o; "-" or NULL: stdout */
 	const char *heatmap;       /* --heatmap FILE: a heatmap too, same pass */
-	enum rep_format format;
+	int format;                /* a row of the writers' table: enum rep_format, or a later row */
 	const char *weight;        /* NULL/"samples", "<metric>" or "<metric>_delta" */
 	int has_from, has_to;
 	int from_abs, to_abs;      /* '@'-prefixed: absolute Unix seconds */
@@ -51,6 +53,7 @@ struct rep_config {
 	unsigned width;            /* SVG width in pixels */
 	double min_width;          /* omit frames narrower than this many pixels */
 	int quiet;                 /* no summary line */
+	int json;                  /* --json: -f top as JSON */
 	int no_index;              /* --no-index: read the text even where an index is */
 	const char *nodes[REP_MAX_NODES]; /* --node, repeatable, each NODE or a comma list ("all":
 	                              * every node's); none: every node's */

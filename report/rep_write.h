@@ -1,5 +1,6 @@
 /*
- * rep_write.h - the output formats, one small file each.
+ * rep_write.h - the output formats, one small file each, and one row each
+ * in the writers' table (rep_writers.c).
  *
  * Every writer takes the aggregated view and a stdio stream; it returns 0,
  * or -1 when out of memory. Write errors stay in the stream for the caller
@@ -25,6 +26,8 @@ struct rep_view {
 	const char *weight_name;  /* "samples", "reductions_delta"... */
 	int weighted;             /* 0: widths are sample counts */
 	int64_t from_us, to_us;   /* the time cut, absolute (open: INT64_MIN/MAX) */
+	const struct rep_heat *heat;     /* the heatmap grid (a REP_W_HEAT writer's) */
+	const struct rep_pprof_s *pprof; /* pprof's sums (a REP_W_PPROF writer's), or NULL */
 };
 
 /* Brendan Gregg's collapsed stacks: "root;...;leaf <weight>" per line. */
@@ -41,6 +44,8 @@ int rep_write_pprof(FILE *f, const struct rep_view *v, const struct rep_pprof_s 
 void rep_status_note(const struct rep_view *v, char *out, size_t cap);
 /* The interactive flame graph. */
 int rep_write_flame(FILE *f, const struct rep_view *v);
+/* The hottest functions, self and total: a table, or JSON (cfg->json). */
+int rep_write_top(FILE *f, const struct rep_view *v);
 /* The sub-second heatmap of the whole capture. */
 int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *h);
 

@@ -33,4 +33,18 @@ enum rep_status {
  */
 int report_run(const struct rep_config *cfg, char *err, size_t errcap);
 
+/*
+ * The formats, from the writers' table (report/rep_writers.c), for the
+ * front door: a format is a row's index, cfg->format.
+ */
+/* The format -f NAME names (a name or an alias). @return it, or -1. */
+int report_format_find(const char *name);
+/* The format an output's name chooses (-o flame.svg, out.folded) when -f
+ * is not given. @return it, or -1 (no ending known, or standard output). */
+int report_format_for_path(const char *path);
+/* "svg, heatmap, folded, speedscope or pprof", for a sentence. */
+void report_format_list(char *out, size_t cap);
+/* 0 for a format not to be poured onto a terminal (an SVG, binary data). */
+int report_format_terminal_ok(int fmt);
+
 #endif

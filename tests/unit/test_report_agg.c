@@ -81,8 +81,9 @@ static const char *EV =
 	"runnable 12/0 [000] 1700000002.500000: 1 cpu-clock:\tmetric_erlang_reductions: 1, 0\tmetric_erlang_memory: 1, 0\n"
 	"\t0 [no_stack] ([unknown])\n"; /* last event without a blank line */
 
-/* Runs the collector on text with cfg, returns the folded text (malloc'd). */
-static char *folded_of(const char *text, struct rep_config *cfg, int *rc_out, struct rep_stats *st_out)
+/* Runs the collector on text with cfg, returns what wr writes (malloc'd). */
+static char *written_of(const char *text, struct rep_config *cfg, int *rc_out, struct rep_stats *st_out,
+			int (*wr)(FILE *, const struct rep_view *))
 {
 	enum rep_c_err e;
 	char d[256], *buf = NULL;
@@ -107,16 +108,54 @@ static char *folded_of(const char *text, struct rep_config *cfg, int *rc_out, st
 		FILE *f = open_memstream(&buf, &len);
 		struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &o,
 				      rep_collect_stats(c), rep_collect_weight_name(c),
-				      rep_collect_weighted(c), 0, 0 };
+				      rep_collect_weighted(c), 0, 0, NULL, NULL };
 		rep_collect_finish(c);
 		rep_order_build(&o, rep_collect_trie(c), rep_collect_frames(c));
-		rep_write_folded(f, &v);
+		if (wr(f, &v) != 0)
+			*rc_out = -1;
 		fclose(f);
 		rep_order_free(&o);
 		*st_out = *rep_collect_stats(c);
 	}
 	rep_collect_free(c);
 	return buf;
+}
+
+static char *folded_of(const char *text, struct rep_config *cfg, int *rc_out, struct rep_stats *st_out)
+{
+	return written_of(text, cfg, rc_out, st_out, rep_write_folded);
+}
+
+/* -f top: a recursive function's total counts each stack once; self is the
+ * leaf's; rows by self, then total; status frames are not functions. */
+static void test_top(void)
+{
+	static const char *rec =
+		"running 10/0 [000] 1700000000.100000: 1 cpu-clock:\n"
+		"\t0 m:a/0 (m.erl:1)\n\t0 m:b/0 (m.erl:2)\n\t0 m:a/0 (m.erl:1)\n\n"
+		"running 11/0 [000] 1700000000.200000: 1 cpu-clock:\n"
+		"\t0 m:c/0 (m.erl:3)\n\t0 m:a/0 (m.erl:1)\n\n"
+		"waiting 12/0 [000] 1700000000.300000: 1 cpu-clock:\n"
+		"\t0 m:a/0 (m.erl:1)\n\n";
+	struct rep_config cfg = { 0 };
+	struct rep_stats st;
+	int rc;
+	char *s = written_of(rec, &cfg, &rc, &st, rep_write_top);
+	is_int(rc, 0, "top: written");
+	is_str(s,
+	       "3 samples in 3 functions\n"
+	       "        self   self%    sum%        total  total%  function\n"
+	       "           2  66.67%  66.67%            3 100.00%  m:a/0\n"
+	       "           1  33.33% 100.00%            1  33.33%  m:c/0\n"
+	       "           0   0.00% 100.00%            1  33.33%  m:b/0\n",
+	       "top: self, total (recursion once), shares, running sum");
+	free(s);
+	cfg.json = 1;
+	s = written_of(rec, &cfg, &rc, &st, rep_write_top);
+	ok(s && strstr(s, "{\"name\":\"m:a/0\",\"self\":2,\"self_share\":0.666667,\"total\":3,"
+			   "\"total_share\":1.000000}"), "top --json: the same figures");
+	ok(s && !strncmp(s, "{\"unit\":\"samples\",\"total\":3,", 27), "top --json: the unit and the whole");
+	free(s);
 }
 
 static char *folded(struct rep_config *cfg, int *rc_out, struct rep_stats *st_out)
@@ -268,6 +307,7 @@ int main(void)
 	subtest("frame table", test_frames);
 	subtest("trie", test_trie);
 	subtest("samples", test_samples);
+	subtest("top", test_top);
 	subtest("weights and negatives", test_weights);
 	subtest("time cut and filters", test_cut_and_filters);
 	subtest("events as deep as the first buffers", test_deep_events);

@@ -25,8 +25,8 @@ enum opt_id {
 static const struct fp_opt OPTS[] = {
 	{ "output", 'o', "FILE", O_OUTPUT, .help = "write here (default: standard output)" },
 	{ "format", 'f', "FMT", O_FORMAT,
-	  .help = "svg (flame graph, default), heatmap, folded, speedscope, pprof or top (the hottest "
-		  "functions)" },
+	  .help = "svg (flame graph, default), html (one page: heatmap and flame graphs), heatmap, "
+		  "folded, speedscope, pprof or top (the hottest functions)" },
 	{ "heatmap", 0, "FILE", O_HEATMAP,
 	  .help = "also write the heatmap SVG to FILE, in the same pass" },
 	{ "weight", 'w', "W", O_WEIGHT,

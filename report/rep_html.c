@@ -197,8 +197,9 @@ static char kind_char(enum rep_kind k)
 		: k == REP_K_NEGATIVE ? 'n' : 'r';
 }
 
-int rep_write_html(FILE *f, const struct rep_view *v, rep_html *h)
+int rep_write_html(FILE *f, const struct rep_view *v)
 {
+	rep_html *h = v->events;
 	const struct rep_config *cfg = v->cfg;
 	size_t nf = rep_frames_count(v->frames), nn = rep_trie_count(v->trie), i, nrec;
 	int64_t cell0 = v->st->t0_s * (1000000 / REP_HTML_CELL_US);

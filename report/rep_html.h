@@ -15,7 +15,6 @@
 #include <stdio.h>
 
 #include "rep_collect.h"
-#include "rep_write.h"
 
 typedef struct rep_html_s rep_html;
 
@@ -26,7 +25,5 @@ rep_html *rep_html_create(void);
 void rep_html_free(rep_html *h);
 /* A rep_kept_fn: arg is the rep_html. */
 int rep_html_kept(void *arg, const struct rep_kept *ev);
-/* Writes the page: compacts h first. @return 0 (write errors stay in f). */
-int rep_write_html(FILE *f, const struct rep_view *v, rep_html *h);
 
 #endif

@@ -16,6 +16,7 @@
 #include "rep_collect.h"
 #include "rep_config.h"
 #include "rep_files.h"
+#include "rep_html.h"
 #include "rep_order.h"
 #include "rep_pprof.h"
 #include "rep_read.h"
@@ -44,14 +45,25 @@ void rep_say(struct rep_run *r, enum rep_say kind, const char *fmt, ...)
 	r->cfg->say(r->cfg->say_arg, kind, text);
 }
 
-int report_run(const struct rep_config *cfg, char *err, size_t errcap)
+int report_run(const struct rep_config *asked, char *err, size_t errcap)
 {
+	const struct rep_writer *w = rep_writer(asked->format);
+	/* the page holds every status unless --status says: it switches
+	 * between on-CPU and wall-clock itself */
+	struct rep_config all = *asked;
+	const struct rep_config *cfg = asked;
+	if ((w->needs & REP_W_EVENTS) && asked->status_default) {
+		all.status = NULL;
+		all.status_default = 0;
+		cfg = &all;
+	}
 	struct rep_run run = { cfg, err, errcap }, *r = &run;
 	char detail[512];
 	struct rep_file *files = NULL;
 	size_t nfiles = 0, i, indexed = 0;
 	rep_collect *c = NULL;
 	rep_pprof *pp = NULL;
+	rep_html *events = NULL;
 	enum rep_c_err cerr;
 	struct rep_order order = { 0 };
 	int64_t t0;
@@ -79,7 +91,6 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 		rep_collect_set_t0(c, t0);
 	int elixir = rep_read_names(cfg, files, nfiles);
 	rep_frames_set_elixir(rep_collect_frames(c), elixir == REP_NAMES_ELIXIR);
-	const struct rep_writer *w = rep_writer(cfg->format);
 	if (w->needs & REP_W_HEAT)
 		rep_collect_want_heat(c);
 	if (w->needs & REP_W_PPROF) {
@@ -88,6 +99,13 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 			goto out;
 		}
 		rep_collect_on_kept(c, rep_pprof_kept, pp);
+	}
+	if (w->needs & REP_W_EVENTS) {
+		if (!(events = rep_html_create())) {
+			rc = rep_fail(r, REP_E_NOMEM, "cannot start: out of memory");
+			goto out;
+		}
+		rep_collect_on_kept(c, rep_html_kept, events);
 	}
 	int by_node = !(w->needs & REP_W_PPROF) && rep_files_nodes(files, nfiles, NULL, 0) > 1;
 	if ((rc = rep_read_all(r, c, files, nfiles, pp, by_node, elixir == REP_NAMES_EACH, &indexed)) != 0)
@@ -129,7 +147,7 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 	}
 	{
 		struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &order, st,
-				      rep_collect_weight_name(c), rep_collect_weighted(c), 0, 0, NULL, pp };
+				      rep_collect_weight_name(c), rep_collect_weighted(c), 0, 0, NULL, pp, events };
 		struct rep_heat heat;
 		rep_collect_range(c, &v.from_us, &v.to_us);
 		if (rep_collect_heat(c, &heat) != 0) {
@@ -142,6 +160,7 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 out:
 	rep_order_free(&order);
 	rep_pprof_free(pp);
+	rep_html_free(events);
 	rep_collect_free(c);
 	for (i = 0; i < nfiles; i++)
 		free(files[i].path);

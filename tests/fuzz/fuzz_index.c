@@ -64,7 +64,7 @@ static void draw(rep_collect *c, const struct rep_config *cfg)
 	struct rep_order o;
 	struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &o,
 			      rep_collect_stats(c), rep_collect_weight_name(c),
-			      rep_collect_weighted(c), 0, 0, NULL, NULL };
+			      rep_collect_weighted(c), 0, 0, NULL, NULL, NULL };
 	if (!null && !(null = fopen("/dev/null", "w")))
 		return;
 	rep_collect_finish(c);

@@ -108,7 +108,7 @@ static char *written_of(const char *text, struct rep_config *cfg, int *rc_out, s
 		FILE *f = open_memstream(&buf, &len);
 		struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &o,
 				      rep_collect_stats(c), rep_collect_weight_name(c),
-				      rep_collect_weighted(c), 0, 0, NULL, NULL };
+				      rep_collect_weighted(c), 0, 0, NULL, NULL, NULL };
 		rep_collect_finish(c);
 		rep_order_build(&o, rep_collect_trie(c), rep_collect_frames(c));
 		if (wr(f, &v) != 0)

@@ -244,7 +244,7 @@ static void test_profile(void)
 	ok(rep_order_build(&order, rep_collect_trie(c), rep_collect_frames(c)) == 0, "order");
 	{
 		struct rep_view v = { &cfg, rep_collect_frames(c), rep_collect_trie(c), &order,
-				      rep_collect_stats(c), rep_collect_weight_name(c), 0, 0, 0, NULL, pp };
+				      rep_collect_stats(c), rep_collect_weight_name(c), 0, 0, 0, NULL, pp, NULL };
 		is_int(rep_write_pprof(f, &v, pp), 0, "rep_write_pprof returns 0");
 	}
 	rewind(f);

@@ -65,7 +65,18 @@
 		}
 		lastCell = r ? recCell[r - 1] : 0;
 	})();
-	var COLS = Math.floor(lastCell / ROWS) + 1;
+	/* a column per second, as Flamescope; past 4 hours (or a planted date
+	 * far off) a column per SPC seconds, so the grid stays a size a browser
+	 * draws: a range is then whole columns */
+	var MAX_COLS = 14400, SPC = Math.max(1, Math.ceil((Math.floor(lastCell / ROWS) + 1) / MAX_COLS));
+	var COLS = Math.floor(lastCell / ROWS / SPC) + 1;
+	var gridOf = function (cell) { return Math.floor(cell / ROWS / SPC) * ROWS + cell % ROWS; };
+	/* the time cells [first, last] of a drag between two grid cells */
+	var toRange = function (g0, g1) {
+		var lo = Math.min(g0, g1), hi = Math.max(g0, g1);
+		if (SPC === 1) return [lo, hi];
+		return [Math.floor(lo / ROWS) * SPC * ROWS, (Math.floor(hi / ROWS) + 1) * SPC * ROWS - 1];
+	};
 
 	/* ---- the two frame trees: by process (the stack table itself) and
 	 * merged (category frames folded away) ---- */
@@ -174,7 +185,7 @@
 		'<div id="legend"></div><div id="flamewrap"><canvas id="flame"></canvas></div><div id="details"></div><div id="tip"></div>';
 	$('title').textContent = D.title;
 	var span = (lastCell + 1) * CELL_S;
-	$('capture').textContent = 'capture: ' + dateOf(0) + ' (x: seconds from it; y: the 20 ms within each second), ' +
+	$('capture').textContent = 'capture: ' + dateOf(0) + ' (x: seconds from it' + (SPC > 1 ? ', ' + SPC + ' s a column' : '') + '; y: the 20 ms within each second), ' +
 		fmtInt(D.events) + ' samples over ' + Math.ceil(span) + ' s; colour and widths: ' + D.weight;
 	$('note').textContent = D.note;
 
@@ -190,46 +201,65 @@
 	var H = { left: 56, top: 8, ch: 8, cw: 8, grid: null, max: 0 };
 	function heatGrid() {
 		var g = new Float64Array(COLS * ROWS), max = 0;
-		for (var r = 0; r < D.nrec; r++) if (keep(r)) g[recCell[r]] += recValue(r);
+		for (var r = 0; r < D.nrec; r++) if (keep(r)) g[gridOf(recCell[r])] += recValue(r);
 		for (var i = 0; i < g.length; i++) if (Math.abs(g[i]) > max) max = Math.abs(g[i]);
-		H.grid = g; H.max = max;
+		H.grid = g; H.max = max; H.base = null;
 	}
 	function heatLayout() {
 		var avail = Math.max(400, document.documentElement.clientWidth - 32 - H.left - 16);
-		H.cw = Math.max(2, Math.min(40, Math.floor(avail / COLS)));
-		H.w = H.left + H.cw * COLS + 16; H.h = H.top + ROWS * H.ch + 34;
+		H.cw = Math.max(2, Math.min(60, Math.floor(avail / COLS)));
+		H.w = H.left + H.cw * COLS + 16; H.h = H.top + ROWS * H.ch + 34; H.base = null;
 	}
 	function cellAt(x, y) {
 		var col = Math.floor((x - H.left) / H.cw), row = Math.floor((y - H.top) / H.ch);
 		col = Math.max(0, Math.min(COLS - 1, col)); row = Math.max(0, Math.min(ROWS - 1, row));
 		return col * ROWS + row;
 	}
-	function drawHeat() {
-		var cv = $('heat'), ctx = sizeCanvas(cv, H.w, H.h), g = H.grid;
+	/* the cells, drawn once per grid and layout into a canvas of their own
+	 * (a drag redraws only the ranges over it) */
+	var LEVELS = 64, palette = [];
+	for (var lv = 1; lv <= LEVELS; lv++) palette[lv] = heatColor(lv / LEVELS);
+	function heatBase() {
+		var cv = document.createElement('canvas'), ctx = sizeCanvas(cv, H.w, H.h), g = H.grid;
 		ctx.fillStyle = '#f4f4f4'; ctx.fillRect(H.left, H.top, H.cw * COLS, ROWS * H.ch);
 		for (var c = 0; c < COLS; c++) for (var r = 0; r < ROWS; r++) {
 			var v = g[c * ROWS + r];
 			if (!v) continue;
-			ctx.fillStyle = v < 0 ? 'hsl(215,70%,60%)' : heatColor(Math.abs(v) / H.max);
+			ctx.fillStyle = v < 0 ? 'hsl(215,70%,60%)' : palette[Math.max(1, Math.ceil(v / H.max * LEVELS))];
 			ctx.fillRect(H.left + c * H.cw, H.top + r * H.ch, H.cw, H.ch);
 		}
-		/* a range: its cells tinted, and a bar of its colour above its columns */
-		var shade = function (range, color, tint) {
-			if (!range) return;
-			var c0 = Math.floor(range[0] / ROWS), c1 = Math.floor(range[1] / ROWS);
-			for (var col = c0; col <= c1; col++) {
-				var r0 = col * ROWS < range[0] ? range[0] % ROWS : 0, r1 = (col + 1) * ROWS - 1 > range[1] ? range[1] % ROWS : ROWS - 1;
-				ctx.fillStyle = tint;
-				ctx.fillRect(H.left + col * H.cw, H.top + r0 * H.ch, H.cw, (r1 - r0 + 1) * H.ch);
+		return cv;
+	}
+	function drawHeat() {
+		var cv = $('heat'), ctx = sizeCanvas(cv, H.w, H.h), c, r;
+		if (!H.base) H.base = heatBase();
+		ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.drawImage(H.base, 0, 0); ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		/* the ranges: the cells outside them dimmed, a bar of each one's
+		 * colour above its columns */
+		var A = '#1a4f8a', B = '#e67800', ranges = [];
+		if (S.a) ranges.push([S.a, A]);
+		if (S.b) ranges.push([S.b, B]);
+		if (S.dragging) ranges.push([toRange(S.dragging[0], S.dragging[1]), S.dragging.first ? A : B]);
+		if (ranges.length) {
+			var inside = function (g) { /* a grid cell in a range: its time cells meet it */
+				var t0 = SPC === 1 ? g : Math.floor(g / ROWS) * SPC * ROWS, t1 = SPC === 1 ? g : t0 + SPC * ROWS - 1;
+				for (var k = 0; k < ranges.length; k++) if (t1 >= ranges[k][0][0] && t0 <= ranges[k][0][1]) return true;
+				return false;
+			};
+			ctx.fillStyle = 'rgba(255,255,255,.62)';
+			for (c = 0; c < COLS; c++) {
+				for (r = 0; r < ROWS;) {
+					var e = r, out = !inside(c * ROWS + r);
+					while (e < ROWS && !inside(c * ROWS + e) === out) e++;
+					if (out) ctx.fillRect(H.left + c * H.cw, H.top + r * H.ch, H.cw, (e - r) * H.ch);
+					r = e;
+				}
 			}
-			ctx.fillStyle = color;
-			ctx.fillRect(H.left + c0 * H.cw, 0, (c1 - c0 + 1) * H.cw, H.top - 1);
-		};
-		var A = ['#1a4f8a', 'rgba(26,79,138,.35)'], B = ['#e67800', 'rgba(230,120,0,.40)'];
-		shade(S.a, A[0], A[1]); shade(S.b, B[0], B[1]);
-		if (S.dragging) {
-			var dr = [Math.min(S.dragging[0], S.dragging[1]), Math.max(S.dragging[0], S.dragging[1])], ab = S.dragging.first ? A : B;
-			shade(dr, ab[0], ab[1]);
+			ranges.forEach(function (q) {
+				var c0 = Math.floor(q[0][0] / ROWS / SPC), c1 = Math.floor(q[0][1] / ROWS / SPC);
+				ctx.fillStyle = q[1];
+				ctx.fillRect(H.left + c0 * H.cw, 0, (c1 - c0 + 1) * H.cw, H.top - 2);
+			});
 		}
 		/* axes: seconds from the start and the wall-clock time under them */
 		ctx.fillStyle = '#333'; ctx.font = '11px system-ui, sans-serif'; ctx.textAlign = 'right';
@@ -240,8 +270,8 @@
 		for (c = 0; c <= COLS; c += tick) {
 			var x = H.left + c * H.cw;
 			ctx.fillRect(x, H.top + ROWS * H.ch, 1, 4);
-			ctx.fillText(c + ' s', x, H.top + ROWS * H.ch + 15);
-			ctx.fillStyle = '#777'; ctx.fillText(clock(c), x, H.top + ROWS * H.ch + 28); ctx.fillStyle = '#333';
+			ctx.fillText(c * SPC + ' s', x, H.top + ROWS * H.ch + 15);
+			ctx.fillStyle = '#777'; ctx.fillText(clock(c * SPC), x, H.top + ROWS * H.ch + 28); ctx.fillStyle = '#333';
 		}
 		/* the colour scale */
 		var sc = $('scale'), sx = sc.getContext('2d');
@@ -306,7 +336,11 @@
 			}
 		}
 		F.omitted = omitted;
-		var Hh = (Math.max(maxD, chain.length - 1) + 1) * F.rowH + 4;
+		/* a canvas is at most 32,767 px tall: deeper rows are said, not drawn */
+		var MAXROWS = Math.floor(32000 / F.rowH), allRows = Math.max(maxD, chain.length - 1) + 1;
+		F.deep = allRows > MAXROWS ? allRows - MAXROWS : 0;
+		if (F.deep) rows.length = MAXROWS;
+		var Hh = Math.min(allRows, MAXROWS) * F.rowH + 4;
 		var ctx = sizeCanvas($('flame'), W, Hh);
 		ctx.font = '11px ui-monospace, Menlo, Consolas, monospace';
 		ctx.textBaseline = 'middle';
@@ -374,6 +408,7 @@
 			else h += '<br>drag again for a second range: the difference between the two';
 		}
 		if (F.omitted) h += ' (' + fmtInt(F.omitted) + ' frames narrower than half a pixel not drawn)';
+		if (F.deep) h += ' (the ' + fmtInt(F.deep) + ' deepest rows not drawn: click a deep frame to zoom into it)';
 		$('sel').innerHTML = h;
 	}
 	function escHtml(s) { return String(s).replace(/[&<>"]/g, function (c) { return '&#' + c.charCodeAt(0) + ';'; }); }
@@ -434,7 +469,11 @@
 		var hp = pos(heat, e), fp = pos($('flame'), e), text = null;
 		if (e.target === heat) {
 			var c = cellAt(hp[0], hp[1]), v = H.grid[c] || 0;
-			text = secs(c).toFixed(2) + '–' + secs(c + 1).toFixed(2) + ' s (' + clock(secs(c), 1) + ' UTC): ' + fmtInt(v) + ' ' + D.weight;
+			if (SPC === 1)
+				text = secs(c).toFixed(2) + '–' + secs(c + 1).toFixed(2) + ' s (' + clock(secs(c), 1) + ' UTC): ' + fmtInt(v) + ' ' + D.weight;
+			else
+				text = 'seconds ' + Math.floor(c / ROWS) * SPC + '–' + (Math.floor(c / ROWS) + 1) * SPC + ', ' + (c % ROWS) * 20 + '–' + (c % ROWS + 1) * 20 +
+					' ms within each: ' + fmtInt(v) + ' ' + D.weight;
 		} else if (e.target === $('flame')) {
 			var n = frameAt(fp[0], fp[1]);
 			if (n >= 0) { text = describe(n); $('details').textContent = text; }
@@ -444,11 +483,13 @@
 	});
 	window.addEventListener('mouseup', function () {
 		if (!S.dragging) return;
-		var d = S.dragging, range = [Math.min(d[0], d[1]), Math.max(d[0], d[1])];
+		var d = S.dragging, range = toRange(d[0], d[1]);
 		S.dragging = null;
 		if (!S.a) S.a = range; else S.b = range;
 		S.zoom = 0;
+		var t = performance.now();
 		drawHeat(); recompute(); drawFlame();
+		window.FP.lastDraw = Math.round(performance.now() - t);
 	});
 	$('flame').addEventListener('click', function (e) {
 		var p = pos($('flame'), e), n = frameAt(p[0], p[1]);
@@ -475,7 +516,11 @@
 		state: S,
 		/* the page position of a cell's centre, for a mouse to press on */
 		cellPoint: function (cell) {
-			var r = heat.getBoundingClientRect(), col = Math.floor(cell / ROWS), row = cell % ROWS;
+			var col = Math.floor(cell / ROWS / SPC), row = cell % ROWS, wrap = $('heatwrap');
+			/* scrolled into view first: an hour's heatmap is wider than the window */
+			if (H.left + col * H.cw < wrap.scrollLeft || H.left + (col + 1) * H.cw > wrap.scrollLeft + wrap.clientWidth)
+				wrap.scrollLeft = Math.max(0, H.left + col * H.cw - wrap.clientWidth / 2);
+			var r = heat.getBoundingClientRect();
 			return { x: r.left + H.left + col * H.cw + H.cw / 2, y: r.top + H.top + row * H.ch + H.ch / 2 };
 		},
 		/* the page position of a drawn frame's centre (by name, the widest) */
@@ -515,7 +560,7 @@
 			return out;
 		},
 		matched: function () { return F.match ? { covered: F.matched, total: F.prof.tot[0], text: $('match').textContent } : null; },
-		cellSeconds: CELL_S, rows: ROWS, cols: COLS, nrec: D.nrec
+		cellSeconds: CELL_S, rows: ROWS, cols: COLS, secondsPerColumn: SPC, lastCell: lastCell, nrec: D.nrec
 	};
 	refresh(true);
 	window.FP.ready = performance.now();

@@ -31,9 +31,10 @@ check "puppeteer-core is installed into build/npm" test -f "$npmdir/node_modules
 art="$ROOT/build/test-artifacts"
 mkdir -p "$art"
 
+t_start=$(now_ms)
 start_epmd && compile_workloads && start_node html "demo_shop:start(4)" || exit 1
 fp --duration 5s --every 1s --status all --categories initial_call,name,queue -o "$T_DIR/cap" "$NODE"
-is "$FP_RC" 0 "a real capture (--status all) exits 0"
+is "$FP_RC" 0 "a real capture (--status all) exits 0 ($(( $(now_ms) - t_start )) ms with the node's start)"
 check "the node is left as it was" node_clean "$NODE"
 
 "$FLAMEPROF" report "$T_DIR/cap" -o "$T_DIR/profile.html" 2>"$T_DIR/rep.err"
@@ -44,17 +45,45 @@ check "-f html writes the same page under any name" \
 check "the page is self-contained (no src= or href= to fetch)" test -z "$(grep -oiE '(src|href)=' "$T_DIR/profile.html")"
 diag "page: $(wc -c < "$T_DIR/profile.html") bytes"
 
-drive() { # drive PAGE SHOTS STEPS: the page driven by html_drive.js, its findings as JSON
-	mkdir -p "$2"
-	NODE_PATH="$npmdir/node_modules" timeout 60 node "$ROOT/tests/report/html_drive.js" "$1" "$2" "$3"
-}
 folded() { "$FLAMEPROF" report -q "$T_DIR/cap" -f folded -o - "$@"; }
 # two ranges, 20 ms cells counted from the capture's first whole second:
 # [1.0 s, 2.5 s) and [2.5 s, 4.0 s)
-drive "$T_DIR/profile.html" "$art" '{"a":[50,124],"b":[125,199],"search":"demo_shop:handle_call","zoom":"demo_shop:hog/1"}' > "$T_DIR/d1.json"
 folded --from 1 --to 2.5 > "$T_DIR/a.folded"
 folded --from 2.5 --to 4 > "$T_DIR/b.folded"
 folded > "$T_DIR/all.folded"
+folded --status all > "$T_DIR/wall.folded"
+
+# files the page cannot trust: frame names with every hostile byte
+# ("</script>" among them), two events 30 days apart, a stack of 300,000
+# frames; each page loads without a script error and shows the folded total
+gen --events 2000 --hostile --seed 21 --span 20 > "$T_DIR/hostile.perf"
+python3 - "$T_DIR" <<'PY'
+import sys
+d = sys.argv[1]
+with open(d + "/span.perf", "w") as o:
+    for t in (1700000000, 1700000000 + 30 * 86400):
+        o.write("running 1/0 [000] %d.100000: 1 cpu-clock:\n\t0 m:f/0 (m.erl:1)\n\n" % t)
+with open(d + "/deep.perf", "w") as o:
+    o.write("running 1/0 [000] 1700000000.100000: 1 cpu-clock:\n")
+    o.write("".join("\t0 m:f%d/0 (m.erl:1)\n" % (i % 997) for i in range(300000)) + "\n")
+PY
+printf 'running 1/0 [000] 1700000000.2: 1 cpu-clock:\n\t0 m:</script><b>x/0 (m.erl:1)\n\n' >> "$T_DIR/hostile.perf"
+for f in hostile span deep; do
+	"$FLAMEPROF" report -q "$T_DIR/$f.perf" -o "$T_DIR/$f.html"
+	is "$?" 0 "$f: report -o $f.html exits 0"
+done
+
+# one browser drives every page (html_drive.js): one line of findings each
+mkdir -p "$T_DIR/shots2" "$T_DIR/shots_hostile" "$T_DIR/shots_span" "$T_DIR/shots_deep"
+t_drive=$(now_ms)
+NODE_PATH="$npmdir/node_modules" timeout 90 node "$ROOT/tests/report/html_drive.js" \
+	"$T_DIR/profile.html" "$art" '{"a":[50,124],"b":[125,199],"search":"demo_shop:handle_call","zoom":"demo_shop:hog/1"}' \
+	"$T_DIR/profile.html" "$T_DIR/shots2" '{"merged":true,"wall":true,"a":[0,-1]}' \
+	"$T_DIR/hostile.html" "$T_DIR/shots_hostile" '{}' "$T_DIR/span.html" "$T_DIR/shots_span" '{}' \
+	"$T_DIR/deep.html" "$T_DIR/shots_deep" '{}' > "$T_DIR/drive.out"
+is "$(wc -l < "$T_DIR/drive.out")" 5 "the driver reports on the 5 pages ($(( $(now_ms) - t_drive )) ms)"
+n=0
+for f in d1 d2 hostile span deep; do n=$((n + 1)); sed -n "${n}p" "$T_DIR/drive.out" > "$T_DIR/$f.json"; done
 py() { python3 - "$T_DIR" "$@"; }
 py > "$T_DIR/checks1" <<'PY'
 import json, sys, re
@@ -124,8 +153,6 @@ while read -r line; do
 done < "$T_DIR/checks1"
 
 # merged + wall-clock over the whole capture: --status all with the category frames folded away
-drive "$T_DIR/profile.html" "$T_DIR/shots2" '{"merged":true,"wall":true,"a":[0,-1]}' > "$T_DIR/d2.json"
-folded --status all > "$T_DIR/wall.folded"
 py > "$T_DIR/checks2" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -153,6 +180,16 @@ while read -r line; do
 	esac
 done < "$T_DIR/checks2"
 cp "$T_DIR/shots2/html_range.png" "$art/html_merged_wall.png" 2>/dev/null
+
+for f in hostile span deep; do
+	want=$("$FLAMEPROF" report -q "$T_DIR/$f.perf" -f folded | awk '{s += $NF} END {print s}')
+	got=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j.get("whole_total"), j.get("errors")[:2])' "$T_DIR/$f.json")
+	is "$got" "$want []" "$f: the page loads without a script error and shows the folded total ($want)"
+	[ "$f" = span ] && check "span: 30 days in at most 14,400 columns ($(grep -o '"cols":[0-9]*' "$T_DIR/$f.json"))" \
+		python3 -c 'import json,sys; sys.exit(not 0 < json.load(open(sys.argv[1]))["cols"] <= 14400)' "$T_DIR/$f.json"
+	[ "$f" = hostile ] && check "hostile: no frame name closes the script early" test "$(grep -c '</script>' "$T_DIR/$f.html")" -eq 2
+done
+cp "$T_DIR/shots_hostile/html_whole.png" "$art/html_hostile.png" 2>/dev/null
 check "screenshots saved" test -s "$art/html_diff.png"
 echo "# screenshots: $art/html_{whole,range,diff,search,zoom,merged_wall}.png"
 finish

@@ -25,6 +25,7 @@ echo "capture files: $(du -sh "$W/hour" | cut -f1) ($(ls "$W/hour" | wc -l) file
 /usr/bin/time -f "report -o hour.html: %e s, %M KiB max RSS" "$FP" report -q "$W/hour" -o "$W/hour.html"
 /usr/bin/time -f "report -o hour.svg: %e s, %M KiB max RSS" "$FP" report -q "$W/hour" -o "$W/hour.svg"
 echo "page: $(wc -c < "$W/hour.html") bytes ($(gzip -c "$W/hour.html" | wc -c) gzipped); the SVG flame graph: $(wc -c < "$W/hour.svg") bytes"
+mkdir -p "$ROOT/build/test-artifacts"
 for run in 1 2 3; do
 	NODE_PATH="$ROOT/build/npm/node_modules" node "$ROOT/tests/report/html_drive.js" "$W/hour.html" "$W" \
 		'{"a":[90000,90499],"b":[0,-1]}' | python3 -c '
@@ -33,3 +34,4 @@ j = json.load(sys.stdin)
 print("chromium: interactive after %.0f ms (load event + first drawing), a range drawn in %s ms, the whole hour in %s ms, %d columns, errors %s"
       % (j["ready_ms"], j.get("a", {}).get("ms"), j.get("b", {}).get("ms"), j["cols"], j["errors"][:2]))'
 done
+cp "$W/html_diff.png" "$ROOT/build/test-artifacts/html_hour.png" && echo "screenshot: build/test-artifacts/html_hour.png"

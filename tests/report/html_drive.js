@@ -37,11 +37,12 @@ async function drive(browser, page_path, outdir, steps) {
 		out.categories = await page.evaluate(() => window.FP.categories());
 		const drag = async (range) => {
 			if (range[1] < 0) range = [range[0], await page.evaluate(() => window.FP.lastCell)];
+			// each end's point asked for when the mouse goes there: the heatmap
+			// scrolls to show it (an hour is wider than the window)
 			const a = await page.evaluate((c) => window.FP.cellPoint(c), range[0]);
-			const b = await page.evaluate((c) => window.FP.cellPoint(c), range[1]);
 			await page.mouse.move(a.x, a.y);
 			await page.mouse.down();
-			await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 3 });
+			const b = await page.evaluate((c) => window.FP.cellPoint(c), range[1]);
 			await page.mouse.move(b.x, b.y, { steps: 3 });
 			await page.mouse.up();
 		};

@@ -225,6 +225,7 @@ int rep_write_html(FILE *f, const struct rep_view *v)
 	}
 	json_str(f, "input", cfg->ninputs == 1 ? cfg->inputs[0] : "FILES");
 	json_str(f, "weight", v->weight_name);
+	json_str(f, "status", cfg->status ? (cfg->status_default ? "on-cpu" : cfg->status) : "all");
 	fprintf(f, ",\"weighted\":%d,\"t0\":%" PRId64 ",\"cell_us\":%d,\"rows\":%d,\"events\":%" PRIu64
 		   ",\"all_status\":%d,\"oncpu\":[\"running\",\"garbage_collecting\"]",
 		v->weighted, v->st->t0_s, REP_HTML_CELL_US, REP_HEAT_ROWS, events, cfg->status == NULL);

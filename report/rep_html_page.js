@@ -276,7 +276,7 @@
 		/* the colour scale */
 		var sc = $('scale'), sx = sc.getContext('2d');
 		for (i = 0; i < 160; i++) { sx.fillStyle = heatColor((i + 1) / 160); sx.fillRect(i, 0, 1, 12); }
-		$('scaletext').textContent = '0 … ' + fmtInt(H.max) + ' ' + D.weight + ' per 20 ms cell (' + (S.view === 'cpu' ? 'on-CPU' : 'wall-clock') + ')';
+		$('scaletext').textContent = '0 … ' + fmtInt(H.max) + ' ' + D.weight + ' per 20 ms cell (' + (!D.all_status ? '--status ' + D.status : S.view === 'cpu' ? 'on-CPU' : 'wall-clock') + ')';
 	}
 
 	/* ---- the flame graph (root at the top) ---- */
@@ -435,14 +435,18 @@
 		recompute(); drawFlame(); syncButtons();
 	}
 	function syncButtons() {
-		Array.prototype.forEach.call($('viewseg').children, function (b) { b.className = b.dataset.v === S.view ? 'on' : ''; });
+		if (D.all_status) Array.prototype.forEach.call($('viewseg').children, function (b) { b.className = b.dataset.v === S.view ? 'on' : ''; });
 		Array.prototype.forEach.call($('frameseg').children, function (b) { b.className = b.dataset.v === S.frames ? 'on' : ''; });
 	}
 	var wallBtn = $('viewseg').children[1];
-	if (!offCpuPresent) {
+	if (!D.all_status) {
+		/* --status chose what the page holds: it shows all of that */
+		S.view = 'wall';
+		$('viewseg').innerHTML = '<button class="on" disabled title="the report kept these statuses only: run it without --status to switch between on-CPU and wall-clock">--status ' +
+			escHtml(D.status) + '</button>';
+	} else if (!offCpuPresent) {
 		wallBtn.disabled = true;
-		wallBtn.title = D.all_status ? 'the capture holds on-CPU samples only: record with --status all for the wall-clock view'
-			: 'the report kept these statuses only (--status): run it without --status for both views';
+		wallBtn.title = 'the capture holds on-CPU samples only: record with --status all for the wall-clock view';
 	}
 	$('viewseg').addEventListener('click', function (e) {
 		var v = e.target.dataset && e.target.dataset.v;
@@ -478,7 +482,13 @@
 			var n = frameAt(fp[0], fp[1]);
 			if (n >= 0) { text = describe(n); $('details').textContent = text; }
 		}
-		if (text) { tip.textContent = text; tip.style.display = 'block'; tip.style.left = (e.clientX + 14) + 'px'; tip.style.top = (e.clientY + 14) + 'px'; }
+		if (text) {
+			tip.textContent = text; tip.style.display = 'block';
+			/* kept inside the window: left of the pointer near the right edge */
+			var tw = tip.offsetWidth, vw = document.documentElement.clientWidth;
+			tip.style.left = (e.clientX + 14 + tw > vw ? Math.max(0, e.clientX - 14 - tw) : e.clientX + 14) + 'px';
+			tip.style.top = (e.clientY + 14) + 'px';
+		}
 		else tip.style.display = 'none';
 	});
 	window.addEventListener('mouseup', function () {

@@ -52,6 +52,8 @@ folded --from 1 --to 2.5 > "$T_DIR/a.folded"
 folded --from 2.5 --to 4 > "$T_DIR/b.folded"
 folded > "$T_DIR/all.folded"
 folded --status all > "$T_DIR/wall.folded"
+"$FLAMEPROF" report -q "$T_DIR/cap" -w reductions_delta -o "$T_DIR/weighted.html"
+folded -w reductions_delta --from 1 --to 2.5 > "$T_DIR/w.folded"
 
 # files the page cannot trust: frame names with every hostile byte
 # ("</script>" among them), two events 30 days apart, a stack of 300,000
@@ -74,16 +76,16 @@ for f in hostile span deep; do
 done
 
 # one browser drives every page (html_drive.js): one line of findings each
-mkdir -p "$T_DIR/shots2" "$T_DIR/shots_hostile" "$T_DIR/shots_span" "$T_DIR/shots_deep"
+mkdir -p "$T_DIR/shots2" "$T_DIR/shots_hostile" "$T_DIR/shots_span" "$T_DIR/shots_deep" "$T_DIR/shots_w"
 t_drive=$(now_ms)
 NODE_PATH="$npmdir/node_modules" timeout 90 node "$ROOT/tests/report/html_drive.js" \
 	"$T_DIR/profile.html" "$art" '{"a":[50,124],"b":[125,199],"search":"demo_shop:handle_call","zoom":"demo_shop:hog/1"}' \
 	"$T_DIR/profile.html" "$T_DIR/shots2" '{"merged":true,"wall":true,"a":[0,-1]}' \
 	"$T_DIR/hostile.html" "$T_DIR/shots_hostile" '{}' "$T_DIR/span.html" "$T_DIR/shots_span" '{}' \
-	"$T_DIR/deep.html" "$T_DIR/shots_deep" '{}' > "$T_DIR/drive.out"
-is "$(wc -l < "$T_DIR/drive.out")" 5 "the driver reports on the 5 pages ($(( $(now_ms) - t_drive )) ms)"
+	"$T_DIR/deep.html" "$T_DIR/shots_deep" '{}' "$T_DIR/weighted.html" "$T_DIR/shots_w" '{"a":[50,124]}' > "$T_DIR/drive.out"
+is "$(wc -l < "$T_DIR/drive.out")" 6 "the driver reports on the 6 pages ($(( $(now_ms) - t_drive )) ms)"
 n=0
-for f in d1 d2 hostile span deep; do n=$((n + 1)); sed -n "${n}p" "$T_DIR/drive.out" > "$T_DIR/$f.json"; done
+for f in d1 d2 hostile span deep weighted; do n=$((n + 1)); sed -n "${n}p" "$T_DIR/drive.out" > "$T_DIR/$f.json"; done
 py() { python3 - "$T_DIR" "$@"; }
 py > "$T_DIR/checks1" <<'PY'
 import json, sys, re
@@ -189,6 +191,9 @@ for f in hostile span deep; do
 		python3 -c 'import json,sys; sys.exit(not 0 < json.load(open(sys.argv[1]))["cols"] <= 14400)' "$T_DIR/$f.json"
 	[ "$f" = hostile ] && check "hostile: no frame name closes the script early" test "$(grep -c '</script>' "$T_DIR/$f.html")" -eq 2
 done
+want=$(awk '{s += $NF} END {print s}' "$T_DIR/w.folded")
+is "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(int(j["a"]["total"]), j["errors"][:2])' "$T_DIR/weighted.json")" "$want []" \
+	"-w reductions_delta: the range's total weight is the folded one's ($want)"
 cp "$T_DIR/shots_hostile/html_whole.png" "$art/html_hostile.png" 2>/dev/null
 check "screenshots saved" test -s "$art/html_diff.png"
 echo "# screenshots: $art/html_{whole,range,diff,search,zoom,merged_wall}.png"

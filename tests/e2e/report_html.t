@@ -1,7 +1,9 @@
 #!/bin/bash
 # report -o profile.html (issue 31, items 1 and 4): the page in a real
 # browser. A real capture of the demo shop (--status all: both views), the
-# page written from it, loaded in Debian's headless chromium driven by
+# page written from it; its data decoded here (as its script does) must hold
+# folded's stacks for a range, browser or not; then the page is loaded in
+# Debian's headless chromium driven by
 # puppeteer-core (npm, installed once into build/npm): a mouse drags a range
 # across the heatmap and the flame graph's stacks must be those of
 # `report -f folded --from --to` over the same range, value for value; a
@@ -10,24 +12,11 @@
 # one the folded stacks give; a click zooms, Escape resets; "merged" with
 # "wall-clock" must be the folded stacks of --status all with the
 # category frames folded away. Screenshots go to build/test-artifacts/
-# (html_*.png) for a human to look at.
+# (html_*.png) for a human to look at. Where chromium cannot run, the
+# browser's part is skipped with one line.
 : "${T_TIMEOUT:=90}"
 . "$(dirname "$0")/../lib.sh"
 
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ] || ! timeout 30 "$browser" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then
-	skip "the page in a browser" "chromium cannot run here (apt-get install chromium)"
-	finish
-	exit
-fi
-# puppeteer-core, once per build tree (the npm registry, like any tool)
-npmdir="$ROOT/build/npm"
-if [ ! -f "$npmdir/node_modules/puppeteer-core/package.json" ]; then
-	mkdir -p "$npmdir"
-	(cd "$npmdir" && timeout 300 npm install --no-audit --no-fund --silent puppeteer-core@23 >"$T_DIR/npm.log" 2>&1)
-fi
-check "puppeteer-core is installed into build/npm" test -f "$npmdir/node_modules/puppeteer-core/package.json" ||
-	{ sed 's/^/#   npm: /' "$T_DIR/npm.log" | tail -5; finish; exit; }
 art="$ROOT/build/test-artifacts"
 mkdir -p "$art"
 
@@ -54,6 +43,69 @@ folded > "$T_DIR/all.folded"
 folded --status all > "$T_DIR/wall.folded"
 "$FLAMEPROF" report -q "$T_DIR/cap" -w reductions_delta -o "$T_DIR/weighted.html"
 folded -w reductions_delta --from 1 --to 2.5 > "$T_DIR/w.folded"
+
+
+# the page's data, read without a browser (the same decoding as the page's
+# script): range a's stacks must be folded's over [1.0 s, 2.5 s)
+python3 - "$T_DIR" > "$T_DIR/checks0" <<'PY'
+import base64, json, re, sys
+d = sys.argv[1]
+sys.excepthook = lambda t, v, tb: print("not ok the page's data decodes (%s: %s)" % (t.__name__, v))
+html = open(d + "/profile.html", encoding="utf-8").read()
+D = json.loads(re.search(r'<script id="fp-data" type="application/json">(.*?)</script>', html, re.S).group(1))
+b, p, recs = base64.b64decode(D["recs"]), 0, []
+def vint():
+    global p
+    x, sh = 0, 0
+    while True:
+        c = b[p]; p += 1; x |= (c & 127) << sh; sh += 7
+        if not c & 128: return x
+cell = 0
+while len(recs) < D["nrec"]:
+    cell += vint(); node = 0
+    for _ in range(vint()):
+        node += vint(); recs.append((cell, node, vint()))
+def path(n):
+    out = []
+    while n: out.append(D["names"][D["frame"][n]]); n = D["parent"][n]
+    return out[::-1]
+got = {}
+for cell, node, count in recs:
+    st = path(node)
+    if 50 <= cell <= 124 and st[0] in D["oncpu"]:
+        k = ";".join(st); got[k] = got.get(k, 0) + count
+want = {}
+for line in open(d + "/a.folded"):
+    k, v = line.rstrip("\n").rsplit(" ", 1); want[k] = want.get(k, 0) + int(v)
+print(("ok " if got == want and want else "not ok ") + "the page's data holds range a's %d stacks as folded's, value for value (%d samples, %d records in all, %d bytes of them)"
+      % (len(want), sum(want.values()), len(recs), len(D["recs"])))
+print(("ok " if sum(c for _, _, c in recs) == D["events"] else "not ok ") + "its records add up to the events it counts (%d)" % D["events"])
+PY
+while read -r line; do
+	case $line in
+	"#"*) echo "$line" ;;
+	"ok "*) ok 0 "${line#ok }" ;;
+	*) ok 1 "${line#not ok }" ;;
+	esac
+done < "$T_DIR/checks0"
+
+# CHROMIUM: another browser binary (html_drive.js takes it too)
+browser=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+export CHROMIUM=$browser
+if [ -z "$browser" ] || ! timeout 30 "$browser" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then
+	skip "the page in a browser" "chromium cannot run here (apt-get install chromium)"
+	finish
+	exit
+fi
+# puppeteer-core, once per build tree (the npm registry, like any tool)
+npmdir="$ROOT/build/npm"
+if [ ! -f "$npmdir/node_modules/puppeteer-core/package.json" ]; then
+	mkdir -p "$npmdir"
+	(cd "$npmdir" && timeout 300 npm install --no-audit --no-fund --silent puppeteer-core@23 >"$T_DIR/npm.log" 2>&1)
+fi
+check "puppeteer-core is installed into build/npm" test -f "$npmdir/node_modules/puppeteer-core/package.json" ||
+	{ sed 's/^/#   npm: /' "$T_DIR/npm.log" | tail -5; finish; exit; }
+
 
 # files the page cannot trust: frame names with every hostile byte
 # ("</script>" among them), two events 30 days apart, a stack of 300,000

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "msg.h"
 #include "optparse.h"
@@ -19,7 +20,7 @@
 
 enum opt_id {
 	O_OUTPUT, O_FORMAT, O_HEATMAP, O_WEIGHT, O_FROM, O_TO, O_STATUS, O_PID, O_CATEGORY,
-	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE, O_NAMES, O_JSON
+	O_TITLE, O_WIDTH, O_MIN_WIDTH, O_QUIET, O_NO_INDEX, O_HELP, O_NODE, O_NAMES, O_JSON, O_DIFF
 };
 
 static const struct fp_opt OPTS[] = {
@@ -27,6 +28,9 @@ static const struct fp_opt OPTS[] = {
 	{ "format", 'f', "FMT", O_FORMAT,
 	  .help = "svg (flame graph, default), html (one page: heatmap and flame graphs), heatmap, "
 		  "folded, speedscope, pprof or top (the hottest functions)" },
+	{ "diff", 0, "BASE", O_DIFF,
+	  .help = "a differential flame graph: the inputs against BASE (a capture's files or "
+		  "directory), each side's shares; red where the inputs spend more, blue less" },
 	{ "heatmap", 0, "FILE", O_HEATMAP,
 	  .help = "also write the heatmap SVG to FILE, in the same pass" },
 	{ "weight", 'w', "W", O_WEIGHT,
@@ -74,10 +78,11 @@ static const struct fp_command REPORT = {
 	.name = "flameprof report",
 	.synopsis = "usage: flameprof report [OPTIONS] FILE|DIR...\n\n"
 		    "Draws a flame graph (or heatmap, folded stacks, speedscope JSON, pprof, the\n"
-		    "hottest functions) from "
-		    "flameprof's output files: zstd, gzip or plain; a directory means its\n"
-		    "flameprof_*.perf* files. Files are read in time order.\n\n",
-	.epilog = "\nexit status: 0 done, 64 usage (also a --weight metric the events lack),\n"
+		    "hottest functions, a differential flame graph) from flameprof's output\n"
+		    "files: zstd, gzip or plain; a directory means its flameprof_*.perf* files.\n"
+		    "Files are read in time order.\n\n",
+	.epilog = "\nexit status: 0 done, 64 usage (also a --weight metric the events lack, a\n"
+		  "--from/--to outside the capture, an SVG or pprof for a terminal: use -o FILE),\n"
 		  "65 a file that does not decode or holds no event, 66 an input that cannot\n"
 		  "be opened or holds no flameprof files, 71 out of memory, 73 an output that\n"
 		  "cannot be created, 74 a write error (disk full).\n"
@@ -198,6 +203,7 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_TITLE: cfg->title = val; break;
 	case O_QUIET: cfg->quiet = 1; break;
 	case O_JSON: cfg->json = 1; break;
+	case O_DIFF: cfg->diff_base = val; break;
 	case O_NO_INDEX: cfg->no_index = 1; break;
 	case O_NODE:
 		if (cfg->nnodes == REP_MAX_NODES) {
@@ -320,6 +326,10 @@ int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
 		snprintf(detail, cap, "the --from second is not before the --to second");
 		return FP_OPT_USAGE;
 	}
+	if (cfg->diff_base && cfg->format != REP_F_SVG) {
+		snprintf(detail, cap, "--diff draws a flame graph SVG (-f svg); use -f folded on each capture for the rest");
+		return FP_OPT_USAGE;
+	}
 	if (cfg->json && cfg->format != REP_F_TOP) {
 		snprintf(detail, cap, "--json is for -f top (the other formats have one form each)");
 		return FP_OPT_USAGE;
@@ -365,6 +375,17 @@ int fp_report_main(int argc, char **argv)
 		return 0;
 	case FP_OPT_USAGE:
 		fp_opt_usage(&REPORT, detail);
+		return EX_USAGE;
+	}
+	/* a picture or binary data poured onto a terminal helps no one */
+	int to_tty_main = (!cfg.output || !strcmp(cfg.output, "-")) && !report_format_terminal_ok(cfg.format);
+	int to_tty_heat = cfg.heatmap && !strcmp(cfg.heatmap, "-");
+	if ((to_tty_main || to_tty_heat) && isatty(STDOUT_FILENO)) {
+		fp_error("will not write %s to the terminal: name a file with %s (or pipe it)",
+			 to_tty_heat ? "a heatmap SVG" : cfg.format == REP_F_PPROF ? "a gzipped pprof profile"
+			 : cfg.diff_base ? "a differential flame graph SVG" : cfg.format == REP_F_HEATMAP
+			 ? "a heatmap SVG" : cfg.format == REP_F_SVG ? "a flame graph SVG" : "this format",
+			 to_tty_heat ? "--heatmap FILE" : "-o FILE");
 		return EX_USAGE;
 	}
 	cfg.say = report_says;

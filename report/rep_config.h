@@ -38,6 +38,7 @@ struct rep_config {
 	size_t ninputs;
 	const char *output;        /* -o; "-" or NULL: stdout */
 	const char *heatmap;       /* --heatmap FILE: a heatmap too, same pass */
+	const char *diff_base;     /* --diff BASE: the flame graph of the inputs against BASE's */
 	int format;                /* a row of the writers' table: enum rep_format, or a later row */
 	const char *weight;        /* NULL/"samples", "<metric>" or "<metric>_delta" */
 	int has_from, has_to;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "rep_color.h"
+#include "rep_diff.h"
 #include "rep_svg_assets.h"
 #include "rep_text.h"
 
@@ -30,11 +31,22 @@ struct fl {
 	double total;
 	uint32_t maxdepth;
 	uint64_t omitted;
+	double maxdelta; /* --diff: the largest change of share, for the colour scale */
 };
 
 static double value(const struct rep_view *v, const struct rep_node *nd)
 {
 	return v->weighted ? (double)nd->total_w : (double)nd->total_n;
+}
+
+/* --diff: a node's share of BASE's whole and of DIR's (each side's own
+ * figures: samples, or the weight). */
+static void shares(const struct fl *s, const struct rep_node *nd, double *before, double *after)
+{
+	const struct rep_diff *d = s->v->diff;
+	uint32_t id = (uint32_t)(nd - rep_trie_node(s->v->trie, 0));
+	*before = d->base_whole > 0 ? d->base[id] / d->base_whole : 0;
+	*after = s->total > 0 ? value(s->v, nd) / s->total : 0;
 }
 
 /* The deepest frame drawn, and what is left out. @return 0 or -1 (no memory). */
@@ -53,9 +65,49 @@ static int measure(struct fl *s)
 			s->omitted += v->order->size[node];
 		else if (nd->depth > s->maxdepth)
 			s->maxdepth = nd->depth;
+		if (!skip && v->diff) {
+			double before, after;
+			shares(s, nd, &before, &after);
+			if (after - before > s->maxdelta || before - after > s->maxdelta)
+				s->maxdelta = after > before ? after - before : before - after;
+		}
 	}
 	rep_walk_free(&w);
 	return r;
+}
+
+/* --diff: the frame's before and after, in its hover title. */
+static void diff_title(struct fl *s, const struct rep_node *nd)
+{
+	const struct rep_diff *d = s->v->diff;
+	uint32_t id = (uint32_t)(nd - rep_trie_node(s->v->trie, 0));
+	double before, after;
+	char a[32], b[32], c[32], e[32];
+	shares(s, nd, &before, &after);
+	fprintf(s->f, "\nbefore %.2f%% (%s of %s), after %.2f%% (%s of %s): %+.2f points",
+		100 * before, rep_thousands((int64_t)d->base[id], a), rep_thousands((int64_t)d->base_whole, b),
+		100 * after, rep_thousands((int64_t)value(s->v, nd), c), rep_thousands((int64_t)s->total, e),
+		100 * (after - before));
+}
+
+/* --diff: Brendan Gregg's colours: red where DIR spends a larger share
+ * than BASE, blue where a smaller one, the deeper the larger the change
+ * (against the largest of the picture, or one point where all are
+ * smaller: two runs of the same work differ by hundredths of a point,
+ * which must not look like a change), white where none. */
+static void diff_color(const struct fl *s, const struct rep_node *nd, char out[8])
+{
+	double before, after, t;
+	int fade;
+	shares(s, nd, &before, &after);
+	t = (after - before) / (s->maxdelta > 0.01 ? s->maxdelta : 0.01);
+	fade = 232 - (int)(190 * (t < 0 ? -t : t) + 0.5);
+	if (t > 0)
+		snprintf(out, 8, "#%02x%02x%02x", 255, fade, fade);
+	else if (t < 0)
+		snprintf(out, 8, "#%02x%02x%02x", fade, fade, 255);
+	else
+		snprintf(out, 8, "#%02x%02x%02x", 232, 232, 232);
 }
 
 static void frame_title(struct fl *s, const struct rep_node *nd, const struct rep_frame_info *fi)
@@ -79,6 +131,8 @@ static void frame_title(struct fl *s, const struct rep_node *nd, const struct re
 		fputs("\nevents whose weight was negative, drawn by magnitude", f);
 	else if (fi->kind == REP_K_STATUS)
 		fputs("\nprocess status", f);
+	if (s->v->diff)
+		diff_title(s, nd);
 }
 
 static void draw_one(struct fl *s, uint32_t node, const struct rep_node *nd, double x, double w)
@@ -91,7 +145,10 @@ static void draw_one(struct fl *s, uint32_t node, const struct rep_node *nd, dou
 	if (node != 0)
 		rep_frames_get(v->frames, nd->frame, &fi);
 	y = TOP + (double)(s->maxdepth - nd->depth) * FH;
-	rep_color(fi.kind, fi.name, fi.name_len, col);
+	if (v->diff)
+		diff_color(s, nd, col);
+	else
+		rep_color(fi.kind, fi.name, fi.name_len, col);
 	fputs("<g class=\"f\"><title>", s->f);
 	frame_title(s, nd, &fi);
 	fprintf(s->f, "</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
@@ -204,6 +261,21 @@ static void subtitle(struct fl *s)
 		fprintf(s->f, ", %s negative", rep_thousands((int64_t)v->st->negative, a));
 }
 
+/* --diff: against what, and the colours' meaning (the note line). */
+static void diff_note(struct fl *s)
+{
+	const struct rep_diff *d = s->v->diff;
+	char a[32];
+	fputs("against ", s->f);
+	rep_xml_put(s->f, d->base_name, strlen(d->base_name));
+	fprintf(s->f, " (%s %s): red where this spends a larger share, blue a smaller",
+		rep_thousands((int64_t)d->base_whole, a), s->v->weight_name);
+	if (d->base_whole > 0 && d->gone > 0)
+		fprintf(s->f, "; %.2f%% of the base on stacks not drawn here", 100 * d->gone / d->base_whole);
+	if (s->total > 0 && s->omitted)
+		fputs("; ", s->f);
+}
+
 int rep_write_flame(FILE *f, const struct rep_view *v)
 {
 	struct fl s;
@@ -227,11 +299,13 @@ int rep_write_flame(FILE *f, const struct rep_view *v)
 	if (v->cfg->title)
 		rep_xml_put(f, v->cfg->title, strlen(v->cfg->title));
 	else
-		fputs("Flame graph", f);
+		fputs(v->diff ? "Differential flame graph" : "Flame graph", f);
 	fprintf(f, "</text>\n<text class=\"sub\" x=\"%.1f\" y=\"44\" text-anchor=\"middle\">", W / 2);
 	subtitle(&s);
 	fputs("</text>\n", f);
 	fprintf(f, "<text id=\"note\" class=\"note\" x=\"%.1f\" y=\"62\" text-anchor=\"middle\">", W / 2);
+	if (v->diff)
+		diff_note(&s);
 	if (s.total <= 0)
 		fputs(v->st->used ? "the total weight is 0: nothing to draw" : "no events matched", f);
 	else if (s.omitted)

@@ -29,6 +29,7 @@ struct rep_view {
 	const struct rep_heat *heat;     /* the heatmap grid (a REP_W_HEAT writer's) */
 	const struct rep_pprof_s *pprof; /* pprof's sums (a REP_W_PPROF writer's), or NULL */
 	struct rep_html_s *events;       /* every kept event (a REP_W_EVENTS writer's), or NULL */
+	const struct rep_diff *diff;     /* --diff: BASE's figures at each node (rep_diff.h), or NULL */
 };
 
 /* Brendan Gregg's collapsed stacks: "root;...;leaf <weight>" per line. */

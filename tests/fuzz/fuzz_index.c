@@ -62,9 +62,9 @@ static void draw(rep_collect *c, const struct rep_config *cfg)
 {
 	static FILE *null;
 	struct rep_order o;
-	struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &o,
-			      rep_collect_stats(c), rep_collect_weight_name(c),
-			      rep_collect_weighted(c), 0, 0, NULL, NULL, NULL };
+	struct rep_view v = { .cfg = cfg, .frames = rep_collect_frames(c), .trie = rep_collect_trie(c),
+			      .order = &o, .st = rep_collect_stats(c), .weight_name = rep_collect_weight_name(c),
+			      .weighted = rep_collect_weighted(c) };
 	if (!null && !(null = fopen("/dev/null", "w")))
 		return;
 	rep_collect_finish(c);

@@ -7,6 +7,7 @@
 
 #include "tap.h"
 #include "../../report/rep_collect.h"
+#include "../../report/rep_diff.h"
 #include "../../report/rep_frames.h"
 #include "../../report/rep_order.h"
 #include "../../report/rep_trie.h"
@@ -106,9 +107,9 @@ static char *written_of(const char *text, struct rep_config *cfg, int *rc_out, s
 	*rc_out = rc;
 	if (rc == 0) {
 		FILE *f = open_memstream(&buf, &len);
-		struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &o,
-				      rep_collect_stats(c), rep_collect_weight_name(c),
-				      rep_collect_weighted(c), 0, 0, NULL, NULL, NULL };
+		struct rep_view v = { .cfg = cfg, .frames = rep_collect_frames(c), .trie = rep_collect_trie(c),
+				      .order = &o, .st = rep_collect_stats(c), .weight_name = rep_collect_weight_name(c),
+				      .weighted = rep_collect_weighted(c) };
 		rep_collect_finish(c);
 		rep_order_build(&o, rep_collect_trie(c), rep_collect_frames(c));
 		if (wr(f, &v) != 0)
@@ -156,6 +157,80 @@ static void test_top(void)
 			   "\"total_share\":1.000000}"), "top --json: the same figures");
 	ok(s && !strncmp(s, "{\"unit\":\"samples\",\"total\":3,", 27), "top --json: the unit and the whole");
 	free(s);
+}
+
+/* A collector fed text, finished (NULL on a failure). */
+static rep_collect *collected(const char *text, struct rep_config *cfg)
+{
+	enum rep_c_err e;
+	char d[256];
+	rep_collect *c = rep_collect_create(cfg, &e, d, sizeof d);
+	int rc = 0;
+	while (c && *text && rc == 0) {
+		const char *nl = strchr(text, '\n');
+		size_t l = nl ? (size_t)(nl - text) : strlen(text);
+		rc = rep_collect_line(c, text, l);
+		text += l + (nl ? 1 : 0);
+	}
+	if (c && (rc != 0 || rep_collect_end_file(c) != 0)) {
+		rep_collect_free(c);
+		return NULL;
+	}
+	if (c)
+		rep_collect_finish(c);
+	return c;
+}
+
+/* The node of a path of frame names under the root (0: none). */
+static uint32_t node_at(rep_collect *c, const char *const *names, size_t n)
+{
+	const rep_trie *t = rep_collect_trie(c);
+	uint32_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k;
+		for (k = rep_trie_node(t, at)->child; k; k = rep_trie_node(t, k)->sibling) {
+			struct rep_frame_info fi;
+			rep_frames_get(rep_collect_frames(c), rep_trie_node(t, k)->frame, &fi);
+			if (fi.name_len == strlen(names[i]) && !memcmp(fi.name, names[i], fi.name_len))
+				break;
+		}
+		if (!k)
+			return 0;
+		at = k;
+	}
+	return at;
+}
+
+/* --diff: BASE's figures land on DIR's nodes of the same path; what BASE
+ * has elsewhere is counted as gone. */
+static void test_diff(void)
+{
+#define EVT(t, leaf, root) "running 10/0 [000] 170000000" t ": 1 cpu-clock:\n\t0 " leaf " (m.erl:1)\n\t0 " root " (m.erl:1)\n\n"
+	static const char *base_text = EVT("0.1", "m:b/0", "m:a/0") EVT("0.2", "m:b/0", "m:a/0")
+		EVT("0.3", "m:c/0", "m:a/0") EVT("0.4", "m:c/0", "m:a/0") EVT("0.5", "m:c/0", "m:x/0");
+	static const char *dir_text = EVT("1.1", "m:b/0", "m:a/0") EVT("1.2", "m:d/0", "m:a/0")
+		EVT("1.3", "m:d/0", "m:a/0") EVT("1.4", "m:d/0", "m:a/0");
+#undef EVT
+	struct rep_config cfg = { 0 };
+	rep_collect *b = collected(base_text, &cfg), *c = collected(dir_text, &cfg);
+	struct rep_diff d = { NULL, 0, 0, "base" };
+	const char *a[] = { "running", "m:a/0" }, *ab[] = { "running", "m:a/0", "m:b/0" },
+		   *ad[] = { "running", "m:a/0", "m:d/0" };
+	ok(b && c, "both sides collect");
+	if (!b || !c)
+		goto out;
+	is_int(rep_diff_build(&d, rep_collect_trie(c), rep_collect_frames(c), rep_collect_trie(b),
+			      rep_collect_frames(b), 0), 0, "diff built");
+	is_int((int64_t)d.base_whole, 5, "BASE's whole");
+	is_int((int64_t)d.base[0], 5, "the root: BASE's whole");
+	is_int((int64_t)d.base[node_at(c, a, 2)], 4, "running;m:a/0: 4 in BASE");
+	is_int((int64_t)d.base[node_at(c, ab, 3)], 2, "running;m:a/0;m:b/0: 2 in BASE");
+	is_int((int64_t)d.base[node_at(c, ad, 3)], 0, "running;m:a/0;m:d/0: none in BASE");
+	is_int((int64_t)d.gone, 3, "BASE's m:a/0;m:c/0 (2) and m:x/0;m:c/0 (1) are not in DIR");
+	rep_diff_free(&d);
+out:
+	rep_collect_free(b);
+	rep_collect_free(c);
 }
 
 static char *folded(struct rep_config *cfg, int *rc_out, struct rep_stats *st_out)
@@ -308,6 +383,7 @@ int main(void)
 	subtest("trie", test_trie);
 	subtest("samples", test_samples);
 	subtest("top", test_top);
+	subtest("diff", test_diff);
 	subtest("weights and negatives", test_weights);
 	subtest("time cut and filters", test_cut_and_filters);
 	subtest("events as deep as the first buffers", test_deep_events);

@@ -632,8 +632,9 @@ static void dump(rep_collect *c, const struct rep_config *cfg, struct sb *out)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct rep_view v = { cfg, rep_collect_frames(c), rep_collect_trie(c), &o, st,
-			      rep_collect_weight_name(c), rep_collect_weighted(c), 0, 0, NULL, NULL, NULL };
+	struct rep_view v = { .cfg = cfg, .frames = rep_collect_frames(c), .trie = rep_collect_trie(c),
+			      .order = &o, .st = st, .weight_name = rep_collect_weight_name(c),
+			      .weighted = rep_collect_weighted(c) };
 	rep_collect_finish(c);
 	rep_collect_range(c, &v.from_us, &v.to_us);
 	fprintf(f, "events %llu used %llu filtered %llu out %llu no_metric %llu bad %llu "

@@ -10,6 +10,7 @@
 #include "../../cli/report_opts.h"
 #include "../../index/ix_parse.h"
 #include "../../report/rep_text.h"
+#include "../../report/report.h"
 #include "../../common/text.h"
 
 /* Lines are copied to the heap with no NUL, so ASan catches any over-read. */
@@ -201,6 +202,61 @@ static void test_opts(void)
 	}
 }
 
+/* The writers' table, as the front door sees it (report.h). */
+static void test_formats(void)
+{
+	struct rep_config cfg;
+	char d[512], list[256];
+	report_format_list(list, sizeof list);
+	is_str(list, "svg, heatmap, folded, speedscope, pprof or top", "the formats, from the table");
+	is_int(report_format_find("collapsed"), REP_F_FOLDED, "an alias");
+	is_int(report_format_find("top"), REP_F_TOP, "top");
+	is_int(report_format_find("nope"), -1, "unknown");
+	is_int(report_format_for_path("x/flame.svg"), REP_F_SVG, ".svg");
+	is_int(report_format_for_path("out.pb.gz"), REP_F_PPROF, ".pb.gz");
+	is_int(report_format_for_path("p.speedscope.json"), REP_F_SPEEDSCOPE, ".speedscope.json");
+	is_int(report_format_for_path("a.json"), -1, "a bare .json chooses nothing");
+	is_int(report_format_for_path("-"), -1, "standard output chooses nothing");
+	ok(!report_format_terminal_ok(REP_F_SVG) && !report_format_terminal_ok(REP_F_PPROF) &&
+	   !report_format_terminal_ok(REP_F_HEATMAP), "pictures and binary data: not for a terminal");
+	ok(report_format_terminal_ok(REP_F_FOLDED) && report_format_terminal_ok(REP_F_TOP),
+	   "text formats: for a terminal");
+	{
+		char *av[] = { "report", "-o", "out.folded", "in", NULL };
+		is_int(fp_report_parse(4, av, &cfg, d, sizeof d), FP_OPT_OK, "-o out.folded parses");
+		is_int(cfg.format, REP_F_FOLDED, "-o's ending chooses the format without -f");
+	}
+	{
+		char *av[] = { "report", "-f", "svg", "-o", "out.folded", "in", NULL };
+		is_int(fp_report_parse(6, av, &cfg, d, sizeof d), FP_OPT_OK, "-f svg -o out.folded parses");
+		is_int(cfg.format, REP_F_SVG, "-f wins over the ending");
+	}
+	{
+		char *av[] = { "report", "-f", "flame", "in", NULL };
+		is_int(fp_report_parse(4, av, &cfg, d, sizeof d), FP_OPT_USAGE, "unknown -f");
+		ok(strstr(d, "(use svg, heatmap, folded, speedscope, pprof or top)") != NULL, "lists them: %s", d);
+	}
+	{
+		char *av[] = { "report", "--json", "in", NULL };
+		is_int(fp_report_parse(3, av, &cfg, d, sizeof d), FP_OPT_USAGE, "--json without -f top");
+	}
+	{
+		char *av[] = { "report", "-f", "top", "--json", "in", NULL };
+		is_int(fp_report_parse(5, av, &cfg, d, sizeof d), FP_OPT_OK, "-f top --json");
+		ok(cfg.json && cfg.format == REP_F_TOP, "both set");
+	}
+	{
+		char *av[] = { "report", "--diff", "base", "dir", "-o", "d.svg", NULL };
+		is_int(fp_report_parse(6, av, &cfg, d, sizeof d), FP_OPT_OK, "--diff BASE DIR");
+		ok(cfg.diff_base && !strcmp(cfg.diff_base, "base") && cfg.ninputs == 1 &&
+		   !strcmp(cfg.inputs[0], "dir"), "BASE apart, DIR the input");
+	}
+	{
+		char *av[] = { "report", "--diff", "base", "dir", "-f", "folded", NULL };
+		is_int(fp_report_parse(6, av, &cfg, d, sizeof d), FP_OPT_USAGE, "--diff with -f folded");
+	}
+}
+
 static void test_text(void)
 {
 	char *buf = NULL;
@@ -230,6 +286,7 @@ int main(void)
 	subtest("generic perf event lines", test_event_generic);
 	subtest("frame lines", test_frames);
 	subtest("options", test_opts);
+	subtest("formats", test_formats);
 	subtest("text escaping", test_text);
 	return done_testing();
 }

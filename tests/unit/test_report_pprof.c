@@ -243,8 +243,9 @@ static void test_profile(void)
 	rep_collect_finish(c);
 	ok(rep_order_build(&order, rep_collect_trie(c), rep_collect_frames(c)) == 0, "order");
 	{
-		struct rep_view v = { &cfg, rep_collect_frames(c), rep_collect_trie(c), &order,
-				      rep_collect_stats(c), rep_collect_weight_name(c), 0, 0, 0, NULL, pp, NULL };
+		struct rep_view v = { .cfg = &cfg, .frames = rep_collect_frames(c), .trie = rep_collect_trie(c),
+				      .order = &order, .st = rep_collect_stats(c), .weight_name = rep_collect_weight_name(c),
+				      .weighted = 0, .pprof = pp };
 		is_int(rep_write_pprof(f, &v, pp), 0, "rep_write_pprof returns 0");
 	}
 	rewind(f);

@@ -1,8 +1,9 @@
 #!/bin/bash
-# html_hour.sh FLAMEPROF CAPTURE_DIR [SECONDS] - the HTML page of an hour's
+# html_hour.sh FLAMEPROF CAPTURE_DIR [SECONDS [DENSE]] - the HTML page of an hour's
 # capture: the real capture in CAPTURE_DIR (e.g. make demo's demo-out/, at
 # the capture's defaults) stretched to SECONDS (3600) by bench/stretch.py,
 # written as a capture writes it (build/ixgen: zstd with the report index),
+# (DENSE: each event DENSE times, a node that many times as busy),
 # then `report -o hour.html`: prints the page's size, the report's time,
 # and the time to interactive in headless chromium (tests/report/html_drive.js,
 # puppeteer-core from build/npm, installed by tests/e2e/report_html.t).
@@ -10,6 +11,7 @@ set -eu
 FP=${1:?usage: html_hour.sh FLAMEPROF CAPTURE_DIR [SECONDS]}
 CAP=${2:?usage: html_hour.sh FLAMEPROF CAPTURE_DIR [SECONDS]}
 SECS=${3:-3600}
+DENSE=${4:-1}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 W=$(mktemp -d /tmp/fp-html-hour.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -19,7 +21,7 @@ for f in "$CAP"/flameprof_*.perf*; do
 	i=$((i + 1))
 done
 mkdir -p "$W/hour"
-python3 "$ROOT/bench/stretch.py" "$SECS" "$W"/in.* | "$ROOT/build/ixgen" "$W/hour" "hour@bench" >/dev/null
+python3 "$ROOT/bench/stretch.py" --dense "$DENSE" "$SECS" "$W"/in.* | "$ROOT/build/ixgen" "$W/hour" "hour@bench" >/dev/null
 rm -f "$W"/in.*
 echo "capture files: $(du -sh "$W/hour" | cut -f1) ($(ls "$W/hour" | wc -l) files)"
 /usr/bin/time -f "report -o hour.html: %e s, %M KiB max RSS" "$FP" report -q "$W/hour" -o "$W/hour.html"

@@ -24,6 +24,8 @@
 	var ROWS = D.rows, CELL_S = D.cell_us / 1e6;
 	var $ = function (id) { return document.getElementById(id); };
 	var fmtInt = function (x) { return Math.round(x).toLocaleString('en-US'); };
+	/* "1 sample", "2 samples", "1,234 reductions_delta" */
+	var amount = function (x) { return fmtInt(x) + ' ' + (D.weight === 'samples' && Math.round(x) === 1 ? 'sample' : D.weight); };
 	var pct = function (x) { return (100 * x).toFixed(x < 0.001 && x > 0 ? 3 : 2) + '%'; };
 
 	/* ---- the stack table ---- */
@@ -419,7 +421,7 @@
 	}
 	function describe(n) {
 		var t = tree(), tot = F.prof.tot, cnt = F.prof.cnt, s = nodeName(t, n) + '\n';
-		s += fmtInt(tot[n]) + ' ' + D.weight + ' (' + pct(tot[0] ? tot[n] / tot[0] : 0) + ')';
+		s += amount(tot[n]) + ' (' + pct(tot[0] ? tot[n] / tot[0] : 0) + ')';
 		if (D.weighted) s += ', ' + fmtInt(cnt[n]) + ' samples';
 		if (S.zoom && S.zoom !== n && tot[S.zoom]) s += ', ' + pct(tot[n] / tot[S.zoom]) + ' of the zoomed frame';
 		if (F.base) {
@@ -474,10 +476,10 @@
 		if (e.target === heat) {
 			var c = cellAt(hp[0], hp[1]), v = H.grid[c] || 0;
 			if (SPC === 1)
-				text = secs(c).toFixed(2) + '–' + secs(c + 1).toFixed(2) + ' s (' + clock(secs(c), 1) + ' UTC): ' + fmtInt(v) + ' ' + D.weight;
+				text = secs(c).toFixed(2) + '–' + secs(c + 1).toFixed(2) + ' s (' + clock(secs(c), 1) + ' UTC): ' + amount(v);
 			else
 				text = 'seconds ' + Math.floor(c / ROWS) * SPC + '–' + (Math.floor(c / ROWS) + 1) * SPC + ', ' + (c % ROWS) * 20 + '–' + (c % ROWS + 1) * 20 +
-					' ms within each: ' + fmtInt(v) + ' ' + D.weight;
+					' ms within each: ' + amount(v);
 		} else if (e.target === $('flame')) {
 			var n = frameAt(fp[0], fp[1]);
 			if (n >= 0) { text = describe(n); $('details').textContent = text; }

@@ -227,8 +227,14 @@ int rep_write_html(FILE *f, const struct rep_view *v)
 	json_str(f, "weight", v->weight_name);
 	json_str(f, "status", cfg->status ? (cfg->status_default ? "on-cpu" : cfg->status) : "all");
 	fprintf(f, ",\"weighted\":%d,\"t0\":%" PRId64 ",\"cell_us\":%d,\"rows\":%d,\"events\":%" PRIu64
-		   ",\"all_status\":%d,\"oncpu\":[\"running\",\"garbage_collecting\"]",
+		   ",\"all_status\":%d,\"oncpu\":[\"",
 		v->weighted, v->st->t0_s, REP_HTML_CELL_US, REP_HEAT_ROWS, events, cfg->status == NULL);
+	for (const char *s = REP_ON_CPU; *s; s++) /* "running,garbage_collecting" as a list */
+		if (*s == ',')
+			fputs("\",\"", f);
+		else
+			fputc(*s, f);
+	fputs("\"]", f);
 	rep_status_note(v, note, sizeof note);
 	if (v->from_us != INT64_MIN || v->to_us != INT64_MAX) {
 		size_t l = strlen(note);

@@ -200,10 +200,11 @@ static int read_side(struct rep_run *r, struct side *s)
 int report_run(const struct rep_config *asked, char *err, size_t errcap)
 {
 	/* the page holds every status unless --status says: it switches
-	 * between on-CPU and wall-clock itself */
+	 * between on-CPU and wall-clock itself (not with --heatmap, whose SVG
+	 * shows what --status keeps) */
 	struct rep_config all = *asked;
 	const struct rep_config *cfg = asked;
-	if ((rep_writer(asked->format)->needs & REP_W_EVENTS) && asked->status_default) {
+	if ((rep_writer(asked->format)->needs & REP_W_EVENTS) && asked->status_default && !asked->heatmap) {
 		all.status = NULL;
 		all.status_default = 0;
 		cfg = &all;

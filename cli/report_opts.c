@@ -327,7 +327,8 @@ int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
 		return FP_OPT_USAGE;
 	}
 	if (cfg->diff_base && cfg->format != REP_F_SVG) {
-		snprintf(detail, cap, "--diff draws a flame graph SVG (-f svg); use -f folded on each capture for the rest");
+		snprintf(detail, cap, "--diff draws a flame graph SVG (-f svg); use -f folded on each "
+			 "capture for the rest");
 		return FP_OPT_USAGE;
 	}
 	if (cfg->json && cfg->format != REP_F_TOP) {
@@ -378,7 +379,8 @@ int fp_report_main(int argc, char **argv)
 		return EX_USAGE;
 	}
 	/* a picture or binary data poured onto a terminal helps no one */
-	int to_tty_main = (!cfg.output || !strcmp(cfg.output, "-")) && !report_format_terminal_ok(cfg.format);
+	int to_tty_main = (!cfg.output || !strcmp(cfg.output, "-")) &&
+			  !report_format_terminal_ok(cfg.format);
 	int to_tty_heat = cfg.heatmap && !strcmp(cfg.heatmap, "-");
 	if ((to_tty_main || to_tty_heat) && isatty(STDOUT_FILENO)) {
 		fp_error("will not write %s to the terminal: name a file with %s (or pipe it)",

@@ -187,8 +187,11 @@
 		'<div id="legend"></div><div id="flamewrap"><canvas id="flame"></canvas></div><div id="details"></div><div id="tip"></div>';
 	$('title').textContent = D.title;
 	var span = (lastCell + 1) * CELL_S;
+	var cpuSamples = 0;
+	for (var q = 0; q < D.nrec; q++) if (nodeOnCpu[recNode[q]]) cpuSamples += recCount[q];
 	$('capture').textContent = 'capture: ' + dateOf(0) + ' (x: seconds from it' + (SPC > 1 ? ', ' + SPC + ' s a column' : '') + '; y: the 20 ms within each second), ' +
-		fmtInt(D.events) + ' samples over ' + Math.ceil(span) + ' s; colour and widths: ' + D.weight;
+		fmtInt(D.events) + ' samples over ' + Math.ceil(span) + ' s' + (D.all_status && offCpuPresent ? ' (' + fmtInt(cpuSamples) + ' of them on-CPU)' : '') +
+		'; colour and widths: ' + D.weight;
 	$('note').textContent = D.note;
 
 	var dpr = window.devicePixelRatio || 1;
@@ -210,7 +213,7 @@
 	function heatLayout() {
 		var avail = Math.max(400, document.documentElement.clientWidth - 32 - H.left - 16);
 		H.cw = Math.max(2, Math.min(60, Math.floor(avail / COLS)));
-		H.w = H.left + H.cw * COLS + 16; H.h = H.top + ROWS * H.ch + 34; H.base = null;
+		H.w = H.left + H.cw * COLS + 36; /* room for the last clock label */ H.h = H.top + ROWS * H.ch + 34; H.base = null;
 	}
 	function cellAt(x, y) {
 		var col = Math.floor((x - H.left) / H.cw), row = Math.floor((y - H.top) / H.ch);

@@ -46,7 +46,7 @@ LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 # makes the program (the unit tests link the rest).
 LIB_SRC  = $(wildcard common/*.c node/*.c capture/*.c sampler/*.c tracer/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c requests/*.c top/*.c) \
 	$(filter-out cli/main.c,$(wildcard cli/*.c)) $(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c \
-	$(B)/gen/requests_blob.c $(B)/gen/purge_text.c
+	$(B)/gen/requests_blob.c $(B)/gen/purge_text.c $(B)/gen/html_page.c
 CLI_SRC  = cli/main.c
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # The fuzz targets' sources (tests/fuzz/run.sh runs what these build).
@@ -103,6 +103,12 @@ $(eval $(call EMBED_ERL,$(REQUESTS_MOD),requests/flameprof_requests.erl,requests
 $(B)/gen/purge_text.c: tracer/fp_purge.hrl
 	@mkdir -p $(@D) && { echo '/* generated from tracer/fp_purge.hrl */'; echo 'const char fp_purge_text[] ='; \
 	 sed -n '/^-define(FP_PURGE_TEXT,$$/,/^)\.$$/p' $< | sed '1d;$$d'; echo ';'; } > $@.tmp && mv $@.tmp $@
+
+# The script and style of report's HTML page (report/rep_html.c), as C
+# arrays: the sources stay readable files, the binary needs no others.
+$(B)/gen/html_page.c: report/rep_html_page.js report/rep_html_page.css scripts/embed.sh
+	@mkdir -p $(@D) && { scripts/embed.sh fp_html_js report/rep_html_page.js && \
+	 scripts/embed.sh fp_html_css report/rep_html_page.css; } > $@.tmp && mv $@.tmp $@
 
 # Each object depends on the headers it includes (-MMD -MP writes them down
 # in a .d beside it) and on config.mk (the include paths).

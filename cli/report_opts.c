@@ -26,8 +26,8 @@ enum opt_id {
 static const struct fp_opt OPTS[] = {
 	{ "output", 'o', "FILE", O_OUTPUT, .help = "write here (default: standard output)" },
 	{ "format", 'f', "FMT", O_FORMAT,
-	  .help = "svg (flame graph, default), heatmap, folded, speedscope, pprof or top (the hottest "
-		  "functions)" },
+	  .help = "svg (flame graph, default), html (one page: heatmap and flame graphs), heatmap, "
+		  "folded, speedscope, pprof or top (the hottest functions)" },
 	{ "diff", 0, "BASE", O_DIFF,
 	  .help = "a differential flame graph: the inputs against BASE (a capture's files or "
 		  "directory), each side's shares; red where the inputs spend more, blue less" },

@@ -334,7 +334,7 @@ static int heat_add(rep_collect *c, int64_t t_us, int64_t w)
  * filter, the heatmap, the time cut, the trie. ids are leaf first. leaf
  * (may be NULL) caches the trie node of this stack under this status, for
  * positive [0] and negative [1] weights. */
-static int kept(rep_collect *c, int64_t time_us, uint32_t node, uint32_t status_id,
+static int kept(rep_collect *c, int64_t time_us, uint32_t node, uint32_t status_id, int64_t w,
 		const struct rep_kept *more)
 {
 	static const int64_t zeros[REP_MAX_METRICS];
@@ -343,6 +343,7 @@ static int kept(rep_collect *c, int64_t time_us, uint32_t node, uint32_t status_
 		return 0;
 	k.time_us = time_us;
 	k.leaf = node;
+	k.w = w;
 	/* as for a delta weight: a process not at work carries no delta */
 	if (rep_frames_mark(c->frames, status_id) & MARK_STATUS_IDLE)
 		k.deltas = zeros;
@@ -381,7 +382,7 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 	c->st.used++;
 	if (leaf && leaf[neg]) {
 		rep_trie_add_at(c->trie, leaf[neg], w);
-		return kept(c, time_us, leaf[neg], status_id, more);
+		return kept(c, time_us, leaf[neg], status_id, neg ? -w : w, more);
 	}
 	/* ids may be c->ids itself (a text event), which never holds more
 	 * than capids: the path has room for those, so it is not moved */
@@ -401,7 +402,7 @@ static int add_event(rep_collect *c, int64_t time_us, int64_t w, uint32_t status
 		rep_trie_add_at(c->trie, node, w);
 		if (leaf)
 			leaf[neg] = node;
-		return kept(c, time_us, node, status_id, more);
+		return kept(c, time_us, node, status_id, neg ? -w : w, more);
 	}
 }
 
@@ -414,7 +415,7 @@ static int commit(rep_collect *c)
 		return 0;
 	{
 		struct rep_kept more = { 0, 0, c->pid, c->serial, c->nmetrics,
-					 c->mnames, c->mlens, c->mdeltas };
+					 c->mnames, c->mlens, c->mdeltas, 0 };
 		return add_event(c, c->time_us, c->w, c->status_id, c->ids, c->nids, c->catmask,
 				 NULL, &more);
 	}

@@ -100,6 +100,7 @@ struct rep_kept {
 	const char *const *names;
 	const size_t *lens;
 	const int64_t *deltas;
+	int64_t w;                /* the weight it adds (signed: under "negative" when < 0) */
 };
 #define REP_MAX_METRICS 32
 /* @return 0, or -1 when out of memory (the reading stops with REP_C_NOMEM). */

@@ -20,7 +20,8 @@ enum rep_say {
 /* The first rows of the writers' table (report/rep_writers.c), in its order;
  * cfg->format is any row's index (report.h: report_format_find()). */
 enum rep_format {
-	REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF, REP_F_TOP
+	REP_F_SVG, REP_F_HEATMAP, REP_F_FOLDED, REP_F_SPEEDSCOPE, REP_F_PPROF, REP_F_TOP,
+	REP_F_HTML
 };
 
 #define REP_MAX_PIDS 64

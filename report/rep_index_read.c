@@ -462,7 +462,7 @@ static int events(struct ix *x, int weighted, const int *cand, size_t ncand_slot
 			uint32_t *leaf;
 			const char *knames[REP_MAX_METRICS];
 			size_t klens[REP_MAX_METRICS];
-			struct rep_kept kept = { 0, 0, 0, 0, 0, knames, klens, dels };
+			struct rep_kept kept = { 0, 0, 0, 0, 0, knames, klens, dels, 0 };
 			NEXT(IX_S_TIME, dt);
 			NEXT(IX_S_COMM, comm);
 			NEXT(IX_S_PID, pid);

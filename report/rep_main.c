@@ -17,6 +17,7 @@
 #include "rep_config.h"
 #include "rep_diff.h"
 #include "rep_files.h"
+#include "rep_html.h"
 #include "rep_order.h"
 #include "rep_pprof.h"
 #include "rep_read.h"
@@ -51,6 +52,7 @@ struct side {
 	size_t nfiles;
 	rep_collect *c;
 	rep_pprof *pp;
+	rep_html *events; /* a REP_W_EVENTS writer's: every kept event */
 	struct rep_order order;
 	int names;  /* REP_NAMES_*: the spelling its frames were drawn in */
 };
@@ -59,6 +61,7 @@ static void side_free(struct side *s)
 {
 	rep_order_free(&s->order);
 	rep_pprof_free(s->pp);
+	rep_html_free(s->events);
 	rep_collect_free(s->c);
 	for (size_t i = 0; i < s->nfiles; i++)
 		free(s->files[i].path);
@@ -148,6 +151,11 @@ static int read_side(struct rep_run *r, struct side *s)
 			return rep_fail(r, REP_E_NOMEM, "cannot start: out of memory");
 		rep_collect_on_kept(c, rep_pprof_kept, s->pp);
 	}
+	if (w->needs & REP_W_EVENTS) {
+		if (!(s->events = rep_html_create()))
+			return rep_fail(r, REP_E_NOMEM, "cannot start: out of memory");
+		rep_collect_on_kept(c, rep_html_kept, s->events);
+	}
 	int by_node = !(w->needs & REP_W_PPROF) && rep_files_nodes(files, nfiles, NULL, 0) > 1;
 	if ((rc = rep_read_all(r, c, files, nfiles, s->pp, by_node, elixir == REP_NAMES_EACH, &indexed)) != 0)
 		return rc;
@@ -189,8 +197,18 @@ static int read_side(struct rep_run *r, struct side *s)
 	return 0;
 }
 
-int report_run(const struct rep_config *cfg, char *err, size_t errcap)
+int report_run(const struct rep_config *asked, char *err, size_t errcap)
 {
+	/* the page holds every status unless --status says: it switches
+	 * between on-CPU and wall-clock itself (not with --heatmap, whose SVG
+	 * shows what --status keeps) */
+	struct rep_config all = *asked;
+	const struct rep_config *cfg = asked;
+	if ((rep_writer(asked->format)->needs & REP_W_EVENTS) && asked->status_default && !asked->heatmap) {
+		all.status = NULL;
+		all.status_default = 0;
+		cfg = &all;
+	}
 	struct rep_run run = { cfg, err, errcap }, *r = &run;
 	struct side dir, base;
 	struct rep_diff diff = { NULL, 0, 0, cfg->diff_base };
@@ -227,7 +245,7 @@ int report_run(const struct rep_config *cfg, char *err, size_t errcap)
 		struct rep_view v = { .cfg = cfg, .frames = rep_collect_frames(c), .trie = rep_collect_trie(c),
 				      .order = &dir.order, .st = rep_collect_stats(c),
 				      .weight_name = rep_collect_weight_name(c),
-				      .weighted = rep_collect_weighted(c), .pprof = dir.pp,
+				      .weighted = rep_collect_weighted(c), .pprof = dir.pp, .events = dir.events,
 				      .diff = cfg->diff_base ? &diff : NULL };
 		struct rep_heat heat;
 		rep_collect_range(c, &v.from_us, &v.to_us);

@@ -28,6 +28,7 @@ struct rep_view {
 	int64_t from_us, to_us;   /* the time cut, absolute (open: INT64_MIN/MAX) */
 	const struct rep_heat *heat;     /* the heatmap grid (a REP_W_HEAT writer's) */
 	const struct rep_pprof_s *pprof; /* pprof's sums (a REP_W_PPROF writer's), or NULL */
+	struct rep_html_s *events;       /* every kept event (a REP_W_EVENTS writer's), or NULL */
 	const struct rep_diff *diff;     /* --diff: BASE's figures at each node (rep_diff.h), or NULL */
 };
 
@@ -47,6 +48,9 @@ void rep_status_note(const struct rep_view *v, char *out, size_t cap);
 int rep_write_flame(FILE *f, const struct rep_view *v);
 /* The hottest functions, self and total: a table, or JSON (cfg->json). */
 int rep_write_top(FILE *f, const struct rep_view *v);
+/* One offline HTML page: the heatmap, the flame graph of any range, the
+ * difference of two (rep_html.h; needs v->events). */
+int rep_write_html(FILE *f, const struct rep_view *v);
 /* The sub-second heatmap of the whole capture. */
 int rep_write_heatmap(FILE *f, const struct rep_view *v, const struct rep_heat *h);
 

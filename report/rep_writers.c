@@ -35,6 +35,8 @@ static const struct rep_writer WRITERS[] = {
 			  "; open it with go tool pprof -http=: FILE", REP_W_PPROF | REP_W_NO_TTY,
 			  pprof },
 	[REP_F_TOP] = { "top", NULL, "", "hottest functions", "", 0, rep_write_top },
+	[REP_F_HTML] = { "html", NULL, ".html .htm", "page", "; open it in a web browser",
+			 REP_W_EVENTS | REP_W_NO_TTY, rep_write_html },
 };
 #define NWRITERS (sizeof WRITERS / sizeof WRITERS[0])
 

@@ -21,6 +21,9 @@
 #define REP_W_PPROF 2u  /* pprof's sums per event (rep_pprof.h); the node is then a
 			 * label, not a frame node:NAME */
 #define REP_W_NO_TTY 4u /* not for a terminal: a picture, a page or binary data */
+#define REP_W_EVENTS 8u /* every kept event's time, stack and weight (rep_html.h); without
+			 * --status, every status is read (the page switches on-CPU and
+			 * wall-clock itself) */
 
 struct rep_writer {
 	const char *name;  /* -f NAME */

@@ -16,7 +16,7 @@ for t in ("1700000000.100000", "1700000000.600000"):
     o.write("".join("\t0 m:f%d/0 (m.erl:%d)\n" % (i % 997, i % 50 + 1) for i in range(300000)))
     o.write("\n")
 PY
-for f in svg heatmap folded speedscope pprof; do
+for f in svg heatmap folded speedscope pprof html; do
 	"$FLAMEPROF" report -q -f "$f" -o "$T_DIR/deep.$f" "$T_DIR/deep.perf" 2> "$T_DIR/err"
 	is "$?" 0 "300,000 frames a stack: $f exits 0"
 done
@@ -48,7 +48,7 @@ for t in (1700000000, 1700000000 + 30 * 86400):
     print("running 1/0 [000] %d.100000: 1 cpu-clock:\n\t0 m:f/0 (m.erl:1)\n" % t)
 PY
 if [ -x /usr/bin/time ]; then
-	for f in svg heatmap folded speedscope pprof; do
+	for f in svg heatmap folded speedscope pprof html; do
 		/usr/bin/time -v "$FLAMEPROF" report -q -f "$f" -o "$T_DIR/span.$f" "$T_DIR/span.perf" 2> "$T_DIR/time"
 		is "$?" 0 "30 days between two events: $f exits 0"
 		kb=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$T_DIR/time")

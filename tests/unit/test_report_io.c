@@ -256,7 +256,7 @@ static void test_main(void)
  * per frame overflowed the C stack here). */
 static void test_deep(void)
 {
-	static const char *const fmts[] = { "svg", "heatmap", "folded", "speedscope", "pprof" };
+	static const char *const fmts[] = { "svg", "heatmap", "folded", "speedscope", "pprof", "html" };
 	FILE *f = fopen(path("deep.perf"), "w");
 	char out[64];
 	for (int e = 0; e < 2; e++) {

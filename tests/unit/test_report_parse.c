@@ -208,7 +208,7 @@ static void test_formats(void)
 	struct rep_config cfg;
 	char d[512], list[256];
 	report_format_list(list, sizeof list);
-	is_str(list, "svg, heatmap, folded, speedscope, pprof or top", "the formats, from the table");
+	is_str(list, "svg, heatmap, folded, speedscope, pprof, top or html", "the formats, from the table");
 	is_int(report_format_find("collapsed"), REP_F_FOLDED, "an alias");
 	is_int(report_format_find("top"), REP_F_TOP, "top");
 	is_int(report_format_find("nope"), -1, "unknown");
@@ -216,6 +216,10 @@ static void test_formats(void)
 	is_int(report_format_for_path("out.pb.gz"), REP_F_PPROF, ".pb.gz");
 	is_int(report_format_for_path("p.speedscope.json"), REP_F_SPEEDSCOPE, ".speedscope.json");
 	is_int(report_format_for_path("a.json"), -1, "a bare .json chooses nothing");
+	is_int(report_format_find("html"), REP_F_HTML, "html");
+	is_int(report_format_for_path("demo-out/profile.html"), REP_F_HTML, ".html: the page");
+	is_int(report_format_for_path("p.htm"), REP_F_HTML, ".htm: the page");
+	ok(!report_format_terminal_ok(REP_F_HTML), "the page: not for a terminal");
 	is_int(report_format_for_path("-"), -1, "standard output chooses nothing");
 	ok(!report_format_terminal_ok(REP_F_SVG) && !report_format_terminal_ok(REP_F_PPROF) &&
 	   !report_format_terminal_ok(REP_F_HEATMAP), "pictures and binary data: not for a terminal");
@@ -234,7 +238,7 @@ static void test_formats(void)
 	{
 		char *av[] = { "report", "-f", "flame", "in", NULL };
 		is_int(fp_report_parse(4, av, &cfg, d, sizeof d), FP_OPT_USAGE, "unknown -f");
-		ok(strstr(d, "(use svg, heatmap, folded, speedscope, pprof or top)") != NULL, "lists them: %s", d);
+		ok(strstr(d, "(use svg, heatmap, folded, speedscope, pprof, top or html)") != NULL, "lists them: %s", d);
 	}
 	{
 		char *av[] = { "report", "--json", "in", NULL };

@@ -42,9 +42,11 @@ erl -name "$D" -setcookie other$$ -noshell -noinput -kernel inet_dist_use_interf
 D_PID=$!
 disown "$D_PID"
 T_PIDS="$T_PIDS $D_PID"
-wait_until 30 test -f "$T_DIR/cld.ready"
+check "D is up" wait_until 60 test -f "$T_DIR/cld.ready"
 rpc "$A" "erlang set_cookie ['$D', 'other$$']" >/dev/null
-is "$(rpc "$A" "net_kernel connect_node ['$D']")" true "A connects to D (D's own cookie)"
+# on a busy machine a connection attempt can time out: tried until it holds
+a_to_d() { [ "$(rpc "$A" "net_kernel connect_node ['$D']")" = true ]; }
+check "A connects to D (D's own cookie)" wait_until 60 a_to_d
 fp --cluster --connect-timeout 30s --duration 2s --every 500ms -o "$T_DIR/out2" "$A"
 sed "s/^/#   /" "$T_DIR/fp.err"
 is "$FP_RC" 79 "a member that refuses our cookie: exit 79"

@@ -215,12 +215,13 @@ static int spawn_purge(node_t *s, const char *name)
 
 int node_unload_embedded(node_t *s, const char *name)
 {
-	int yes, r;
-	if ((r = node_rex_call_atom_is(s, "code", "delete", name, "true", &yes)) < 0)
-		return r;
-	/* As the modules do: the purge in a process of its own, so the code
-	 * server is not held while every process of the node is checked, and
-	 * every process asked at once (tracer/fp_purge.hrl says why). */
+	/* As the modules do: the delete and the purge in a process of their
+	 * own, so the code server is not held while every process of the node
+	 * is checked, every process asked at once, and the module deleted only
+	 * while it is loaded, by one process of ours at a time: a second
+	 * code:delete/1 (ours racing the module's own) made the emulator log
+	 * "must be purged before deleting", and the node's logger load its
+	 * formatter for it, 220 atoms (tracer/fp_purge.hrl says why). */
 	return spawn_purge(s, name);
 }
 
@@ -290,15 +291,20 @@ int node_clear_stale(node_t *s, const char *module, const char *what)
 	if (!loaded && (r = node_rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) == 0 &&
 	    old && (r = node_unload_embedded(s, module)) < 0)
 		return r;
-	/* a purge of a few seconds (a busy node) is waited for */
+	/* A purge of a few seconds (a busy node) is waited for, and the
+	 * delete before it: the module is deleted by the purge's process,
+	 * which must be done before ours is loaded under the same name. */
 	long long until = fp_mono_ms() + s->opts.connect_timeout_ms;
 	struct timespec pause = { 0, 200 * 1000 * 1000 };
-	while ((r = node_rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) == 0 &&
-	       old && fp_mono_ms() < until)
+	for (;;) {
+		if ((r = node_rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) < 0 ||
+		    (r = node_rex_call_atom_is(s, "erlang", "module_loaded", module, "true", &loaded)) < 0)
+			return r;
+		if ((!old && !loaded) || fp_mono_ms() >= until)
+			break;
 		nanosleep(&pause, NULL);
-	if (r < 0)
-		return r;
-	if (old)
+	}
+	if (old || loaded)
 		return node_errf(s, NODE_ERR_BUSY,
 			    "'%s' is still purging the %s of an earlier run (purging checks every process); try again in a minute",
 			    s->node, what);
@@ -341,8 +347,9 @@ int node_unload_wait_grace(node_t *s, const char *name, int grace_ms)
 			}
 		} else if (loaded && !deleted && fp_mono_ms() + s->opts.connect_timeout_ms / 2 >= deadline) {
 			/* The module's owner deletes it itself; if it could
-			 * not, we do (its purge is its owner's). */
-			if ((r = node_rex_call_atom_is(s, "code", "delete", name, "true", &deleted)) < 0)
+			 * not, we have it deleted and purged (one process of
+			 * ours at a time deletes: fp_purge.hrl). */
+			if ((r = node_unload_embedded(s, name)) < 0)
 				return r;
 			deleted = 1;
 		}

@@ -239,7 +239,12 @@ int node_load_embedded(node_t *s, const struct node_module *m)
 			return node_errf(s, NODE_ERR_BUSY, "'%s' is still purging the old code of '%s' from an earlier run; try again in a minute",
 				    s->node, m->name);
 	}
-	return compile_on_node(s, m);
+	/* compiling is seconds of CPU: through rex, at normal priority, not
+	 * in the high-priority runner (node/runner.exprs) */
+	s->runner_off = 1;
+	r = compile_on_node(s, m);
+	s->runner_off = 0;
+	return r;
 }
 
 int node_release(node_t *s)
@@ -248,6 +253,9 @@ int node_release(node_t *s)
 	ei_x_buff reply;
 	struct node_rex_reply rr;
 	int r;
+	/* every start begins here: the run's later calls go to the runner */
+	if ((r = node_runner_start(s)) < 0)
+		return r;
 	if (ei_x_new(&reply) < 0)
 		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
 	node_args_begin(&a, 1);

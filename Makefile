@@ -141,8 +141,10 @@ $(B)/tests/%: tests/unit/%.c $(B)/asan/libflameprof.a
 $(B)/ixgen: tests/report/ixgen.c $(B)/asan/libflameprof.a
 	@mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -O1 -g $(SAN) -MMD -MP $(LDFLAGS) -o $@ $< $(B)/asan/libflameprof.a $(LIBS)
 # The C pipeline alone (make bench), on the optimised library.
-$(B)/pipeline: bench/pipeline.c $(B)/libflameprof.a
-	$(CC) $(ALL_CFLAGS) $(CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(B)/libflameprof.a $(LIBS)
+# Its object is built by make check too: tests/unit/house.t reads what it
+# includes and uses, as it does every room's.
+$(B)/pipeline: $(B)/obj/bench/pipeline.o $(B)/libflameprof.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 # libFuzzer targets (clang), each from its own source list above.
 CLANG ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11
@@ -156,13 +158,13 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $(wildcard */*.h) $(B)/co
 TEST_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	FLAMEPROF=$(CURDIR)/$(B)/flameprof IXGEN=$(CURDIR)/$(B)/ixgen VALGRIND="$(VALGRIND)"
 check check-unit check-e2e check-long check-fuzz: WERROR ?= 1
-check: deps-check $(B)/flameprof $(B)/ixgen $(TESTS:%=$(B)/tests/%) check-fuzz
+check: deps-check $(B)/flameprof $(B)/ixgen $(B)/obj/bench/pipeline.o $(TESTS:%=$(B)/tests/%) check-fuzz
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t) $(wildcard tests/e2e/*.t)
 # The same tests on a busy machine (scripts/check-loaded.sh): whatever CI's
 # machine is doing beside it, a test fails only when flameprof is wrong.
 check-loaded:
 	scripts/check-loaded.sh
-check-unit: deps-check $(B)/flameprof $(TESTS:%=$(B)/tests/%)
+check-unit: deps-check $(B)/flameprof $(B)/obj/bench/pipeline.o $(TESTS:%=$(B)/tests/%)
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t)
 check-e2e: deps-check $(B)/flameprof $(B)/ixgen
 	$(TEST_ENV) $(PROVE) $(wildcard tests/e2e/*.t)

@@ -1238,4 +1238,3 @@ text(T) -> text(iolist_to_binary(io_lib:format("~0tP", [T, 8]))).
 
 line(L) when is_integer(L), L >= 0 -> L;
 line(_) -> 0.
-

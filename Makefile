@@ -46,7 +46,7 @@ LIBS = $(EI_LIBS) $(PKG_LIBS) -lpthread -lm
 # makes the program (the unit tests link the rest).
 LIB_SRC  = $(wildcard common/*.c node/*.c sampler/*.c tracer/*.c formatter/*.c rotate/*.c index/*.c report/*.c calls/*.c requests/*.c top/*.c) \
 	$(filter-out cli/main.c,$(wildcard cli/*.c)) $(B)/gen/agent_blob.c $(B)/gen/tracer_blob.c \
-	$(B)/gen/requests_blob.c $(B)/gen/purge_text.c
+	$(B)/gen/requests_blob.c $(B)/gen/purge_text.c $(B)/gen/runner_blob.c
 CLI_SRC  = cli/main.c
 TESTS    = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # The fuzz targets' sources (tests/fuzz/run.sh runs what these build).
@@ -103,6 +103,15 @@ $(eval $(call EMBED_ERL,$(REQUESTS_MOD),requests/flameprof_requests.erl,requests
 $(B)/gen/purge_text.c: tracer/fp_purge.hrl
 	@mkdir -p $(@D) && { echo '/* generated from tracer/fp_purge.hrl */'; echo 'const char fp_purge_text[] ='; \
 	 sed -n '/^-define(FP_PURGE_TEXT,$$/,/^)\.$$/p' $< | sed '1d;$$d'; echo ';'; } > $@.tmp && mv $@.tmp $@
+# The runner's expressions (node/runner.exprs), parsed here into the
+# external term format, for node/rex.c to send in one call.
+$(B)/gen/runner.bin: node/runner.exprs
+	@mkdir -p $(@D) && erl -noshell -eval "$$RUNNER_PARSE" -extra $< $@.tmp && mv $@.tmp $@
+export RUNNER_PARSE = [In, Out] = init:get_plain_arguments(), {ok, B} = file:read_file(In), \
+	{ok, T, _} = erl_scan:string(unicode:characters_to_list(B)), {ok, E} = erl_parse:parse_exprs(T), \
+	ok = file:write_file(Out, term_to_binary(E)), halt().
+$(B)/gen/runner_blob.c: $(B)/gen/runner.bin scripts/embed.sh
+	scripts/embed.sh fp_runner_exprs $< > $@
 
 # Each object depends on the headers it includes (-MMD -MP writes them down
 # in a .d beside it) and on config.mk (the include paths).

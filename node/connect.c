@@ -224,6 +224,7 @@ void node_free(node_t *s)
 {
 	if (!s)
 		return;
+	node_runner_stop(s);
 	if (s->fd >= 0)
 		ei_close_connection(s->fd);
 	struct node_held *h = s->taken;

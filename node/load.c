@@ -215,12 +215,13 @@ static int spawn_purge(node_t *s, const char *name)
 
 int node_unload_embedded(node_t *s, const char *name)
 {
-	int yes, r;
-	if ((r = node_rex_call_atom_is(s, "code", "delete", name, "true", &yes)) < 0)
-		return r;
-	/* As the modules do: the purge in a process of its own, so the code
-	 * server is not held while every process of the node is checked, and
-	 * every process asked at once (tracer/fp_purge.hrl says why). */
+	/* As the modules do: the delete and the purge in a process of their
+	 * own, so the code server is not held while every process of the node
+	 * is checked, every process asked at once, and the module deleted only
+	 * while it is loaded, by one process of ours at a time: a second
+	 * code:delete/1 (ours racing the module's own) made the emulator log
+	 * "must be purged before deleting", and the node's logger load its
+	 * formatter for it, 220 atoms (tracer/fp_purge.hrl says why). */
 	return spawn_purge(s, name);
 }
 
@@ -238,7 +239,12 @@ int node_load_embedded(node_t *s, const struct node_module *m)
 			return node_errf(s, NODE_ERR_BUSY, "'%s' is still purging the old code of '%s' from an earlier run; try again in a minute",
 				    s->node, m->name);
 	}
-	return compile_on_node(s, m);
+	/* compiling is seconds of CPU: through rex, at normal priority, not
+	 * in the high-priority runner (node/runner.exprs) */
+	s->runner_off = 1;
+	r = compile_on_node(s, m);
+	s->runner_off = 0;
+	return r;
 }
 
 int node_release(node_t *s)
@@ -247,6 +253,9 @@ int node_release(node_t *s)
 	ei_x_buff reply;
 	struct node_rex_reply rr;
 	int r;
+	/* every start begins here: the run's later calls go to the runner */
+	if ((r = node_runner_start(s)) < 0)
+		return r;
 	if (ei_x_new(&reply) < 0)
 		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
 	node_args_begin(&a, 1);
@@ -290,15 +299,20 @@ int node_clear_stale(node_t *s, const char *module, const char *what)
 	if (!loaded && (r = node_rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) == 0 &&
 	    old && (r = node_unload_embedded(s, module)) < 0)
 		return r;
-	/* a purge of a few seconds (a busy node) is waited for */
+	/* A purge of a few seconds (a busy node) is waited for, and the
+	 * delete before it: the module is deleted by the purge's process,
+	 * which must be done before ours is loaded under the same name. */
 	long long until = fp_mono_ms() + s->opts.connect_timeout_ms;
 	struct timespec pause = { 0, 200 * 1000 * 1000 };
-	while ((r = node_rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) == 0 &&
-	       old && fp_mono_ms() < until)
+	for (;;) {
+		if ((r = node_rex_call_atom_is(s, "erlang", "check_old_code", module, "true", &old)) < 0 ||
+		    (r = node_rex_call_atom_is(s, "erlang", "module_loaded", module, "true", &loaded)) < 0)
+			return r;
+		if ((!old && !loaded) || fp_mono_ms() >= until)
+			break;
 		nanosleep(&pause, NULL);
-	if (r < 0)
-		return r;
-	if (old)
+	}
+	if (old || loaded)
 		return node_errf(s, NODE_ERR_BUSY,
 			    "'%s' is still purging the %s of an earlier run (purging checks every process); try again in a minute",
 			    s->node, what);
@@ -341,8 +355,9 @@ int node_unload_wait_grace(node_t *s, const char *name, int grace_ms)
 			}
 		} else if (loaded && !deleted && fp_mono_ms() + s->opts.connect_timeout_ms / 2 >= deadline) {
 			/* The module's owner deletes it itself; if it could
-			 * not, we do (its purge is its owner's). */
-			if ((r = node_rex_call_atom_is(s, "code", "delete", name, "true", &deleted)) < 0)
+			 * not, we have it deleted and purged (one process of
+			 * ours at a time deletes: fp_purge.hrl). */
+			if ((r = node_unload_embedded(s, name)) < 0)
 				return r;
 			deleted = 1;
 		}

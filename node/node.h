@@ -91,6 +91,13 @@ const char *node_own_name(const node_t *n);
 const char *node_otp_release(const node_t *n);
 /* Reads the node's release and its own name (node_otp_release(), node_own_name()). */
 int node_release(node_t *n);
+/* Starts our stand-in for rex on the node, at high priority
+ * (node/runner.exprs): the run's later calls no longer wait behind a
+ * saturated node's run queue. node_release() starts it; node_free() ends
+ * it. @return 0 (also when the node would not start it: rex then serves
+ * every call), or <0. */
+int node_runner_start(node_t *n);
+void node_runner_stop(node_t *n);
 /* *yes tells whether the node runs the `elixir` application (lang.c).
  * @return 0 or a negative enum node_err. */
 int node_runs_elixir(node_t *n, int *yes);

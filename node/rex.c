@@ -239,7 +239,10 @@ static int rex_call(node_t *s, const char *mod, const char *fun, const ei_x_buff
 		ei_x_free(&req);
 		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
 	}
-	r = ei_reg_send_tmo(&s->ec, s->fd, "rex", req.buff, req.index, left_ms(deadline));
+	if (s->have_runner && !s->runner_off)
+		r = ei_send_tmo(s->fd, &s->runner, req.buff, req.index, left_ms(deadline));
+	else
+		r = ei_reg_send_tmo(&s->ec, s->fd, "rex", req.buff, req.index, left_ms(deadline));
 	ei_x_free(&req);
 	if (r < 0)
 		return node_errf(s, NODE_ERR_LOST, "cannot send a request to '%s' (%s)", s->node,
@@ -260,6 +263,56 @@ static int rex_call(node_t *s, const char *mod, const char *fun, const ei_x_buff
 		return node_errf(s, NODE_ERR_PROTO, "'%s' answered %s:%s with something that is not a rex reply",
 			    s->node, mod, fun);
 	return 0;
+}
+
+/* ---------------------------------------------------------------- the runner */
+
+/* node/runner.exprs says why: erlang:spawn_opt(erl_eval, exprs, [Exprs,
+ * [{'Sink', Self}]], [{priority, high}]) through rex, the one call of the
+ * run that waits behind a saturated node's run queue twice. Without it
+ * (it could not be started) the calls go to rex as before. */
+int node_runner_start(node_t *s)
+{
+	struct node_args a;
+	erlang_pid pid;
+	if (s->have_runner)
+		return 0;
+	node_args_begin(&a, 4);
+	node_arg_atom(&a, "erl_eval");
+	node_arg_atom(&a, "exprs");
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 2) == 0;
+	/* the parsed expressions, their version byte left out */
+	node_arg_raw(&a, (const char *)fp_runner_exprs + 1, (int)fp_runner_exprs_len - 1);
+	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_tuple_header(&a.x, 2) == 0;
+	node_arg_atom(&a, "Sink");
+	a.ok = a.ok && ei_x_encode_pid(&a.x, node_self(s)) == 0 && ei_x_encode_empty_list(&a.x) == 0 &&
+	       ei_x_encode_empty_list(&a.x) == 0 && ei_x_encode_list_header(&a.x, 1) == 0 &&
+	       ei_x_encode_tuple_header(&a.x, 2) == 0;
+	node_arg_atom(&a, "priority");
+	node_arg_atom(&a, "high");
+	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0;
+	int r = node_rex_call_pid(s, "erlang", "spawn_opt", &a, &pid);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		s->runner = pid;
+		s->have_runner = 1;
+	}
+	return 0;
+}
+
+void node_runner_stop(node_t *s)
+{
+	ei_x_buff x;
+	if (!s->have_runner || s->fd < 0)
+		return;
+	s->have_runner = 0;
+	if (ei_x_new_with_version(&x) < 0)
+		return;
+	/* best effort: if it is lost, the runner ends with our connection */
+	if (ei_x_encode_atom(&x, "stop") == 0)
+		(void)node_send(s, &s->runner, &x);
+	ei_x_free(&x);
 }
 
 /* ---------------------------------------------------------------- arguments */

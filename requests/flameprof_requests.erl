@@ -399,6 +399,11 @@ loop(S) ->
             erlang:send_after(?TICK_MS, self(), tick),
             loop(tick(S));
         stop ->
+            %% The end at high priority: cleanup and clear_tokens/0 ask
+            %% every process of the node, one after the other; at normal
+            %% priority each answer waited a round of a saturated node's
+            %% run queue (a stop of over a minute with 1,000 busy processes).
+            process_flag(priority, high),
             S1 = stop_tracing(S),
             S2 = handle(lists:keysort(1, lists:reverse(maps:get(buf, S1))), S1#{buf := []}),
             send_window(in_flight_at_end(S2)),
@@ -407,10 +412,12 @@ loop(S) ->
             maps:get(sink, S2) ! {fp_req_stopped, ?PROTO, Cleared, Left},
             exit(normal);
         {nodedown, _} ->
+            process_flag(priority, high),
             cleanup(maps:get(tr, S), all_mfas(S), self()),
             _ = clear_tokens(),
             exit(normal);
         {'EXIT', Guardian, _} when Guardian =:= map_get(guardian, S) ->
+            process_flag(priority, high),
             cleanup(maps:get(tr, S), all_mfas(S), self()),
             _ = clear_tokens(),
             unload_self(),
@@ -910,10 +917,11 @@ clear_tokens() ->
 %% those of a token that has only monotonic_timestamp, made in a process
 %% of its own.
 our_flags() ->
-    {Pid, Ref} = spawn_monitor(fun() ->
-                                       _ = seq_trace:set_token(monotonic_timestamp, true),
-                                       exit({flags, element(1, seq_trace:get_token())})
-                               end),
+    %% at high priority: on a saturated node a normal one waits a round
+    {Pid, Ref} = spawn_opt(fun() ->
+                                   _ = seq_trace:set_token(monotonic_timestamp, true),
+                                   exit({flags, element(1, seq_trace:get_token())})
+                           end, [monitor, {priority, high}]),
     receive {'DOWN', Ref, process, Pid, {flags, F}} -> F;
             {'DOWN', Ref, process, Pid, _} -> none
     end.

@@ -18,38 +18,64 @@
 %% ours raises it at a time (the registered name flameprof_purge: a second
 %% waits for the first to end), so the node is left as it was.
 %%
+%% The module is deleted by the same process, just before the purge, and
+%% only while it is loaded: code:delete/1 of a module that already has old
+%% code makes the emulator send an error report ("must be purged before
+%% deleting"), and printing it makes the node's logger load its formatter
+%% (about 220 new atoms, and a line in the node's log). Two of our parties
+%% may ask for the same module's removal at once (the module's last process
+%% and flameprof, when the module is slow to go: node/load.c), so every
+%% delete and purge of ours runs in the process that holds flameprof_purge,
+%% and a request for the module that process is already removing ends at
+%% once: that process deletes it if it is loaded and purges it after.
+%%
 %% The purge runs in erl_eval, in a process of its own that runs no code
 %% of ours: purging kills whoever runs the old code, and the old code is
 %% the very module that asked for the purge. M: the module's name.
 -define(FP_PURGE_TEXT,
 "Lim = outstanding_system_requests_limit, "
+"Do = fun() -> "
+"  case erlang:function_exported(erts_code_purger, purge, 1) of "
+"    true -> erts_code_purger:purge(M); "
+"    false -> code:purge(M) "
+"  end "
+"end, "
 "Purge = fun Retry() -> "
 "  try register(flameprof_purge, self()) of "
 "    true -> "
+"      put(flameprof_purge, M), "
 "      Old = try erlang:system_info(Lim) catch error:_ -> none end, "
 "      New = min(erlang:system_info(process_count) + 1000, 1 bsl 26), "
 "      Prev = case is_integer(Old) andalso Old < New of "
 "               true -> erlang:system_flag(Lim, New); "
 "               false -> none "
 "             end, "
-"      try case erlang:function_exported(erts_code_purger, purge, 1) of "
-"            true -> erts_code_purger:purge(M); "
-"            false -> code:purge(M) "
-"          end "
+"      try erlang:check_old_code(M) andalso Do(), "
+"          erlang:module_loaded(M) andalso code:delete(M) andalso Do() "
 "      after is_integer(Prev) andalso erlang:system_flag(Lim, Prev) "
 "      end "
 "  catch error:badarg -> "
-"    Ref = erlang:monitor(process, flameprof_purge), "
-"    receive {'DOWN', Ref, process, _, _} -> Retry() end "
+"    case whereis(flameprof_purge) of "
+"      undefined -> Retry(); "
+"      Holder -> "
+"        Ref = erlang:monitor(process, Holder), "
+"        Same = case erlang:process_info(Holder, dictionary) of "
+"                 {dictionary, D} -> lists:keyfind(flameprof_purge, 1, D) =:= {flameprof_purge, M}; "
+"                 _ -> false "
+"               end, "
+"        case Same of "
+"          true -> erlang:demonitor(Ref, [flush]), done; "
+"          false -> receive {'DOWN', Ref, process, _, _} -> Retry() end "
+"        end "
+"    end "
 "  end "
 "end, "
 "Purge(). "
 ).
 
-%% Deleting is quick (and goes through the code server, so that its view
-%% of what is loaded stays right); the purge goes to a process of its own.
+%% The delete (through the code server, so that its view of what is
+%% loaded stays right) and the purge, in a process of their own.
 unload_self() ->
-    code:delete(?MODULE),
     {ok, Tokens, _} = erl_scan:string(?FP_PURGE_TEXT),
     {ok, Exprs} = erl_parse:parse_exprs(Tokens),
     spawn_opt(erl_eval, exprs, [Exprs, erl_eval:add_binding('M', ?MODULE, erl_eval:new_bindings())],

@@ -36,6 +36,12 @@ loop(Real, Mode) ->
         {fp_real, From} -> From ! {fp_real, Real}, loop(Real, Mode);
         {From, {call, M, F, A, _} = Req} = Msg when is_pid(From) ->
             case answer(Mode, {M, F, A}) of
+                %% flameprof's high-priority stand-in for rex (node/runner.exprs)
+                %% would take its later calls past this process: refused here
+                %% while a mode is set, so that they meet it (and flameprof goes
+                %% on through rex, as on a node that will not start it)
+                pass when Mode =/= none, M =:= erlang, F =:= spawn_opt, hd(A) =:= erl_eval ->
+                    From ! {rex, no_runner};
                 pass -> Real ! Msg;
                 {flood, N, R} ->
                     [{fp_junk, node(From)} ! {junk, I} || I <- lists:seq(1, N)],

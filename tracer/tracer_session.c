@@ -2,7 +2,8 @@
  * tracer_session.c - taking the node's one tracing session for calls and
  * requests (see tracer_session.h), the same way as the sampling agent: the
  * lock is registered before any code is touched, so two runs started
- * together cannot purge each other's tracer.
+ * together cannot purge each other's tracer; then the session's one
+ * receive, by the tracer's table of words (tracer_proto.c).
  */
 #include <stdlib.h>
 #include <string.h>

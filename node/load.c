@@ -162,11 +162,12 @@ static int ok_term(const ei_x_buff *x, const struct node_rex_reply *rr, int *sta
 	return 0;
 }
 
-/* Starts the purge of tracer/fp_purge.hrl (the modules' own unload_self/0
- * runs the same text): parsed on the node, then run by erl_eval in a
- * process of its own at high priority, with M bound to the module. Three
- * requests, where the modules' own unload needs none of ours: only a
- * failed start or a module left by an earlier run gets here. */
+/* Starts the delete and purge of tracer/fp_purge.hrl (the modules' own
+ * unload_self/0 runs the same text): parsed on the node, then run by
+ * erl_eval in a process of its own at high priority, with M bound to the
+ * module. Three requests, where the modules' own unload needs none of
+ * ours: only a failed start, a module left by an earlier run, or one its
+ * owner is slow to remove gets here. */
 static int spawn_purge(node_t *s, const char *name)
 {
 	struct node_args a;

@@ -59,8 +59,8 @@ FUZZ_SRC_index  = report/rep_index_read.c report/rep_collect.c report/rep_frames
 	report/rep_text.c report/rep_color.c report/rep_svg_assets.c common/text.c rotate/adopt.c
 FUZZ_LIBS_index = -lzstd -lz
 FUZZ_SRC_index += report/rep_names.c common/names.c
-FUZZ_SRC_calls  = calls/calls_decode.c node/term_check.c node/term_cursor.c calls/calls_out.c common/text.c common/ctl_escape.c
-FUZZ_SRC_requests = requests/requests_decode.c node/term_check.c node/term_cursor.c requests/req_table.c requests/hist.c common/text.c common/ctl_escape.c
+FUZZ_SRC_calls  = calls/calls_decode.c node/term_check.c tracer/tracer_proto.c calls/calls_out.c common/text.c common/ctl_escape.c
+FUZZ_SRC_requests = requests/requests_decode.c node/term_check.c tracer/tracer_proto.c requests/req_table.c requests/hist.c common/text.c common/ctl_escape.c
 FUZZ_LIBS_requests = -lm
 FUZZ_SRC_rex    = node/rex_reply.c node/term_check.c
 FUZZ_SRC_epmd   = node/epmd_reply.c
@@ -95,7 +95,7 @@ $(B)/gen/$(3)_blob.c: $(B)/gen/$(1).beam $(B)/gen/$(1).P scripts/embed.sh
 	(scripts/embed.sh fp_$(3)_beam $$< && scripts/embed.sh fp_$(3)_source $(B)/gen/$(1).P) > $$@
 endef
 TRACE_HRL = $(wildcard tracer/*.hrl)
-$(eval $(call EMBED_ERL,$(AGENT_MOD),sampler/flameprof_agent.erl,agent,tracer/fp_purge.hrl))
+$(eval $(call EMBED_ERL,$(AGENT_MOD),sampler/flameprof_agent.erl,agent,tracer/fp_purge.hrl tracer/fp_life.hrl))
 $(eval $(call EMBED_ERL,$(TRACER_MOD),calls/flameprof_tracer.erl,tracer,$(TRACE_HRL)))
 $(eval $(call EMBED_ERL,$(REQUESTS_MOD),requests/flameprof_requests.erl,requests,$(TRACE_HRL)))
 # The purge's text (tracer/fp_purge.hrl) for node/load.c: the string

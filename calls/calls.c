@@ -6,13 +6,14 @@
 #include <string.h>
 #include <time.h>
 #include "calls.h"
+#include "../node/node.h"
 #include "../tracer/tracer_session.h"
 
 /* The tracer, compiled and embedded at build time (Makefile). */
 extern const unsigned char fp_tracer_beam[], fp_tracer_source[];
 extern const size_t fp_tracer_beam_len, fp_tracer_source_len;
 static const struct node_module tracer_module = {
-	FP_TRACER_MODULE, "flameprof_tracer", fp_tracer_beam, &fp_tracer_beam_len, fp_tracer_source, &fp_tracer_source_len,
+	FP_TRACER_MODULE, "flameprof_tracer", "the tracer", fp_tracer_beam, &fp_tracer_beam_len, fp_tracer_source, &fp_tracer_source_len,
 };
 
 static const char *type_atom(enum calls_type t)
@@ -68,51 +69,33 @@ static void args(struct node_args *a, const void *opts)
 }
 
 /* Its refusals, in sentences (tracer/ says lock_lost and the unknown). */
-static int refused(tracer_t *s, const struct tracer_word *w, const void *opts)
+static int refused(node_t *n, const struct tracer_word *w, const void *opts)
 {
 	const struct calls_options *o = opts;
 	const char *r = w->reason, *d = w->detail;
 	if (strcmp(r, "unsupported") == 0)
-		return node_errf(s->node, NODE_ERR_AGENT,
+		return node_errf(n, NODE_ERR_AGENT,
 			    "'%s' runs OTP %s and call memory tracing needs OTP 26 or later; use --type count or time there",
-			    node_target(s->node), d);
+			    node_target(n), d);
 	if (strcmp(r, "nomatch") == 0)
-		return node_errf(s->node, NODE_ERR_USAGE, "%s on '%s'; load the module first or correct the pattern",
-			    d, node_target(s->node));
+		return node_errf(n, NODE_ERR_USAGE, "%s on '%s'; load the module first or correct the pattern",
+			    d, node_target(n));
 	if (strcmp(r, "too_many") == 0)
-		return node_errf(s->node, NODE_ERR_USAGE,
+		return node_errf(n, NODE_ERR_USAGE,
 			    "the patterns match %s functions on '%s', more than the limit of %u; narrow them, or raise --limit or add --force",
-			    d, node_target(s->node), o->limit);
+			    d, node_target(n), o->limit);
 	if (strcmp(r, "in_use") == 0)
-		return node_errf(s->node, NODE_ERR_BUSY,
+		return node_errf(n, NODE_ERR_BUSY,
 			    "%s is already traced on '%s' by someone else (dbg, tprof or an application tracer) and OTP before 27 has no trace sessions to keep theirs and ours apart; flameprof leaves it alone, try again once that tracing is off",
-			    d, node_target(s->node));
+			    d, node_target(n));
 	if (strcmp(r, "noproc") == 0)
-		return node_errf(s->node, NODE_ERR_USAGE, "no process '%s' on '%s'; check the pid or name", d, node_target(s->node));
+		return node_errf(n, NODE_ERR_USAGE, "no process '%s' on '%s'; check the pid or name", d, node_target(n));
 	return 0;
 }
 
-/* Its first word: started (two counts) or refused, anything else freed. */
-static int decode(const ei_x_buff *x, struct tracer_word *w, char *why, size_t cap)
-{
-	struct calls_msg *m = malloc(sizeof *m);
-	if (!m)
-		return -2;
-	int k = calls_decode(x->buff, (size_t)x->index, m, why, cap);
-	if (k == CALLS_MSG_STARTED) {
-		w->a = m->nfunctions;
-		w->b = m->nprocs;
-	} else if (k == CALLS_MSG_ERROR) {
-		memcpy(w->reason, m->reason, sizeof w->reason);
-		memcpy(w->detail, m->detail, sizeof w->detail);
-	} else if (k == CALLS_MSG_RESULT) {
-		calls_result_free(&m->result);
-	}
-	free(m);
-	return k < 0 ? k : k == CALLS_MSG_STARTED ? TRACER_STARTED : k == CALLS_MSG_ERROR ? TRACER_REFUSED : TRACER_OTHER;
-}
-
-static const struct tracer_kind kind = { &tracer_module, args, 7, decode, refused };
+static const struct tracer_kind kind = {
+	&tracer_module, args, 7, &calls_proto, refused, "the breakpoints and flags, nothing was collected",
+};
 
 int calls_start(tracer_t **out, node_t *n, const struct calls_options *o, unsigned *nfunctions, unsigned *nprocs)
 {
@@ -121,78 +104,36 @@ int calls_start(tracer_t **out, node_t *n, const struct calls_options *o, unsign
 
 int calls_wait(tracer_t *s, int timeout_ms, struct calls_result *early)
 {
-	const ei_x_buff *x;
-	char why[160];
-	int r = node_recv(s->node, fp_mono_ms() + timeout_ms, &x);
+	struct calls_msg m;
+	int k, r = tracer_recv(s, fp_mono_ms() + timeout_ms, "a message", &m, &k);
 	if (r <= 0)
 		return r;
-	/* The session says nothing while it runs, unless it died. */
-	struct calls_msg *m = malloc(sizeof *m);
-	if (!m)
-		return node_errf(s->node, NODE_ERR_NOMEM, "out of memory");
-	int k = calls_decode(x->buff, (size_t)x->index, m, why, sizeof why);
-	r = 0;
-	if (k == CALLS_MSG_ERROR) {
-		s->running = 0;
-		r = node_errf(s->node, NODE_ERR_LOST,
-			 "the tracer session on '%s' died (%s); its guardian removed the breakpoints and flags, nothing was collected",
-			 node_target(s->node), m->detail);
-	} else if (k == CALLS_MSG_RESULT) {
-		/* it ended the run by itself: the node was overloaded */
-		s->running = 0;
-		*early = m->result;
-		r = 1;
-	} else if (k < 0) {
-		r = node_errf(s->node, k == -2 ? NODE_ERR_NOMEM : NODE_ERR_PROTO,
-			 "cannot read a message from the tracer on '%s': %s", node_target(s->node), why);
-	}
-	free(m);
-	return r;
+	/* The session says nothing while it runs, unless it died (tracer_recv
+	 * said so) or ended the run by itself: the node was overloaded. */
+	if (k != CALLS_MSG_RESULT)
+		return 0;
+	*early = m.result;
+	return 1;
 }
 
 int calls_stop(tracer_t *s, struct calls_result *out)
 {
-	const ei_x_buff *x;
-	char why[160];
-	int r;
+	struct calls_msg m;
+	node_t *n = tracer_node(s);
+	int k, r;
 	memset(out, 0, sizeof *out);
 	if ((r = tracer_send_stop(s)) < 0)
 		return r;
-	struct calls_msg *m = malloc(sizeof *m);
-	if (!m)
-		return node_errf(s->node, NODE_ERR_NOMEM, "out of memory");
 	/* reading thousands of breakpoints on a busy node takes a while */
-	long long deadline = fp_mono_ms() + 4LL * node_timeout_ms(s->node);
-	for (;;) {
-		r = node_recv(s->node, deadline, &x);
-		if (r < 0)
-			break;
-		if (r == 0) {
-			r = node_errf(s->node, NODE_ERR_LOST, "the tracer on '%s' sent no results within %d ms; it removes its breakpoints by itself",
-				 node_target(s->node), 4 * node_timeout_ms(s->node));
-			break;
-		}
-		int k = calls_decode(x->buff, (size_t)x->index, m, why, sizeof why);
-		if (k == -2 || k == -1) {
-			r = k == -2 ? node_errf(s->node, NODE_ERR_NOMEM, "out of memory") :
-				node_errf(s->node, NODE_ERR_PROTO, "cannot read the results from the tracer on '%s': %s", node_target(s->node), why);
-			break;
-		}
-		if (k == CALLS_MSG_ERROR) {
-			s->running = 0;
-			r = node_errf(s->node, NODE_ERR_LOST,
-				 "the tracer session on '%s' died (%s); its guardian removed the breakpoints and flags, nothing was collected",
-				 node_target(s->node), m->detail);
-			break;
-		}
+	long long deadline = fp_mono_ms() + 4LL * node_timeout_ms(n);
+	while ((r = tracer_recv(s, deadline, "the results", &m, &k)) > 0)
 		if (k == CALLS_MSG_RESULT) {
-			*out = m->result;
-			s->running = 0;
-			r = 0;
-			break;
+			*out = m.result;
+			return 0;
 		}
-	}
-	free(m);
+	if (r == 0)
+		r = node_errf(n, NODE_ERR_LOST, "the tracer on '%s' sent no results within %d ms; it removes its breakpoints by itself",
+			      node_target(n), 4 * node_timeout_ms(n));
 	return r;
 }
 

@@ -106,5 +106,8 @@ struct calls_msg {
 	struct calls_result result;
 };
 int calls_decode(const char *buf, size_t len, struct calls_msg *out, char *err, size_t errlen);
+/* The same words as tracer/'s table (calls_decode.c), for calls.c. */
+struct tracer_proto;
+extern const struct tracer_proto calls_proto;
 
 #endif

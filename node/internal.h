@@ -24,7 +24,8 @@ struct node_s {
 	char otp[16];                /* target's otp_release */
 	char own_name[MAXATOMLEN_UTF8]; /* the target's node(), "" until known */
 	erlang_pid lock;             /* our lock process on the node (lock.c) */
-	const char *lock_name;       /* the name it holds: NODE_AGENT_LOCK or NODE_TRACER_LOCK */
+	const char *lock_name;       /* the name it holds (the caller's) */
+	const char *lock_busy;       /* what a second run is told (the caller's) */
 	int have_lock;               /* spawned and not yet adopted or killed */
 	ei_x_buff lock_timer;        /* its erlang:send_after timer reference, encoded */
 	int local_lock_fd;           /* flock on our node name and the target; -1 */

@@ -1,8 +1,8 @@
 /*
  * load.c - putting our modules on the node and taking them off again.
  *
- * The agent (sampler/flameprof_agent.erl) and the tracers (calls/,
- * requests/) are compiled at build time and embedded with their source. It is loaded with code:load_binary/3 under a versioned
+ * Our modules (the caller's struct node_module: the agent, the tracers)
+ * are compiled at build time and embedded with their source. One is loaded with code:load_binary/3 under a versioned
  * module name; if the node cannot load our .beam (another OTP release), the
  * embedded source is compiled on the node: erl_scan, erl_parse per form,
  * compile:forms. Only export funs travel: nothing here needs a fun of ours.
@@ -65,7 +65,7 @@ static int compile_on_node(node_t *s, const struct node_module *m)
 	if (r < 0)
 		goto out;
 	at = rr.at;
-	r = node_errf(s, NODE_ERR_AGENT, "cannot compile the agent on '%s' (erl_scan failed)", s->node);
+	r = node_errf(s, NODE_ERR_AGENT, "cannot compile %s on '%s' (erl_scan failed)", m->what, s->node);
 	if (ei_decode_tuple_header(scan.buff, &at, &arity) < 0 || arity != 3 ||
 	    ei_decode_atom(scan.buff, &at, tag) < 0 || strcmp(tag, "ok") != 0 ||
 	    ei_decode_list_header(scan.buff, &at, &n) < 0)
@@ -95,7 +95,7 @@ static int compile_on_node(node_t *s, const struct node_module *m)
 		if (r < 0)
 			goto free_parsed;
 		int pat = rr.at;
-		r = node_errf(s, NODE_ERR_AGENT, "cannot compile the agent on '%s' (erl_parse failed)", s->node);
+		r = node_errf(s, NODE_ERR_AGENT, "cannot compile %s on '%s' (erl_parse failed)", m->what, s->node);
 		if (ei_decode_tuple_header(parsed[nforms - 1].buff, &pat, &ta) < 0 || ta != 2 ||
 		    ei_decode_atom(parsed[nforms - 1].buff, &pat, tag) < 0 || strcmp(tag, "ok") != 0)
 			goto free_parsed;
@@ -120,7 +120,7 @@ static int compile_on_node(node_t *s, const struct node_module *m)
 	r = node_rex_call_args(s, "compile", "forms", &a, &one, &rr, LOAD_TIMEOUT_MS);
 	if (r < 0)
 		goto free_parsed;
-	r = node_errf(s, NODE_ERR_AGENT, "cannot compile the agent on '%s' (compile:forms failed; is the compiler application there?)", s->node);
+	r = node_errf(s, NODE_ERR_AGENT, "cannot compile %s on '%s' (compile:forms failed; is the compiler application there?)", m->what, s->node);
 	if (ei_decode_tuple_header(one.buff, &rr.at, &arity) < 0 || arity < 3 ||
 	    ei_decode_atom(one.buff, &rr.at, tag) < 0 || strcmp(tag, "ok") != 0 ||
 	    ei_skip_term(one.buff, &rr.at) < 0 || node_rex_reply_binary_size(&rr, NODE_MAX_MSG, &size) < 0)
@@ -136,7 +136,7 @@ static int compile_on_node(node_t *s, const struct node_module *m)
 		r = load_binary(s, m->name, m->file, beam, blen, why, sizeof why, &loaded);
 	free(beam);
 	if (r == 0 && !loaded)
-		r = node_errf(s, NODE_ERR_AGENT, "cannot load the agent compiled on '%s' (%s)", s->node, why);
+		r = node_errf(s, NODE_ERR_AGENT, "cannot load %s compiled on '%s' (%s)", m->what, s->node, why);
 free_parsed:
 	for (int k = 0; k < nforms; k++)
 		ei_x_free(&parsed[k]);

@@ -1,9 +1,9 @@
 /*
  * lock.c - one flameprof per node, and one connection per node name.
  *
- * On the node: a name (flameprof_agent for the sampling agent,
- * flameprof_tracer for the tracing session of calls and requests) is taken
- * before any code is touched, by a lock process that runs no code of ours: spawned through
+ * On the node: a name given by the caller (one per job: the sampling
+ * agent's, the tracing session's of calls and requests) is taken before
+ * any code is touched, by a lock process that runs no code of ours: spawned through
  * rex as erlang:hibernate(erlang, exit, [normal]), it sleeps in hibernation
  * (a few hundred bytes) and ends quietly at the first message it gets.
  * erlang:register/2 is atomic: of two runs started together exactly one
@@ -47,13 +47,7 @@
 
 static int busy(node_t *s)
 {
-	if (strcmp(s->lock_name, NODE_AGENT_LOCK) != 0)
-		return node_errf(s, NODE_ERR_BUSY,
-			    "'%s' already has a flameprof tracing session (flameprof calls or requests); wait for it to finish, one runs at a time per node",
-			    s->node);
-	return node_errf(s, NODE_ERR_BUSY,
-		    "'%s' is already being profiled by another flameprof; wait for it to finish, flameprof runs one at a time per node",
-		    s->node);
+	return node_errf(s, NODE_ERR_BUSY, "'%s' %s", s->node, s->lock_busy);
 }
 
 /* /tmp/flameprof-<uid>, ours alone: the same for a run from cron and one
@@ -250,7 +244,7 @@ static int retake(node_t *s, const erlang_pid *holder)
 	}
 }
 
-int node_lock_take(node_t *s, const char *name)
+int node_lock_take(node_t *s, const char *name, const char *busy_text)
 {
 	struct node_args a;
 	struct node_rex_reply rr;
@@ -258,6 +252,7 @@ int node_lock_take(node_t *s, const char *name)
 	int r, start, end;
 
 	s->lock_name = name;
+	s->lock_busy = busy_text;
 
 	node_args_begin(&a, 3);
 	node_arg_atom(&a, "erlang");

@@ -6,7 +6,9 @@
  * rex server (one correlated call with a deadline, its reply checked before
  * it is read), loads and removes our embedded modules, and receives
  * messages within bounds. The sampling agent (sampler/) and the tracers
- * (tracer/, calls/, requests/) all talk to the node through this door.
+ * (tracer/, calls/, requests/) all talk to the node through this door;
+ * node/ knows none of them: a lock's name, what a second run is told, and
+ * what a module is called in a sentence are the caller's.
  *
  * Every wait has a deadline. Nothing here prints or exits: each entry point
  * returns 0 or a negative enum node_err and leaves one plain sentence in
@@ -176,19 +178,17 @@ int node_peers(node_t *n, char *names, size_t cap, int max, int *count);
 
 /* ---------------------------------------------------------------- the lock */
 
-/* The node's one name per job: the sampling agent's, and the one tracing
- * session shared by calls and requests. */
-#define NODE_AGENT_LOCK "flameprof_agent"
-#define NODE_TRACER_LOCK "flameprof_tracer"
-/* Takes the node's lock name (a static string: NODE_AGENT_LOCK or
- * NODE_TRACER_LOCK; NODE_ERR_BUSY when another run holds it). */
-int node_lock_take(node_t *n, const char *name);
-/* Adds the map pairs lock => Pid and lock_timer => TRef that our agent or
- * tracer needs to adopt the lock. */
+/* Takes the node's lock of a job, registered under name (a static
+ * string the caller's room owns: one name per job). When another run
+ * holds it: NODE_ERR_BUSY, the sentence "'NODE' " then busy (static too:
+ * what the caller's users are told). */
+int node_lock_take(node_t *n, const char *name, const char *busy);
+/* Adds the map pairs lock => Pid and lock_timer => TRef that the module
+ * adopting the lock needs. */
 void node_arg_lock(struct node_args *a, node_t *n);
-/* The agent or guardian has adopted the lock: it is theirs to end now. */
+/* A module of ours has adopted the lock: it is theirs to end now. */
 void node_lock_adopted(node_t *n);
-/* Kills our lock process if no agent or guardian has adopted it (best effort). */
+/* Kills our lock process if nothing has adopted it (best effort). */
 void node_lock_release(node_t *n);
 
 /* ---------------------------------------------------------------- modules */
@@ -197,6 +197,7 @@ void node_lock_release(node_t *n);
  * (for nodes that cannot load our beam). */
 struct node_module {
 	const char *name;            /* the versioned module name */
+	const char *what;            /* what it is, for sentences: "the agent" */
 	const char *file;            /* the file name code:load_binary/3 records */
 	const unsigned char *beam;
 	const size_t *beam_len;

@@ -143,5 +143,8 @@ struct req_msg {
 	uint64_t tokens_cleared, tokens_left;   /* REQ_MSG_STOPPED */
 };
 int req_decode(const char *buf, size_t len, struct req_msg *out, char *err, size_t errlen);
+/* The same words as tracer/'s table (requests_decode.c), for requests.c. */
+struct tracer_proto;
+extern const struct tracer_proto req_proto;
 
 #endif

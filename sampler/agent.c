@@ -11,8 +11,13 @@
 extern const unsigned char fp_agent_beam[], fp_agent_source[];
 extern const size_t fp_agent_beam_len, fp_agent_source_len;
 static const struct node_module agent_module = {
-	FP_AGENT_MODULE, "flameprof_agent", fp_agent_beam, &fp_agent_beam_len, fp_agent_source, &fp_agent_source_len,
+	FP_AGENT_MODULE, "flameprof_agent", "the agent", fp_agent_beam, &fp_agent_beam_len, fp_agent_source, &fp_agent_source_len,
 };
+
+/* The node's one sampling agent (flameprof_agent.erl adopts the same
+ * name), and what a second run is told (after the node's name). */
+#define AGENT_LOCK "flameprof_agent"
+#define AGENT_BUSY "is already being profiled by another flameprof; wait for it to finish, flameprof runs one at a time per node"
 
 /* ---------------------------------------------------------------- starting */
 
@@ -99,7 +104,7 @@ int sampler_start(sampler_t **out, node_t *n, const struct sampler_options *opts
 	s->opts = *opts;
 	s->old_depth = -1;
 	dec_init(&s->tables);
-	if ((r = node_release(n)) < 0 || (r = node_lock_take(n, NODE_AGENT_LOCK)) < 0)
+	if ((r = node_release(n)) < 0 || (r = node_lock_take(n, AGENT_LOCK, AGENT_BUSY)) < 0)
 		return r;
 	/* Holding the lock, nothing else can be loading or running an agent. */
 	if ((r = load_and_spawn(s)) < 0 && r != NODE_ERR_LOST) {

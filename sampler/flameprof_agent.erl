@@ -54,14 +54,12 @@
 %% From the sink: stop.
 -module(flameprof_agent).
 -export([init/1, worker/4, scanner/2, guardian/4, scan/6]).
--on_load(watchdog/0).
 
 -define(PROTO, 1).
--define(LOCK, flameprof_agent).          % registered name of the lock: one agent per node
+-define(LOCK, flameprof_agent).          % registered name of the lock (sampler/agent.c): one agent per node
 -define(MAX_IDS, 500000).                % intern table bounds; then a reset
 -define(MAX_TAB_WORDS, 2097152).         % 16 MiB of intern table on the node
 -define(MAX_PROCS, 100000).
--define(WATCHDOG_MS, 60000).             % checks for an agent this often after loading
 -define(PRUNE_EVERY, 12).                % scans between prunings of dead pids
 %% The first window's selection, like every later one, is by reductions
 %% gained: the first scan reads every process's reductions, waits this
@@ -113,6 +111,11 @@
                 garbage_collection, garbage_collection_info,
                 sequential_trace_token]).
 
+%% the watchdog (on_load), the lock adopted and ended, unload_self/0,
+%% attempt/1: the life of any module of ours on the node (shared with the
+%% tracers)
+-include("fp_life.hrl").
+
 -record(s, {sink, sink_node, top, period_us, every_us,
             old_depth, explicit_pids, explicit_names, tab,
             next_id = 1, procs = #{}, next_proc = 1,
@@ -155,29 +158,6 @@
 
 %% ---------------------------------------------------------------- start
 
-%% flameprof loads this module, then starts the agent in a second request.
-%% If it dies in between, nothing would ever remove the module: a watchdog
-%% started at load time does, once the lock is gone (its timer ends it)
-%% and no agent of this module has adopted it.
-watchdog() ->
-    spawn(fun orphan_check/0),
-    ok.
-
-orphan_check() ->
-    receive after ?WATCHDOG_MS -> ok end,
-    case whereis(?LOCK) of
-        undefined -> unload_self();
-        Lock ->
-            case erlang:process_info(Lock, links) of
-                {links, Links} ->
-                    Adopted = [L || L <- Links, is_pid(L), node(L) =:= node(),
-                                    erlang:process_info(L, initial_call) =:=
-                                        {initial_call, {?MODULE, init, 1}}],
-                    Adopted =:= [] andalso orphan_check();
-                undefined -> orphan_check()
-            end
-    end.
-
 %% Lock is the process the C-node registered as ?LOCK; LockTimer the
 %% erlang:send_after/3 timer that ends it if we never start.
 init(Opts) ->
@@ -192,11 +172,8 @@ init(Opts) ->
     %% to say so) reaches it at once as an exit signal, not after its
     %% silence timeout; it then restores the node itself.
     link(Sink),
-    %% linked first: if the lock is already dead, the 'EXIT' ends us below
-    link(Lock),
-    case whereis(?LOCK) =:= Lock of
+    case adopt_lock(Lock, LockTimer) of
         true ->
-            _ = erlang:cancel_timer(LockTimer),
             %% The guardian raises the depth itself (OTP 25 cannot read it
             %% without setting it), so from that moment on something that
             %% knows the old value outlives this process whatever happens.
@@ -229,10 +206,8 @@ init(Opts) ->
             ok = sched_wall_on(MaxCostPpm),
             loop(S#s{win_start = now_us(), sched_wall = sched_wall(MaxCostPpm)});
         false ->
-            Sink ! {fp_error, ?PROTO, agent_down, <<"the lock was gone before the agent started">>},
-            exit(Lock, kill),
-            unload_self(),
-            exit(normal)
+            lock_lost(Sink, {fp_error, ?PROTO, agent_down, <<"the lock was gone before the agent started">>},
+                      Lock, true)
     end.
 
 %% The guardian: it raises backtrace_depth, and whatever ends the
@@ -251,8 +226,7 @@ guardian(Coordinator, Sink, Lock, Depth) ->
         {'EXIT', Coordinator, Why} ->
             erlang:system_flag(backtrace_depth, OldDepth),
             exit(Lock, kill),
-            attempt(fun() -> erlang:send(Sink, {fp_error, ?PROTO, agent_down, down_text(coordinator, Why)},
-                                         [nosuspend]) end)
+            tell_down(Sink, {fp_error, ?PROTO, agent_down, down_text(coordinator, Why)})
     end,
     unload_self().
 
@@ -1018,8 +992,7 @@ finish(S, Why) ->
     [begin unlink(W), exit(W, kill) end || W <- Ws],
     erlang:system_flag(backtrace_depth, S#s.old_depth),
     ets:delete(S#s.tab),
-    unlink(S#s.lock),
-    exit(S#s.lock, kill),
+    end_lock(S#s.lock),
     case Why of
         stopped ->
             %% a plain send: the C-node is reading, and the last batch matters
@@ -1032,8 +1005,7 @@ finish(S, Why) ->
                                              S#s.late, S#s.missed}};
         nodedown -> ok;
         {down, Who, Reason} ->
-            attempt(fun() -> erlang:send(S#s.sink, {fp_error, ?PROTO, agent_down, down_text(Who, Reason)},
-                                         [nosuspend]) end)
+            tell_down(S#s.sink, {fp_error, ?PROTO, agent_down, down_text(Who, Reason)})
     end,
     case S#s.guardian of
         undefined -> unload_self();
@@ -1044,11 +1016,11 @@ finish(S, Why) ->
 %% Leave no trace: the module goes too. Deleting is quick; purging walks
 %% every process of the node (measured: 125 s with 100,000 processes) and
 %% code:purge would hold the code server, and all code loading on the node,
-%% for that long. So unload_self/0 (tracer/fp_purge.hrl, shared with the
-%% tracers) starts the purge in a process of its own that runs no code of
-%% ours, asking every process at once. It kills whoever still runs our old
-%% code, which by then can only be this finished process.
--include("fp_purge.hrl").
+%% for that long. So unload_self/0 (tracer/fp_purge.hrl, through
+%% fp_life.hrl, shared with the tracers) starts the purge in a process of
+%% its own that runs no code of ours, asking every process at once. It
+%% kills whoever still runs our old code, which by then can only be this
+%% finished process.
 
 %% ---------------------------------------------------------------- workers
 
@@ -1282,9 +1254,3 @@ text(T) -> text(iolist_to_binary(io_lib:format("~0tP", [T, 8]))).
 
 line(L) when is_integer(L), L >= 0 -> L;
 line(_) -> 0.
-
-%% `catch Expr` is deprecated from OTP 29 (a warning when the embedded
-%% source is compiled on the node): what may fail and does not matter goes
-%% through this instead.
-attempt(Fun) ->
-    try Fun() catch _:_ -> failed end.

@@ -1,14 +1,15 @@
-%% fp_trace_common.hrl - the life of flameprof's two tracers on the node
-%% (flameprof_tracer for `calls`, flameprof_requests), the same in both:
-%% the watchdog that removes a copy nobody started, the guardian that adopts
-%% the lock, watches the session and cleans up after it, the module's
-%% unloading, and small helpers. Included by both (each is loaded on the
-%% node alone, so the code is compiled into each; the embedded source is
-%% preprocessed, includes and all).
+%% fp_trace_common.hrl - what flameprof's two tracers (flameprof_tracer for
+%% `calls`, flameprof_requests) share on the node: the guardian that adopts
+%% the lock, watches the session and cleans up after it, and small helpers.
+%% Included by both (each is loaded on the node alone, so the code is
+%% compiled into each; the embedded source is preprocessed, includes and
+%% all).
 %%
 %% Included right after -module and the module's own -defines: it exports
-%% init/1 (the guardian) and session/2, makes the watchdog the module's
-%% on_load, and includes fp_trace_session.hrl. The including module defines
+%% init/1 (the guardian) and session/2, and includes fp_life.hrl (the
+%% watchdog as the module's on_load, the lock's adoption and end,
+%% unload_self/0: the life of any module of ours, the agent's too) and
+%% fp_trace_session.hrl. The including module defines
 %% ?PROTO (its messages' protocol) and ?ERROR_TAG (the tag of its error
 %% message to the sink) and these functions:
 %%   guard_set(Opts) -> Set       what the guardian knows at the start
@@ -18,63 +19,35 @@
 
 %% init/1: the guardian below; session/2: the including module's session
 -export([init/1, session/2]).
--on_load(watchdog/0).
 
-%% the lock both tracers take (node/lock.c registers it for them)
+%% the lock both tracers take (tracer/tracer_session.c has node/lock.c
+%% register it for them)
 -define(LOCK, flameprof_tracer).
-%% how long a copy nobody started stays loaded
--define(WATCHDOG_MS, 60000).
 
-%% tr_open/1 and the rest of where patterns and flags go; attempt/1
+%% the watchdog (on_load), the lock adopted and ended, unload_self/0,
+%% attempt/1: the life of any module of ours on the node
+-include("fp_life.hrl").
+
+%% tr_open/1 and the rest of where patterns and flags go
 -include("fp_trace_session.hrl").
-
-%% flameprof takes the lock, loads this module, then starts it in a second
-%% request; if it dies in between, nothing else would remove the module. A
-%% watchdog started at load time does, once the lock is gone (its timer
-%% ends it) or adopted by another module's guardian (the other tracing
-%% mode: this copy is then left over). A bare lock may still be ours
-%% starting: it is looked at again later.
-watchdog() ->
-    spawn(fun() -> receive after ?WATCHDOG_MS -> orphan_check() end end),
-    ok.
-
-orphan_check() ->
-    case whereis(?LOCK) of
-        undefined -> unload_self();
-        Lock ->
-            case erlang:process_info(Lock, links) of
-                {links, []} -> receive after ?WATCHDOG_MS -> orphan_check() end;
-                {links, Links} ->
-                    Ours = [L || L <- Links, is_pid(L), node(L) =:= node(),
-                                 erlang:process_info(L, initial_call) =:=
-                                     {initial_call, {?MODULE, init, 1}}],
-                    Ours =:= [] andalso unload_self(),
-                    ok;
-                undefined -> orphan_check()
-            end
-    end.
 
 %% The guardian: adopts the lock the C-node registered as ?LOCK (LockTimer:
 %% the erlang:send_after/3 timer that ends it if we never start), starts
 %% the session, cleans up after it and only then ends the lock.
 init(#{sink := Sink, lock := Lock, lock_timer := LockTimer} = Opts) ->
     process_flag(trap_exit, true),
-    %% linked first: if the lock is already dead, whereis says so below
-    link(Lock),
-    case whereis(?LOCK) =:= Lock of
+    case adopt_lock(Lock, LockTimer) of
         true ->
-            _ = erlang:cancel_timer(LockTimer),
             %% at high priority from its first line (it sets that
             %% itself too): on a saturated node a normal-priority
             %% process waits behind the whole run queue to start
             Session = spawn_opt(?MODULE, session, [self(), Opts], [link, {priority, high}]),
             guard(Sink, Lock, Session, guard_set(Opts));
         false ->
-            Sink ! {?ERROR_TAG, ?PROTO, lock_lost, <<"the lock was gone before the tracer started">>},
-            exit(Lock, kill),
             %% the module stays: another run may hold the node by now and
             %% the module be its code; the watchdog removes it otherwise
-            exit(normal)
+            lock_lost(Sink, {?ERROR_TAG, ?PROTO, lock_lost, <<"the lock was gone before the tracer started">>},
+                      Lock, false)
     end.
 
 %% Set: what the session set, as far as the guardian must undo it (the
@@ -99,22 +72,18 @@ guard(Sink, Lock, Session, Set) ->
         {'EXIT', Session, Why} ->
             guard_died(Set, Session),
             Text = iolist_to_binary(io_lib:format("~0tP", [Why, 8])),
-            _ = erlang:send(Sink, {?ERROR_TAG, ?PROTO, died, Text}, [nosuspend, noconnect]),
+            tell_down(Sink, {?ERROR_TAG, ?PROTO, died, Text}),
             sweep(Set, Session),
             finish(Lock);
         _ ->
             guard(Sink, Lock, Session, Set)
     end.
 
+%% The lock ended only after the cleanup, the module last.
 finish(Lock) ->
-    unlink(Lock),
-    exit(Lock, kill),
+    end_lock(Lock),
     unload_self(),
     exit(normal).
-
-%% unload_self/0: the module deleted, its purge started (fast even on a
-%% saturated node, and it goes on by itself)
--include("fp_purge.hrl").
 
 %% ---------------------------------------------------------------- helpers
 

@@ -47,9 +47,3 @@ tr_info({session, S}, What, Item) -> trace:info(S, What, Item).
 tr_process(global, Procs, true, Flags) -> erlang:trace(Procs, true, [{tracer, self()} | Flags]);
 tr_process(global, Procs, false, Flags) -> erlang:trace(Procs, false, Flags);
 tr_process({session, S}, Procs, On, Flags) -> trace:process(S, Procs, On, Flags).
-
-%% `catch Expr` is deprecated from OTP 29 (a warning when the embedded
-%% source is compiled on the node): what may fail and does not matter goes
-%% through this instead.
-attempt(Fun) ->
-    try Fun() catch _:_ -> failed end.

@@ -1,7 +1,8 @@
 /*
- * tracer.h - the door of tracer/: one tracing session on a node, the
- * handle `flameprof calls` (calls/calls.h) and `flameprof requests`
- * (requests/requests.h) start, stop and free.
+ * tracer.h - the door of tracer/: the tracers' protocol, one tracing
+ * session on a node (tracer_session.h) and its messages (tracer_proto.h).
+ * This is the handle `flameprof calls` (calls/calls.h) and `flameprof
+ * requests` (requests/requests.h) start, read, stop and free; opaque.
  */
 #ifndef FP_TRACER_H
 #define FP_TRACER_H

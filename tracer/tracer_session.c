@@ -2,13 +2,34 @@
  * tracer_session.c - taking the node's one tracing session for calls and
  * requests (see tracer_session.h), the same way as the sampling agent: the
  * lock is registered before any code is touched, so two runs started
- * together cannot purge each other's tracer.
+ * together cannot purge each other's tracer; then the session's one
+ * receive, by the tracer's table of words (tracer_proto.c).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "tracer_session.h"
 
-int tracer_begin(tracer_t **out, node_t *n, const char *module)
+/* The node's one tracing session, shared by calls and requests (the
+ * tracers' fp_trace_common.hrl adopts the same name), and what a second
+ * one is told (after the node's name). */
+#define TRACER_LOCK "flameprof_tracer"
+#define TRACER_BUSY                                                                                      \
+	"already has a flameprof tracing session (flameprof calls or requests); wait for it to finish, one " \
+	"runs at a time per node"
+
+struct tracer_s {
+	node_t *node;                /* the connection, the caller's */
+	const struct tracer_kind *kind;
+	erlang_pid session;          /* the session process on the node */
+	int running;                 /* started and not yet ended */
+	int lock_busy;               /* the tracer lost its lock (lock_lost) */
+	struct tracer_word word;     /* the last first word read */
+	const ei_x_buff *last;       /* the last message read (until the next receive) */
+};
+
+/* Makes the handle, reads the node's release, takes the lock and, holding
+ * it, removes a stale copy of the module; only then may it be loaded. */
+static int begin(tracer_t **out, node_t *n, const struct tracer_kind *k)
 {
 	int r;
 	tracer_t *t = calloc(1, sizeof *t);
@@ -16,10 +37,10 @@ int tracer_begin(tracer_t **out, node_t *n, const char *module)
 	if (!t)
 		return node_errf(n, NODE_ERR_NOMEM, "out of memory");
 	t->node = n;
-	t->module = module;
-	if ((r = node_release(n)) < 0 || (r = node_lock_take(n, NODE_TRACER_LOCK)) < 0)
+	t->kind = k;
+	if ((r = node_release(n)) < 0 || (r = node_lock_take(n, TRACER_LOCK, TRACER_BUSY)) < 0)
 		return r;
-	if ((r = node_clear_stale(n, module, "tracer")) < 0 && r != NODE_ERR_LOST)
+	if ((r = node_clear_stale(n, k->module->name, "tracer")) < 0 && r != NODE_ERR_LOST)
 		node_lock_release(n);
 	return r;
 }
@@ -29,12 +50,14 @@ void tracer_free(tracer_t *t)
 	free(t);
 }
 
-void tracer_arg_lock(struct node_args *a, tracer_t *t)
+node_t *tracer_node(const tracer_t *t)
 {
-	node_arg_lock(a, t->node);
+	return t->node;
 }
 
-int tracer_started(tracer_t *t, const ei_x_buff *x)
+/* Reads the session's pid from a started message ({Tag, Proto, Session,
+ * ...}; -1 if there is none) and marks it running. */
+static int started(tracer_t *t, const ei_x_buff *x)
 {
 	int i = 0, v, n;
 	long long proto;
@@ -62,12 +85,15 @@ int tracer_send_stop(tracer_t *t)
 		     : 0;
 }
 
-void tracer_adopted(tracer_t *t)
+/* The tracer answered: the guardian has the lock now, and kills it after
+ * its cleanup. */
+static void adopted(tracer_t *t)
 {
-	node_lock_adopted(t->node); /* the guardian has it now, and kills it after its cleanup */
+	node_lock_adopted(t->node);
 }
 
-void tracer_failed(tracer_t *t, int r)
+/* Undoes a start that failed with r. */
+static void failed(tracer_t *t, int r)
 {
 	if (r == NODE_ERR_LOST)
 		return;
@@ -78,12 +104,12 @@ void tracer_failed(tracer_t *t, int r)
 	 * hold the node by now, and the module be its code. */
 	node_lock_release(t->node);
 	if (!t->lock_busy)
-		node_unload_wait(t->node, t->module);
+		node_unload_wait(t->node, t->kind->module->name);
 }
 
 int tracer_unload(tracer_t *t)
 {
-	return node_unload_wait(t->node, t->module);
+	return node_unload_wait(t->node, t->kind->module->name);
 }
 
 static int spawn(tracer_t *t, const struct tracer_kind *k, const void *opts)
@@ -98,7 +124,7 @@ static int spawn(tracer_t *t, const struct tracer_kind *k, const void *opts)
 	a.ok = a.ok && ei_x_encode_list_header(&a.x, 1) == 0 && ei_x_encode_map_header(&a.x, 3 + k->npairs) == 0;
 	node_arg_atom(&a, "sink");
 	a.ok = a.ok && ei_x_encode_pid(&a.x, node_self(t->node)) == 0;
-	tracer_arg_lock(&a, t);
+	node_arg_lock(&a, t->node);
 	k->args(&a, opts);
 	a.ok = a.ok && ei_x_encode_empty_list(&a.x) == 0 && ei_x_encode_list_header(&a.x, 1) == 0 &&
 	       ei_x_encode_tuple_header(&a.x, 2) == 0;
@@ -119,58 +145,77 @@ static int refused(tracer_t *t, const struct tracer_kind *k, const struct tracer
 				 "'%s' took longer to start the tracer than its lock lasts (%s); try again when the node is less busy",
 				 node_target(t->node), w->detail);
 	}
-	int r = k->refused(t, w, opts);
+	int r = k->refused(t->node, w, opts);
 	return r ? r
 		 : node_errf(t->node, NODE_ERR_AGENT, "the tracer refused to start on '%s' (%s: %s)", node_target(t->node),
 			     w->reason, w->detail);
 }
 
+int tracer_recv(tracer_t *t, long long deadline_ms, const char *what, void *msg, int *code)
+{
+	const struct tracer_proto *p = t->kind->proto;
+	const ei_x_buff *x;
+	void *scratch = NULL;
+	char why[160];
+	int r = node_recv(t->node, deadline_ms, &x);
+	if (r <= 0)
+		return r;
+	/* no msg: a body is read and dropped (one before the start) */
+	if (!msg && !(msg = scratch = malloc(p->msg_size)))
+		return node_errf(t->node, NODE_ERR_NOMEM, "out of memory");
+	memset(msg, 0, p->msg_size);
+	memset(&t->word, 0, sizeof t->word);
+	struct tracer_first f = { &t->word.a, &t->word.b, t->word.reason, t->word.detail, sizeof t->word.reason,
+				  sizeof t->word.detail };
+	int k = tracer_decode(p, x->buff, (size_t)x->index, &f, msg, why, sizeof why);
+	const struct tracer_body *b = k > TRACER_ERROR ? tracer_body_of(p, k) : NULL;
+	if (scratch) {
+		if (b && b->drop)
+			b->drop(scratch);
+		free(scratch);
+	}
+	if (k == -2)
+		return node_errf(t->node, NODE_ERR_NOMEM, "out of memory");
+	if (k < 0)
+		return node_errf(t->node, NODE_ERR_PROTO, "cannot read %s from the tracer on '%s': %s", what,
+				 node_target(t->node), why);
+	t->last = x;
+	if (k == TRACER_ERROR && t->running) {
+		t->running = 0;
+		return node_errf(t->node, NODE_ERR_LOST, "the tracer session on '%s' died (%s); its guardian removed %s",
+				 node_target(t->node), t->word.detail, t->kind->cleaned);
+	}
+	if (b && b->ends)
+		t->running = 0;
+	*code = k;
+	return 1;
+}
+
 /* Waits for the tracer's first word, holding anything else. */
-static int await_start(tracer_t *t, const struct tracer_kind *k, const void *opts, unsigned *a, unsigned *b)
+static int await_start(tracer_t *t, const void *opts, unsigned *a, unsigned *b)
 {
 	long long deadline = fp_mono_ms() + node_timeout_ms(t->node);
-	const ei_x_buff *x;
-	struct tracer_word *w = malloc(sizeof *w);
-	char why[160];
-	int r;
-	if (!w)
-		return node_errf(t->node, NODE_ERR_NOMEM, "out of memory");
+	int r, k;
 	for (;;) {
-		r = node_recv(t->node, deadline, &x);
+		r = tracer_recv(t, deadline, "a message", NULL, &k);
 		if (r < 0)
-			break;
-		if (r == 0) {
-			r = node_errf(t->node, NODE_ERR_AGENT, "the tracer did not start on '%s' within %d ms",
-				      node_target(t->node), node_timeout_ms(t->node));
-			break;
+			return r;
+		if (r == 0)
+			return node_errf(t->node, NODE_ERR_AGENT, "the tracer did not start on '%s' within %d ms",
+					 node_target(t->node), node_timeout_ms(t->node));
+		if (k == TRACER_STARTED || k == TRACER_ERROR)
+			adopted(t);
+		if (k == TRACER_STARTED) {
+			if (started(t, t->last) < 0)
+				return node_errf(t->node, NODE_ERR_PROTO, "the tracer on '%s' sent no session pid",
+						 node_target(t->node));
+			*a = t->word.a;
+			*b = t->word.b;
+			return 0;
 		}
-		int m = k->decode(x, w, why, sizeof why);
-		if (m == -2 || m == -1) {
-			r = m == -2 ? node_errf(t->node, NODE_ERR_NOMEM, "out of memory")
-				    : node_errf(t->node, NODE_ERR_PROTO, "cannot read a message from the tracer on '%s': %s",
-						node_target(t->node), why);
-			break;
-		}
-		if (m == TRACER_STARTED || m == TRACER_REFUSED)
-			tracer_adopted(t);
-		if (m == TRACER_STARTED) {
-			if (tracer_started(t, x) < 0) {
-				r = node_errf(t->node, NODE_ERR_PROTO, "the tracer on '%s' sent no session pid",
-					      node_target(t->node));
-				break;
-			}
-			*a = w->a;
-			*b = w->b;
-			r = 0;
-			break;
-		}
-		if (m == TRACER_REFUSED) {
-			r = refused(t, k, w, opts);
-			break;
-		}
+		if (k == TRACER_ERROR)
+			return refused(t, t->kind, &t->word, opts);
 	}
-	free(w);
-	return r;
 }
 
 int tracer_start(tracer_t **out, node_t *n, const struct tracer_kind *k, const void *opts, unsigned *a,
@@ -178,12 +223,12 @@ int tracer_start(tracer_t **out, node_t *n, const struct tracer_kind *k, const v
 {
 	int r;
 	/* Holding the lock, no other session can be loading or running a tracer. */
-	if ((r = tracer_begin(out, n, k->module->name)) < 0)
+	if ((r = begin(out, n, k)) < 0)
 		return r;
 	tracer_t *t = *out;
 	if ((r = node_load_embedded(n, k->module)) < 0 || (r = spawn(t, k, opts)) < 0 ||
-	    (r = await_start(t, k, opts, a, b)) < 0) {
-		tracer_failed(t, r);
+	    (r = await_start(t, opts, a, b)) < 0) {
+		failed(t, r);
 		return r;
 	}
 	return 0;

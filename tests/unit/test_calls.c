@@ -18,6 +18,7 @@
 #include "tap.h"
 #include "../../calls/calls_out.h"
 #include "../../calls/calls.h"
+#include "../../tracer/tracer_proto.h"
 
 #define E(call) do { if ((call) < 0) { fprintf(stderr, "encode failed: %s\n", #call); abort(); } } while (0)
 
@@ -295,6 +296,28 @@ static void test_damaged(void)
 	ei_x_free(&x);
 }
 
+/* The table tracer/ reads the tracer's messages by (tracer_recv()): the
+ * result ends the session, and one nobody takes (before the start) is
+ * dropped whole (ASan's leak check). */
+static void test_table(void)
+{
+	static const struct row rows[] = { { "lists", "seq_loop", 3, "", 5, 32, "" } };
+	const struct tracer_body *b = tracer_body_of(&calls_proto, CALLS_MSG_RESULT);
+	ei_x_buff x;
+	struct calls_msg m;
+	char err[160];
+	ok(b && b->ends && b->drop, "the result is a body that ends the session and can be dropped");
+	ok(!tracer_body_of(&calls_proto, CALLS_MSG_ERROR) && !tracer_body_of(&calls_proto, CALLS_MSG_STARTED),
+	   "the first words are tracer/'s own, no body of the table");
+	is_int((int)calls_proto.msg_size, (int)sizeof m, "read into a struct calls_msg");
+	result_msg(&x, "call_count", rows, 1, "test");
+	is_int(calls_decode(x.buff, (size_t)x.index, &m, err, sizeof err), CALLS_MSG_RESULT, "a result decodes");
+	if (b && b->drop)
+		b->drop(&m);
+	ok(m.result.nrows == 0 && !m.result.rows, "and is dropped whole");
+	ei_x_free(&x);
+}
+
 int main(void)
 {
 	subtest("time table, JSON and folded", test_time_table);
@@ -302,5 +325,6 @@ int main(void)
 	subtest("Elixir's names", test_elixir_names);
 	subtest("errors and other messages", test_other_messages);
 	subtest("damaged messages", test_damaged);
+	subtest("the table tracer/ reads by", test_table);
 	return done_testing();
 }

@@ -10,6 +10,7 @@
 #include "../../requests/hist.h"
 #include "../../requests/req_table.h"
 #include "../../requests/requests.h"
+#include "../../tracer/tracer_proto.h"
 
 static void buckets(void)
 {
@@ -290,11 +291,35 @@ static void hostile_identity(void)
 	free(m);
 }
 
+/* The table tracer/ reads the tracer's messages by (tracer_recv()): a
+ * window goes on, stopped ends the session, and a window nobody takes
+ * (before the start) is dropped whole (ASan's leak check). */
+static void table(void)
+{
+	const struct tracer_body *w = tracer_body_of(&req_proto, REQ_MSG_WINDOW),
+				 *st = tracer_body_of(&req_proto, REQ_MSG_STOPPED);
+	ei_x_buff x;
+	struct req_msg *m = calloc(1, sizeof *m);
+	char err[160];
+	ok(w && !w->ends && w->drop, "a window is a body that does not end the session and can be dropped");
+	ok(st && st->ends, "stopped ends it");
+	ok(!tracer_body_of(&req_proto, REQ_MSG_ERROR), "the first words are tracer/'s own, no body of the table");
+	is_int((int)req_proto.msg_size, (int)sizeof *m, "read into a struct req_msg");
+	encode_window(&x);
+	is_int(req_decode(x.buff, (size_t)x.index, m, err, sizeof err), REQ_MSG_WINDOW, "a window decodes");
+	if (w && w->drop)
+		w->drop(m);
+	ok(m->window.nrows == 0 && !m->window.rows, "and is dropped whole");
+	ei_x_free(&x);
+	free(m);
+}
+
 int main(void)
 {
 	subtest("buckets", buckets);
 	subtest("quantiles", quantiles);
 	subtest("decode and write", decode_and_write);
 	subtest("hostile identities", hostile_identity);
+	subtest("the table tracer/ reads by", table);
 	return done_testing();
 }

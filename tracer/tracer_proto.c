@@ -1,16 +1,16 @@
 /*
- * term_cursor.c - the readers calls_decode.c and requests_decode.c share
- * (see term_cursor.h).
+ * tracer_proto.c - the tracers' wire format and the readers
+ * calls_decode.c and requests_decode.c share (see tracer_proto.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ei.h>
-#include "term_cursor.h"
-#include "term_check.h"
+#include "tracer_proto.h"
+#include "../node/term_check.h"
 
-int node_tc_fail(struct term_cursor *c, const char *fmt, ...)
+int tracer_tc_fail(struct tracer_cursor *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -19,53 +19,53 @@ int node_tc_fail(struct term_cursor *c, const char *fmt, ...)
 	return -1;
 }
 
-int node_tc_tuple(struct term_cursor *c, int arity)
+int tracer_tc_tuple(struct tracer_cursor *c, int arity)
 {
 	int n;
 	if (ei_decode_tuple_header(c->buf, &c->i, &n) < 0 || n != arity)
-		return node_tc_fail(c, "expected a tuple of %d at byte %d", arity, c->i);
+		return tracer_tc_fail(c, "expected a tuple of %d at byte %d", arity, c->i);
 	return 0;
 }
 
-int node_tc_u64(struct term_cursor *c, uint64_t *v)
+int tracer_tc_u64(struct tracer_cursor *c, uint64_t *v)
 {
 	long long x;
 	if (ei_decode_longlong(c->buf, &c->i, &x) < 0 || x < 0)
-		return node_tc_fail(c, "expected a count at byte %d", c->i);
+		return tracer_tc_fail(c, "expected a count at byte %d", c->i);
 	*v = (uint64_t)x;
 	return 0;
 }
 
-int node_tc_atom(struct term_cursor *c, char *out, size_t cap)
+int tracer_tc_atom(struct tracer_cursor *c, char *out, size_t cap)
 {
 	char a[MAXATOMLEN_UTF8];
 	if (ei_decode_atom(c->buf, &c->i, a) < 0)
-		return node_tc_fail(c, "expected an atom at byte %d", c->i);
+		return tracer_tc_fail(c, "expected an atom at byte %d", c->i);
 	if (strlen(a) >= cap)
-		return node_tc_fail(c, "atom too long at byte %d", c->i);
+		return tracer_tc_fail(c, "atom too long at byte %d", c->i);
 	memcpy(out, a, strlen(a) + 1);
 	return 0;
 }
 
-/* A binary of at most TC_MAX_TEXT bytes into *out (room for a NUL after
+/* A binary of at most TRACER_MAX_TEXT bytes into *out (room for a NUL after
  * it), its length in *n. @return 0, -1 or -2. */
-static int binary(struct term_cursor *c, char **out, long *n)
+static int binary(struct tracer_cursor *c, char **out, long *n)
 {
 	int type, size;
 	char *p;
-	if (ei_get_type(c->buf, &c->i, &type, &size) < 0 || type != ERL_BINARY_EXT || size > TC_MAX_TEXT)
-		return node_tc_fail(c, "expected a short binary at byte %d", c->i);
+	if (ei_get_type(c->buf, &c->i, &type, &size) < 0 || type != ERL_BINARY_EXT || size > TRACER_MAX_TEXT)
+		return tracer_tc_fail(c, "expected a short binary at byte %d", c->i);
 	if (!(p = malloc((size_t)size + 1)))
 		return -2;
 	if (ei_decode_binary(c->buf, &c->i, p, n) < 0) {
 		free(p);
-		return node_tc_fail(c, "bad binary at byte %d", c->i);
+		return tracer_tc_fail(c, "bad binary at byte %d", c->i);
 	}
 	*out = p;
 	return 0;
 }
 
-int node_tc_text(struct term_cursor *c, char **out)
+int tracer_tc_text(struct tracer_cursor *c, char **out)
 {
 	char *p;
 	long n;
@@ -74,14 +74,14 @@ int node_tc_text(struct term_cursor *c, char **out)
 		return r;
 	if (memchr(p, '\0', (size_t)n)) {
 		free(p);
-		return node_tc_fail(c, "bad binary at byte %d", c->i);
+		return tracer_tc_fail(c, "bad binary at byte %d", c->i);
 	}
 	p[n] = '\0';
 	*out = p;
 	return 0;
 }
 
-int node_tc_client_text(struct term_cursor *c, char **out)
+int tracer_tc_client_text(struct tracer_cursor *c, char **out)
 {
 	size_t nul = 0, i, o;
 	char *p, *q;
@@ -117,7 +117,7 @@ int node_tc_client_text(struct term_cursor *c, char **out)
 /* The head of {Tag, Proto, ...}: *arity, and Tag in tag (of
  * MAXATOMLEN_UTF8). @return 1 one of ours (Tag starts with prefix and
  * Proto is proto), 0 not ours, -1 ours with another protocol. */
-static int tc_head(struct term_cursor *c, const char *prefix, long long proto, char *tag, int *arity)
+static int tc_head(struct tracer_cursor *c, const char *prefix, long long proto, char *tag, int *arity)
 {
 	int version;
 	long long p = -1;
@@ -127,27 +127,27 @@ static int tc_head(struct term_cursor *c, const char *prefix, long long proto, c
 	if (ei_decode_atom(c->buf, &c->i, tag) < 0 || strncmp(tag, prefix, strlen(prefix)) != 0)
 		return 0;
 	if (ei_decode_longlong(c->buf, &c->i, &p) < 0 || p != proto)
-		return node_tc_fail(c, "tracer protocol %lld, expected %lld", p, proto);
+		return tracer_tc_fail(c, "tracer protocol %lld, expected %lld", p, proto);
 	return 1;
 }
 
-static int tc_started(struct term_cursor *c, unsigned *a, unsigned *b)
+static int tc_started(struct tracer_cursor *c, unsigned *a, unsigned *b)
 {
 	uint64_t x = 0, y = 0;
-	if (ei_skip_term(c->buf, &c->i) < 0 || node_tc_u64(c, &x) < 0 || node_tc_u64(c, &y) < 0)
+	if (ei_skip_term(c->buf, &c->i) < 0 || tracer_tc_u64(c, &x) < 0 || tracer_tc_u64(c, &y) < 0)
 		return -1;
 	*a = x > UINT32_MAX ? UINT32_MAX : (unsigned)x;
 	*b = y > UINT32_MAX ? UINT32_MAX : (unsigned)y;
 	return 0;
 }
 
-static int tc_error(struct term_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap)
+static int tc_error(struct tracer_cursor *c, char *reason, size_t rcap, char *detail, size_t dcap)
 {
 	char *text = NULL;
 	int r;
-	if (node_tc_atom(c, reason, rcap) < 0)
+	if (tracer_tc_atom(c, reason, rcap) < 0)
 		return -1;
-	if ((r = node_tc_text(c, &text)) < 0)
+	if ((r = tracer_tc_text(c, &text)) < 0)
 		return r;
 	snprintf(detail, dcap, "%s", text);
 	free(text);
@@ -158,29 +158,29 @@ static int tc_error(struct term_cursor *c, char *reason, size_t rcap, char *deta
 
 /* Opens a tracer's message of len bytes: exactly one well-formed term
  * (node_term_check()), its head (tc_head(): tag, arity), and the two
- * first words into *f. @return NODE_TC_OTHER (not ours), NODE_TC_STARTED,
- * NODE_TC_ERROR, TC_MORE (ours, another tag: the caller reads on by
+ * first words into *f. @return TRACER_OTHER (not ours), TRACER_STARTED,
+ * TRACER_ERROR, TC_MORE (ours, another tag: the caller reads on by
  * tag and arity), or -1 / -2 as the readers. */
-static int tc_open(struct term_cursor *c, size_t len, const char *prefix, long long proto, char *tag, int *arity,
-		   const struct node_tc_first *f)
+static int tc_open(struct tracer_cursor *c, size_t len, const char *prefix, long long proto, char *tag, int *arity,
+		   const struct tracer_first *f)
 {
 	size_t n = strlen(prefix);
 	int r;
 	if (node_term_check(c->buf, len) < 0)
-		return node_tc_fail(c, "not one well-formed term");
+		return tracer_tc_fail(c, "not one well-formed term");
 	if ((r = tc_head(c, prefix, proto, tag, arity)) <= 0)
-		return r < 0 ? r : NODE_TC_OTHER;
+		return r < 0 ? r : TRACER_OTHER;
 	if (strcmp(tag + n, "started") == 0 && *arity == 5)
-		return tc_started(c, f->a, f->b) < 0 ? -1 : NODE_TC_STARTED;
+		return tc_started(c, f->a, f->b) < 0 ? -1 : TRACER_STARTED;
 	if (strcmp(tag + n, "error") == 0 && *arity == 4)
-		return (r = tc_error(c, f->reason, f->rcap, f->detail, f->dcap)) < 0 ? r : NODE_TC_ERROR;
+		return (r = tc_error(c, f->reason, f->rcap, f->detail, f->dcap)) < 0 ? r : TRACER_ERROR;
 	return TC_MORE;
 }
 
-int node_tc_decode(const struct node_tc_proto *p, const char *buf, size_t len, const struct node_tc_first *f,
-		   void *out, char *err, size_t errlen)
+int tracer_decode(const struct tracer_proto *p, const char *buf, size_t len, const struct tracer_first *f,
+		  void *out, char *err, size_t errlen)
 {
-	struct term_cursor c = { buf, 0, err, errlen };
+	struct tracer_cursor c = { buf, 0, err, errlen };
 	char tag[MAXATOMLEN_UTF8];
 	int arity, r = tc_open(&c, len, p->prefix, p->proto, tag, &arity, f);
 	if (r != TC_MORE)
@@ -188,5 +188,13 @@ int node_tc_decode(const struct node_tc_proto *p, const char *buf, size_t len, c
 	for (size_t k = 0; k < p->nbodies; k++)
 		if (strcmp(tag, p->bodies[k].tag) == 0 && arity == p->bodies[k].arity)
 			return (r = p->bodies[k].read(&c, out)) < 0 ? r : p->bodies[k].msg;
-	return node_tc_fail(&c, "unknown message '%s'/%d", tag, arity);
+	return tracer_tc_fail(&c, "unknown message '%s'/%d", tag, arity);
+}
+
+const struct tracer_body *tracer_body_of(const struct tracer_proto *p, int msg)
+{
+	for (size_t k = 0; k < p->nbodies; k++)
+		if (p->bodies[k].msg == msg)
+			return &p->bodies[k];
+	return NULL;
 }

@@ -5,8 +5,8 @@
 # written as a capture writes it (build/ixgen: zstd with the report index),
 # (DENSE: each event DENSE times, a node that many times as busy),
 # then `report -o hour.html`: prints the page's size, the report's time,
-# and the time to interactive in headless chromium (tests/report/html_drive.js,
-# puppeteer-core from build/npm, installed by tests/e2e/report_html.t).
+# and the time to interactive in headless chromium (tests/report/html_drive.py:
+# the browser's DevTools protocol on a pipe, Python alone).
 set -eu
 FP=${1:?usage: html_hour.sh FLAMEPROF CAPTURE_DIR [SECONDS]}
 CAP=${2:?usage: html_hour.sh FLAMEPROF CAPTURE_DIR [SECONDS]}
@@ -29,7 +29,7 @@ echo "capture files: $(du -sh "$W/hour" | cut -f1) ($(ls "$W/hour" | wc -l) file
 echo "page: $(wc -c < "$W/hour.html") bytes ($(gzip -c "$W/hour.html" | wc -c) gzipped); the SVG flame graph: $(wc -c < "$W/hour.svg") bytes"
 mkdir -p "$ROOT/build/test-artifacts"
 for run in 1 2 3; do
-	NODE_PATH="$ROOT/build/npm/node_modules" node "$ROOT/tests/report/html_drive.js" "$W/hour.html" "$W" \
+	python3 "$ROOT/tests/report/html_drive.py" "$W/hour.html" "$W" \
 		'{"a":[90000,90499],"b":[0,-1]}' | python3 -c '
 import json, sys
 j = json.load(sys.stdin)

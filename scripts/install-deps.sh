@@ -5,8 +5,8 @@
 #          compiler, pkg-config, libzstd and zlib (default)
 #   demo   build, and what examples/demo.sh runs (nothing more today)
 #   check  build, and every tool the tests run: clang with its libFuzzer
-#          runtime, valgrind, chromium, node and npm (report_html.t installs
-#          puppeteer-core into build/npm with them), python3 with jsonschema, perl's
+#          runtime, valgrind, chromium (report_html.t drives it from Python,
+#          tests/report/html_drive.py), python3 with jsonschema, perl's
 #          prove, zstd, gzip, prlimit, chattr, hostname, go, elixir (with mix),
 #          GNU time, tmux (drives `flameprof top` on a terminal)
 #   demo-elixir  build, and elixir (examples/demo_elixir.sh)
@@ -32,7 +32,7 @@ cmd:cc:gcc hdr:stdio.h:libc6-dev cmd:make:make cmd:pkg-config:pkg-config pc:libz
 cmd:od:coreutils"
 DEMO="$BUILD"
 CHECK="$BUILD cmd:clang:clang fuzzer:libclang_rt.fuzzer:libclang-rt-dev cmd:valgrind:valgrind
-cmd:chromium:chromium cmd:node:nodejs cmd:npm:npm cmd:python3:python3 py:jsonschema:python3-jsonschema cmd:prove:perl
+cmd:chromium:chromium cmd:python3:python3 py:jsonschema:python3-jsonschema cmd:prove:perl
 cmd:zstd:zstd cmd:gzip:gzip cmd:prlimit:util-linux cmd:chattr:e2fsprogs cmd:hostname:hostname
 cmd:timeout:coreutils cmd:go:golang-go cmd:elixir:elixir cmd:mix:elixir file:/usr/bin/time:time cmd:tmux:tmux
 cmd:perf:linux-perf"

@@ -3,8 +3,8 @@
 # browser. A real capture of the demo shop (--status all: both views), the
 # page written from it; its data decoded here (as its script does) must hold
 # folded's stacks for a range, browser or not; then the page is loaded in
-# Debian's headless chromium driven by
-# puppeteer-core (npm, installed once into build/npm): a mouse drags a range
+# Debian's headless chromium driven through its DevTools protocol
+# (tests/report/html_drive.py, Python alone, no npm): a mouse drags a range
 # across the heatmap and the flame graph's stacks must be those of
 # `report -f folded --from --to` over the same range, value for value; a
 # second range, and each frame's difference must have the colour of the
@@ -89,7 +89,7 @@ while read -r line; do
 	esac
 done < "$T_DIR/checks0"
 
-# CHROMIUM: another browser binary (html_drive.js takes it too)
+# CHROMIUM: another browser binary (html_drive.py takes it too)
 browser=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 export CHROMIUM=$browser
 if [ -z "$browser" ] || ! timeout 30 "$browser" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then
@@ -97,16 +97,6 @@ if [ -z "$browser" ] || ! timeout 30 "$browser" --headless --no-sandbox --disabl
 	finish
 	exit
 fi
-# puppeteer-core, once per build tree (the npm registry, like any tool)
-npmdir="$ROOT/build/npm"
-if [ ! -f "$npmdir/node_modules/puppeteer-core/package.json" ]; then
-	mkdir -p "$npmdir"
-	(cd "$npmdir" && timeout 300 npm install --no-audit --no-fund --silent puppeteer-core@23 >"$T_DIR/npm.log" 2>&1)
-fi
-check "puppeteer-core is installed into build/npm" test -f "$npmdir/node_modules/puppeteer-core/package.json" ||
-	{ sed 's/^/#   npm: /' "$T_DIR/npm.log" | tail -5; finish; exit; }
-
-
 # files the page cannot trust: frame names with every hostile byte
 # ("</script>" among them), two events 30 days apart, a stack of 300,000
 # frames; each page loads without a script error and shows the folded total
@@ -127,10 +117,10 @@ for f in hostile span deep; do
 	is "$?" 0 "$f: report -o $f.html exits 0"
 done
 
-# one browser drives every page (html_drive.js): one line of findings each
+# one browser drives every page (html_drive.py): one line of findings each
 mkdir -p "$T_DIR/shots2" "$T_DIR/shots_hostile" "$T_DIR/shots_span" "$T_DIR/shots_deep" "$T_DIR/shots_w"
 t_drive=$(now_ms)
-NODE_PATH="$npmdir/node_modules" timeout 90 node "$ROOT/tests/report/html_drive.js" \
+timeout 90 python3 "$ROOT/tests/report/html_drive.py" \
 	"$T_DIR/profile.html" "$art" '{"a":[50,124],"b":[125,199],"search":"demo_shop:handle_call","zoom":"demo_shop:hog/1"}' \
 	"$T_DIR/profile.html" "$T_DIR/shots2" '{"merged":true,"wall":true,"a":[0,-1]}' \
 	"$T_DIR/hostile.html" "$T_DIR/shots_hostile" '{}' "$T_DIR/span.html" "$T_DIR/shots_span" '{}' \

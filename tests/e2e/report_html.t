@@ -21,6 +21,16 @@ art="$ROOT/build/test-artifacts"
 mkdir -p "$art"
 
 t_start=$(now_ms)
+# tap_lines FILE: the checks a Python step wrote ("ok ...", "not ok ...", "# ...") as this test's own
+tap_lines() {
+	while read -r line; do
+		case $line in
+		"#"*) echo "$line" ;;
+		"ok "*) ok 0 "${line#ok }" ;;
+		*) ok 1 "${line#not ok }" ;;
+		esac
+	done < "$1"
+}
 start_epmd && compile_workloads && start_node html "demo_shop:start(4)" || exit 1
 fp --duration 5s --every 1s --status all --categories initial_call,name,queue -o "$T_DIR/cap" "$NODE"
 is "$FP_RC" 0 "a real capture (--status all) exits 0 ($(( $(now_ms) - t_start )) ms with the node's start)"
@@ -81,13 +91,7 @@ print(("ok " if got == want and want else "not ok ") + "the page's data holds ra
       % (len(want), sum(want.values()), len(recs), len(D["recs"])))
 print(("ok " if sum(c for _, _, c in recs) == D["events"] else "not ok ") + "its records add up to the events it counts (%d)" % D["events"])
 PY
-while read -r line; do
-	case $line in
-	"#"*) echo "$line" ;;
-	"ok "*) ok 0 "${line#ok }" ;;
-	*) ok 1 "${line#not ok }" ;;
-	esac
-done < "$T_DIR/checks0"
+tap_lines "$T_DIR/checks0"
 
 # CHROMIUM: another browser binary (html_drive.py takes it too)
 browser=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
@@ -188,13 +192,7 @@ say(z["found"] and z["zoomed"] == "demo_shop:hog/1" and z["width_after"] > 1.5 *
     "a click on demo_shop:hog/1 zooms into it (%.0f px -> %.0f px)" % (z.get("width_before", 0), z.get("width_after", 0)))
 say(z.get("after_escape") is None, "Escape resets the zoom")
 PY
-while read -r line; do
-	case $line in
-	"#"*) echo "$line" ;;
-	"ok "*) ok 0 "${line#ok }" ;;
-	*) ok 1 "${line#not ok }" ;;
-	esac
-done < "$T_DIR/checks1"
+tap_lines "$T_DIR/checks1"
 
 # merged + wall-clock over the whole capture: --status all with the category frames folded away
 py > "$T_DIR/checks2" <<'PY'
@@ -216,13 +214,7 @@ say(got == want, "merged wall-clock: the %d stacks are --status all's folded wit
     % (len(got), len(cats), sum(want.values())))
 say(any(s.startswith("waiting;") for s in got), "... waiting stacks among them (the wall-clock view)")
 PY
-while read -r line; do
-	case $line in
-	"#"*) echo "$line" ;;
-	"ok "*) ok 0 "${line#ok }" ;;
-	*) ok 1 "${line#not ok }" ;;
-	esac
-done < "$T_DIR/checks2"
+tap_lines "$T_DIR/checks2"
 cp "$T_DIR/shots2/html_range.png" "$art/html_merged_wall.png" 2>/dev/null
 
 for f in hostile span deep; do

@@ -534,7 +534,7 @@ round(S0, Now) ->
                              end
                      end, [], S00#s.workers),
     {Part, S01} = budget_part(Idle, move(R, S00)),
-    Read = displaced(statuses(Part, S01#s.workers)),
+    Read = displaced(statuses(Part, S01#s.workers), S01),
     {Ask, Cheap, S} = cheap_part(Read, R, S01, [], []),
     NextSlot = Slot + Period,
     Deadline = NextSlot + jitter(Period),
@@ -615,14 +615,14 @@ statuses(Part, Workers) ->
 %% it is (where its time slice was cut), which is where it would be running.
 %% On a 1-scheduler node of four spinners each then reads running about a
 %% quarter of the time, as it runs (tests/e2e/truth_one_scheduler.t).
-displaced(Read) ->
+displaced(Read, S) ->
     Here = erlang:system_info(scheduler_id),
     Queues = lists:sublist(erlang:statistics(run_queue_lengths),
                            erlang:system_info(schedulers)),
     case Here =< length(Queues) andalso lists:nth(Here, Queues) > 0 of
         false -> Read;
         true ->
-            Runnable = [W || {W, _, runnable} <- Read],
+            Runnable = [W || {W, _, runnable} <- Read, not woken(W, S)],
             N = length(Runnable),
             case N > 0 andalso rand:uniform() * max(N, lists:sum(Queues)) < N of
                 false -> Read;
@@ -633,6 +633,19 @@ displaced(Read) ->
                          _ -> E
                      end || E <- Read]
             end
+    end.
+
+%% The one displaced was running, so it is runnable now with its stack where
+%% its time slice was cut. A target just woken has not run yet and its stack
+%% is the receive it waited in: taken for the displaced one, a service's
+%% clients woken by their timers were written running at timer:sleep/1. So
+%% only a target read runnable at its last sample too, and not at the stack
+%% it was last seen waiting at, can be the one put back.
+woken(W, S) ->
+    {T, _, _} = maps:get(W, S#s.workers),
+    case S#s.last of
+        #{T := {_, _, StackId, _, 1}} -> maps:get(T, S#s.waits, none) =:= StackId;
+        _ -> true
     end.
 
 bind(K, S) ->

@@ -64,10 +64,10 @@ fi
 "$FLAMEPROF" report -q -f folded --names erlang -o "$T_DIR/e.folded" "$T_DIR/out"
 check "--names erlang: Erlang's spelling again" grep -Eq 'gen_server:handle_msg/[0-9]+;.*Elixir.Shop.Pricing:handle_call/3' "$T_DIR/e.folded"
 
-fp --names erlang --top 5 --every 1s --duration 1500ms -o "$T_DIR/erl" "$NODE"
+fp --names erlang --status all --top 5 --every 1s --duration 1500ms -o "$T_DIR/erl" "$NODE"
 is "$FP_RC" 0 "record --names erlang exits 0"
 check "its header records names=erlang" sh -c "zstd -dcq $T_DIR/erl/flameprof_*.perf.zst | grep -q '^# settings: .* names=erlang'"
-"$FLAMEPROF" report -q -f folded -o "$T_DIR/e2.folded" "$T_DIR/erl"
+"$FLAMEPROF" report -q --status all -f folded -o "$T_DIR/e2.folded" "$T_DIR/erl"
 check "report follows the capture's choice" grep -q 'initial_call:Elixir.Shop.Pricing:init/1' "$T_DIR/e2.folded"
 check "the node is left clean again" node_clean_within 10 "$NODE"
 

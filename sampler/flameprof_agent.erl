@@ -616,15 +616,17 @@ statuses(Part, Workers) ->
 %% On a 1-scheduler node of four spinners each then reads running about a
 %% quarter of the time, as it runs (tests/e2e/truth_one_scheduler.t).
 displaced(Read, S) ->
-    Here = erlang:system_info(scheduler_id),
-    Queues = lists:sublist(erlang:statistics(run_queue_lengths),
-                           erlang:system_info(schedulers)),
-    case Here =< length(Queues) andalso lists:nth(Here, Queues) > 0 of
-        false -> Read;
-        true ->
-            Runnable = [W || {W, _, runnable} <- Read, not woken(W, S)],
+    %% the targets that can be the one displaced first: most rounds of a node
+    %% that is not saturated have none, and read no run queue at all
+    case [W || {W, _, runnable} <- Read, drawable(W, S)] of
+        [] -> Read;
+        Runnable ->
+            Here = erlang:system_info(scheduler_id),
+            Queues = lists:sublist(erlang:statistics(run_queue_lengths),
+                                   erlang:system_info(schedulers)),
             N = length(Runnable),
-            case N > 0 andalso rand:uniform() * max(N, lists:sum(Queues)) < N of
+            case Here =< length(Queues) andalso lists:nth(Here, Queues) > 0
+                andalso rand:uniform() * max(N, lists:sum(Queues)) < N of
                 false -> Read;
                 true ->
                     Out = lists:nth(rand:uniform(N), Runnable),
@@ -641,11 +643,11 @@ displaced(Read, S) ->
 %% clients woken by their timers were written running at timer:sleep/1. So
 %% only a target read runnable at its last sample too, and not at the stack
 %% it was last seen waiting at, can be the one put back.
-woken(W, S) ->
+drawable(W, S) ->
     {T, _, _} = maps:get(W, S#s.workers),
     case S#s.last of
-        #{T := {_, _, StackId, _, 1}} -> maps:get(T, S#s.waits, none) =:= StackId;
-        _ -> true
+        #{T := {_, _, StackId, _, 1}} -> maps:get(T, S#s.waits, none) =/= StackId;
+        _ -> false
     end.
 
 bind(K, S) ->

@@ -102,6 +102,7 @@
 -define(MIN_SHARE, 0.02).                % never below 2 % of the asked rate
 -define(BUSY, 0.9).                      % schedulers this busy: the node is busy
 -define(MOVE_ROUNDS, 10).                % rounds on one scheduler (move/2)
+-define(RAN_HALF, 1024).                 % rounds between halvings of the running counts (displaced/2)
 %% The cheap items, read without a signal from a process that is not running;
 %% its status is read apart, first (statuses/2).
 -define(CHEAP_ITEMS, [reductions, message_queue_len, sequential_trace_token]).
@@ -154,6 +155,10 @@
             node_busy = false,    % the schedulers were busy at the last check
             sched = 0,            % the scheduler the coordinator is bound to (0: none), see move/2
             waits = #{},          % target pid => the stack it was last seen waiting at
+            %% worker pid => how often the status pass read its target
+            %% running (halved every ?RAN_HALF rounds): the weights of
+            %% the draw in displaced/2
+            ran = #{},
             sched_wall}).         % statistics(scheduler_wall_time) at win_start
 
 %% ---------------------------------------------------------------- start
@@ -497,7 +502,7 @@ drop_worker(W, S) ->
             unlink(W),
             S#s{workers = Ws, by_target = maps:remove(T, S#s.by_target),
                 busy = maps:remove(W, S#s.busy), last = maps:remove(T, S#s.last),
-                waits = maps:remove(T, S#s.waits)};
+                waits = maps:remove(T, S#s.waits), ran = maps:remove(W, S#s.ran)};
         error -> S
     end.
 
@@ -534,8 +539,8 @@ round(S0, Now) ->
                              end
                      end, [], S00#s.workers),
     {Part, S01} = budget_part(Idle, move(R, S00)),
-    Read = displaced(statuses(Part, S01#s.workers), S01),
-    {Ask, Cheap, S} = cheap_part(Read, R, S01, [], []),
+    {Read, S02} = displaced(statuses(Part, S01#s.workers), S01),
+    {Ask, Cheap, S} = cheap_part(Read, R, S02, [], []),
     NextSlot = Slot + Period,
     Deadline = NextSlot + jitter(Period),
     Pending = maps:from_list([{W, R} || W <- Ask]),
@@ -615,11 +620,23 @@ statuses(Part, Workers) ->
 %% it is (where its time slice was cut), which is where it would be running.
 %% On a 1-scheduler node of four spinners each then reads running about a
 %% quarter of the time, as it runs (tests/e2e/truth_one_scheduler.t).
-displaced(Read, S) ->
+%%
+%% The one displaced is the one that ran when the coordinator's timer fired,
+%% so each target is that one with the share of the time it runs, not
+%% evenly: drawn evenly, a fib spinner (short time slices: its reductions
+%% are cheap) got a third of the put-back samples beside a list builder and
+%% a tree builder, where perf gives it a fifth of the CPU (spinners on +S 2,
+%% fib 0.25-0.32 of the on-CPU picture against perf's 0.17-0.20). The reads
+%% of this pass that found a target running are the share each runs, as
+%% perf sees it: the draw is weighted by them (plus one, so that where no
+%% read can find anyone running, +S 1, the draw is even), and they are
+%% halved every ?RAN_HALF rounds to follow a node whose work changes.
+displaced(Read, S0) ->
+    S = ran(Read, S0),
     %% the targets that can be the one displaced first: most rounds of a node
     %% that is not saturated have none, and read no run queue at all
     case [W || {W, _, runnable} <- Read, drawable(W, S)] of
-        [] -> Read;
+        [] -> {Read, S};
         Runnable ->
             Here = erlang:system_info(scheduler_id),
             Queues = lists:sublist(erlang:statistics(run_queue_lengths),
@@ -627,15 +644,36 @@ displaced(Read, S) ->
             N = length(Runnable),
             case Here =< length(Queues) andalso lists:nth(Here, Queues) > 0
                 andalso rand:uniform() * max(N, lists:sum(Queues)) < N of
-                false -> Read;
+                false -> {Read, S};
                 true ->
-                    Out = lists:nth(rand:uniform(N), Runnable),
-                    [case E of
-                         {Out, Info, runnable} -> {Out, Info, running};
-                         _ -> E
-                     end || E <- Read]
+                    Out = weighted(Runnable, S#s.ran),
+                    {[case E of
+                          {Out, Info, runnable} -> {Out, Info, running};
+                          _ -> E
+                      end || E <- Read], S}
             end
     end.
+
+%% Counts the targets this pass read running, halving every count now and then.
+ran(Read, S) ->
+    Ran0 = case S#s.round rem ?RAN_HALF of
+               0 -> maps:filtermap(fun(_, C) when C >= 2 -> {true, C div 2};
+                                      (_, _) -> false
+                                   end, S#s.ran);
+               _ -> S#s.ran
+           end,
+    Ran = lists:foldl(fun({W, _, running}, M) -> maps:update_with(W, fun(C) -> C + 1 end, 1, M);
+                         (_, M) -> M
+                      end, Ran0, Read),
+    S#s{ran = Ran}.
+
+%% One of Ws, each with the weight of its count in Ran plus one.
+weighted(Ws, Ran) ->
+    Weights = [{W, maps:get(W, Ran, 0) + 1} || W <- Ws],
+    pick(rand:uniform(lists:sum([C || {_, C} <- Weights])), Weights).
+
+pick(K, [{W, C} | _]) when K =< C -> W;
+pick(K, [{_, C} | Rest]) -> pick(K - C, Rest).
 
 %% The one displaced was running, so it is runnable now with its stack where
 %% its time slice was cut. A target just woken has not run yet and its stack

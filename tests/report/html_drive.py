@@ -193,14 +193,15 @@ def drive(b, page_path, outdir, steps):
                 page.mouse("mouseMoved", a["x"] + (e["x"] - a["x"]) * k / 3, a["y"] + (e["y"] - a["y"]) * k / 3, True)
             page.mouse("mouseReleased", e["x"], e["y"])
 
-        if steps.get("whole_diff"):
-            out["whole_diff"] = page.eval("window.FP.diff()")
-            out["gone"] = page.eval("window.FP.gone()")
-            out["legend"] = page.eval("document.getElementById('legend').textContent")
         if steps.get("wall"):
             page.click('#viewseg button[data-v="wall"]')
         if steps.get("merged"):
             page.click('#frameseg button[data-v="merged"]')
+        if steps.get("whole_diff"):  # after the switches
+            out["whole_diff"] = page.eval("window.FP.diff()")
+            out["gone"] = page.eval("window.FP.gone()")
+            out["legend"] = page.eval("document.getElementById('legend').textContent")
+            shot("html_whole_diff.png")
         # the time from a range's mouse up to its flame graph drawn (as the page counts it)
         if steps.get("a"):
             drag(steps["a"])

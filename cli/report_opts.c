@@ -30,7 +30,8 @@ static const struct fp_opt OPTS[] = {
 		  "folded, speedscope, pprof or top (the hottest functions)" },
 	{ "diff", 0, "BASE", O_DIFF,
 	  .help = "a differential flame graph: the inputs against BASE (a capture's files or "
-		  "directory), each side's shares; red where the inputs spend more, blue less" },
+		  "directory), each side's shares; red where the inputs spend more, blue less; an SVG, "
+		  "or with -o diff.html a page with both heatmaps" },
 	{ "heatmap", 0, "FILE", O_HEATMAP,
 	  .help = "also write the heatmap SVG to FILE, in the same pass" },
 	{ "weight", 'w', "W", O_WEIGHT,

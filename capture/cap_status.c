@@ -159,6 +159,21 @@ static void window(struct cap_status *st, long long now)
 	}
 }
 
+/* The status line's "late N" says what it is, once, the first time N is
+ * above 0 and a line shows it (the line itself has no room for it; the
+ * summary at the end says it again). Not under -q: no line is drawn. */
+static void explain_late(struct cap_status *st, unsigned long long late, long long now)
+{
+	int due = (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) ||
+		  (st->plain && now - st->last_plain_ms >= PLAIN_EVERY_MS);
+	if (!late || st->late_said || !due)
+		return;
+	st->late_said = 1;
+	cap_say(st->door, CAP_SAY_INFO, "late %llu in the status line: samples answered after their round "
+		"had ended (busy schedulers, or a process slow to read); they are still written, at the "
+		"time they were taken", late);
+}
+
 void cap_status_tick(struct cap_status *st, const rot_t *rot)
 {
 	long long now = fp_mono_ms();
@@ -180,6 +195,7 @@ void cap_status_tick(struct cap_status *st, const rot_t *rot)
 			 (unsigned long long)st->dropped, (unsigned long long)st->late, size);
 	if (n < 0 || n >= (int)sizeof line)
 		line[0] = '\0';
+	explain_late(st, (unsigned long long)st->late, now);
 	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
 		st->last_draw_ms = now;
 		st->door->line(st->door->arg, line, file, 1);
@@ -225,6 +241,7 @@ void cap_status_tick_nodes(struct cap_status *const *sts, const rot_t *const *ro
 			snprintf(own, sizeof own, "%.0f/s", sts[k]->rate);
 		len += snprintf(line + len, sizeof line - (size_t)len, "%s%s %s", k ? ", " : "; ", sts[k]->node, own);
 	}
+	explain_late(st, late, now);
 	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
 		st->last_draw_ms = now;
 		st->door->line(st->door->arg, line, "", 1);

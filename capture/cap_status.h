@@ -37,6 +37,7 @@ struct cap_status {
 	unsigned last_selected;      /* processes selected at the last round */
 	unsigned selected_min, selected_max; /* over the rounds so far (min: UINT_MAX before) */
 	uint64_t dropped, late, missed;
+	int late_said;               /* the line's "late N" explained (once, when first above 0) */
 	uint64_t hist[CAP_HIST_BUCKETS]; /* round durations, log scale */
 	unsigned share;              /* the cost budget's part of the selected, permille */
 	unsigned cost_ppm;           /* what sampling cost the node over the agent's last second,

@@ -80,7 +80,7 @@ static const struct fp_opt options[] = {
 	  "sample more than the load bound allows (--top x --hz beyond " CAP_LOAD_BOUND_TEXT " samples/s)" },
 	FP_ROW_QUIET(struct cap_config),
 	FP_ROW_VERBOSE(struct cap_config),
-	{ "progress", 0, NULL, FP_K_SET, F(progress), 1, 0, "show the status line even when stderr is not a terminal" },
+	{ "progress", 0, NULL, FP_K_SET, F(progress), 1, 0, "show the status line even when stderr is not a terminal (its late N: samples answered after their round, still written)" },
 	{ "no-progress", 0, NULL, FP_K_SET, F(progress), 0, 0, "never show the status line" },
 	FP_ROW_HELP(struct cap_config),
 	{ "version", 'V', NULL, FP_K_SET, F(version), 1, 0, "print the version" },

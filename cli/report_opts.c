@@ -30,7 +30,8 @@ static const struct fp_opt OPTS[] = {
 		  "folded, speedscope, pprof or top (the hottest functions)" },
 	{ "diff", 0, "BASE", O_DIFF,
 	  .help = "a differential flame graph: the inputs against BASE (a capture's files or "
-		  "directory), each side's shares; red where the inputs spend more, blue less" },
+		  "directory), each side's shares; red where the inputs spend more, blue less; an SVG, "
+		  "or with -o diff.html a page with both heatmaps" },
 	{ "heatmap", 0, "FILE", O_HEATMAP,
 	  .help = "also write the heatmap SVG to FILE, in the same pass" },
 	{ "weight", 'w', "W", O_WEIGHT,
@@ -326,9 +327,9 @@ int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
 		snprintf(detail, cap, "the --from second is not before the --to second");
 		return FP_OPT_USAGE;
 	}
-	if (cfg->diff_base && cfg->format != REP_F_SVG) {
-		snprintf(detail, cap, "--diff draws a flame graph SVG (-f svg); use -f folded on each "
-			 "capture for the rest");
+	if (cfg->diff_base && cfg->format != REP_F_SVG && cfg->format != REP_F_HTML) {
+		snprintf(detail, cap, "--diff draws a flame graph SVG (-f svg) or a page (-f html); use "
+			 "-f folded on each capture for the rest");
 		return FP_OPT_USAGE;
 	}
 	if (cfg->json && cfg->format != REP_F_TOP) {
@@ -385,7 +386,7 @@ int fp_report_main(int argc, char **argv)
 	if ((to_tty_main || to_tty_heat) && isatty(STDOUT_FILENO)) {
 		fp_error("will not write %s to the terminal: name a file with %s (or pipe it)",
 			 to_tty_heat ? "a heatmap SVG" : cfg.format == REP_F_PPROF ? "a gzipped pprof profile"
-			 : cfg.diff_base ? "a differential flame graph SVG" : cfg.format == REP_F_HEATMAP
+			 : cfg.diff_base && cfg.format == REP_F_SVG ? "a differential flame graph SVG" : cfg.format == REP_F_HEATMAP
 			 ? "a heatmap SVG" : cfg.format == REP_F_SVG ? "a flame graph SVG" : "this format",
 			 to_tty_heat ? "--heatmap FILE" : "-o FILE");
 		return EX_USAGE;

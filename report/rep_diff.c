@@ -59,9 +59,9 @@ int rep_diff_build(struct rep_diff *d, const rep_trie *t, rep_frames *fr, const 
 		if (seen[i])
 			d->gone -= weighted ? (double)rep_trie_node(bt, (uint32_t)i)->self_w
 					    : (double)rep_trie_node(bt, (uint32_t)i)->self_n;
-	free(xmap);
-	free(match);
 	free(seen);
+	d->frame_map = xmap;
+	d->match = match;
 	return 0;
 nomem:
 	free(xmap);
@@ -75,5 +75,8 @@ nomem:
 void rep_diff_free(struct rep_diff *d)
 {
 	free(d->base);
+	free(d->frame_map);
+	free(d->match);
 	d->base = NULL;
+	d->frame_map = d->match = NULL;
 }

@@ -13,11 +13,22 @@
 #include "rep_frames.h"
 #include "rep_trie.h"
 
+struct rep_stats;
+struct rep_html_s;
+
 struct rep_diff {
 	double *base;       /* per node of DIR's trie: BASE's total there */
 	double base_whole;  /* BASE's whole (its root's total) */
 	double gone;        /* BASE's figure on stacks DIR lacks (leaves and the self of inner frames) */
 	const char *base_name; /* BASE as given */
+	/* the matching, kept for the page (rep_html.c), which draws both
+	 * captures' events on one stack table: */
+	uint32_t *frame_map;   /* per BASE frame: the same frame in DIR's table */
+	uint32_t *match;       /* per DIR node: the BASE node of the same path, or UINT32_MAX */
+	/* BASE's side, filled by the run for the page (rep_main.c) */
+	const rep_trie *base_trie;
+	const struct rep_stats *base_st;
+	struct rep_html_s *base_events; /* BASE's kept events (a REP_W_EVENTS writer's), or NULL */
 };
 
 /*

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rep_diff.h"
 #include "rep_text.h"
 #include "rep_write.h"
 #include "../common/grow.h"
@@ -191,6 +192,63 @@ static size_t records(FILE *f, const rep_html *h, int64_t cell0, int weighted)
 	return n;
 }
 
+/* The events counted from cell0 on (the page's "events"). */
+static uint64_t events_from(const rep_html *h, int64_t cell0)
+{
+	uint64_t events = 0;
+	for (size_t i = 0; i < h->n; i++)
+		if (h->r[i].cell >= cell0)
+			events += h->r[i].count;
+	return events;
+}
+
+/*
+ * --diff: BASE's nodes on DIR's stack table, by rep_diff.c's matching: a
+ * BASE node matched by a DIR node is that node; the others are appended
+ * (their parent's id, BASE's frame as DIR's frame table holds it), in
+ * BASE's id order, so a parent still comes before its children. BASE's
+ * events are renumbered to these ids. xparent and xframe get the appended
+ * nodes (*nx of them, ids from rep_trie_count(DIR) on).
+ * @return 0, or -1 when out of memory.
+ */
+static int base_on_dir(const struct rep_view *v, uint32_t **xparent, uint32_t **xframe, size_t *nx)
+{
+	const struct rep_diff *d = v->diff;
+	size_t n = rep_trie_count(v->trie), bn = rep_trie_count(d->base_trie), i, x = 0;
+	uint32_t *bmap = malloc(bn * sizeof *bmap);
+	*xparent = malloc(bn * sizeof **xparent);
+	*xframe = malloc(bn * sizeof **xframe);
+	if (!bmap || !*xparent || !*xframe) {
+		free(bmap);
+		free(*xparent);
+		free(*xframe);
+		*xparent = *xframe = NULL;
+		return -1;
+	}
+	for (i = 0; i < bn; i++)
+		bmap[i] = UINT32_MAX;
+	for (i = 0; i < n; i++)
+		if (d->match[i] != UINT32_MAX)
+			bmap[d->match[i]] = (uint32_t)i;
+	bmap[0] = 0;
+	for (i = 1; i < bn; i++) {
+		const struct rep_node *nd = rep_trie_node(d->base_trie, (uint32_t)i);
+		if (bmap[i] != UINT32_MAX)
+			continue;
+		(*xparent)[x] = bmap[nd->parent];
+		(*xframe)[x] = d->frame_map[nd->frame];
+		bmap[i] = (uint32_t)(n + x++);
+	}
+	*nx = x;
+	rep_html *h = d->base_events;
+	for (i = 0; i < h->n; i++)
+		h->r[i].leaf = bmap[h->r[i].leaf];
+	h->compacted = 0;
+	compact(h); /* sorted by the new ids: the deltas stay positive */
+	free(bmap);
+	return 0;
+}
+
 static char kind_char(enum rep_kind k)
 {
 	return k == REP_K_STATUS ? 's' : k == REP_K_CODE ? 'c' : k == REP_K_CATEGORY ? 'k'
@@ -201,14 +259,16 @@ int rep_write_html(FILE *f, const struct rep_view *v)
 {
 	rep_html *h = v->events;
 	const struct rep_config *cfg = v->cfg;
-	size_t nf = rep_frames_count(v->frames), nn = rep_trie_count(v->trie), i, nrec;
+	const struct rep_diff *d = v->diff && v->diff->base_events ? v->diff : NULL;
+	size_t nf = rep_frames_count(v->frames), nn = rep_trie_count(v->trie), i, nrec, nx = 0;
 	int64_t cell0 = v->st->t0_s * (1000000 / REP_HTML_CELL_US);
-	uint64_t events = 0;
+	uint64_t events;
+	uint32_t *xparent = NULL, *xframe = NULL;
 	char note[1024], a[32];
 	compact(h);
-	for (i = 0; i < h->n; i++)
-		if (h->r[i].cell >= cell0)
-			events += h->r[i].count;
+	events = events_from(h, cell0);
+	if (d && base_on_dir(v, &xparent, &xframe, &nx) != 0)
+		return -1;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"generator\" content=\"flameprof report " FP_VERSION "\">\n"
@@ -221,7 +281,12 @@ int rep_write_html(FILE *f, const struct rep_view *v)
 	} else {
 		fputs(",\"title\":\"flameprof: ", f);
 		json_put(f, cfg->inputs[0], strlen(cfg->inputs[0]));
-		fputs(cfg->ninputs > 1 ? " ...\"" : "\"", f);
+		fputs(cfg->ninputs > 1 ? " ..." : "", f);
+		if (d) {
+			fputs(" against ", f);
+			json_put(f, d->base_name, strlen(d->base_name));
+		}
+		fputc('"', f);
 	}
 	json_str(f, "input", cfg->ninputs == 1 ? cfg->inputs[0] : "FILES");
 	json_str(f, "weight", v->weight_name);
@@ -261,6 +326,8 @@ int rep_write_html(FILE *f, const struct rep_view *v)
 	fputs("\",\"parent\":[", f);
 	for (i = 0; i < nn; i++)
 		fprintf(f, i ? ",%" PRIu32 : "%" PRIu32, i ? rep_trie_node(v->trie, (uint32_t)i)->parent : 0);
+	for (i = 0; i < nx; i++)
+		fprintf(f, ",%" PRIu32, xparent[i]);
 	fputs("],\"frame\":[", f);
 	for (i = 0; i < nn; i++) {
 		uint32_t fr = rep_trie_node(v->trie, (uint32_t)i)->frame;
@@ -269,7 +336,22 @@ int rep_write_html(FILE *f, const struct rep_view *v)
 		else
 			fprintf(f, ",%" PRIu32, fr);
 	}
-	fputs("],\"recs\":\"", f);
+	for (i = 0; i < nx; i++)
+		fprintf(f, ",%" PRIu32, xframe[i]);
+	free(xparent);
+	free(xframe);
+	if (d) {
+		/* BASE: its events on the same stack table, its own time origin */
+		int64_t bcell0 = d->base_st->t0_s * (1000000 / REP_HTML_CELL_US);
+		fputs("],\"base\":{\"input\":\"", f);
+		json_put(f, d->base_name, strlen(d->base_name));
+		fprintf(f, "\",\"t0\":%" PRId64 ",\"events\":%" PRIu64 ",\"recs\":\"", d->base_st->t0_s,
+			events_from(d->base_events, bcell0));
+		nrec = records(f, d->base_events, bcell0, v->weighted);
+		fprintf(f, "\",\"nrec\":%zu},\"recs\":\"", nrec);
+	} else {
+		fputs("],\"recs\":\"", f);
+	}
 	nrec = records(f, h, cell0, v->weighted);
 	/* the count after the blob it counts: the page reads the JSON whole */
 	fprintf(f, "\",\"nrec\":%zu}</script>\n<script>\n", nrec);

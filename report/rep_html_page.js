@@ -17,6 +17,13 @@
  *                             stack: node delta, samples[, zigzag weight]
  * A cell is (time - t0) / cell_us; its column cell / rows (the second),
  * its row cell % rows (the fraction of the second), as Flamescope draws.
+ *   base {input, t0, events, recs, nrec}
+ *                             `report --diff BASE DIR -o diff.html`: BASE's
+ *                             samples, on the same stack table (its stacks
+ *                             that DIR lacks appended, rep_html.c); the page
+ *                             then draws both heatmaps, a range of each, and
+ *                             the flame graph is always DIR's (range)
+ *                             coloured by its difference from BASE's (range)
  */
 (function () {
 	'use strict';
@@ -43,41 +50,48 @@
 	}
 	var offCpuPresent = Object.keys(statusSeen).some(function (s) { return D.oncpu.indexOf(s) < 0; });
 
-	/* ---- the samples ---- */
-	var recCell, recNode, recCount, recW = null, lastCell = 0;
-	(function decode() {
-		var bin = atob(D.recs), len = bin.length, b = new Uint8Array(len), p = 0, i;
+	/* ---- the samples: one capture, or BASE and DIR (--diff) ---- */
+	var DIFF = !!D.base;
+	function decode(recs, nrec, t0, events, input) {
+		var C = { nrec: nrec, t0: t0, events: events, input: input, w: null, lastCell: 0 };
+		var bin = atob(recs), len = bin.length, b = new Uint8Array(len), p = 0, i;
 		for (i = 0; i < len; i++) b[i] = bin.charCodeAt(i);
 		var vint = function () {
 			var x = 0, mul = 1, c;
 			do { c = b[p++]; x += (c & 127) * mul; mul *= 128; } while (c & 128);
 			return x;
 		};
-		recCell = new Int32Array(D.nrec); recNode = new Int32Array(D.nrec); recCount = new Float64Array(D.nrec);
-		if (D.weighted) recW = new Float64Array(D.nrec);
+		C.cell = new Int32Array(nrec); C.node = new Int32Array(nrec); C.count = new Float64Array(nrec);
+		if (D.weighted) C.w = new Float64Array(nrec);
 		var r = 0, cell = 0;
-		while (r < D.nrec && p < len) {
+		while (r < nrec && p < len) {
 			cell += vint();
 			var k = vint(), node = 0;
-			for (var j = 0; j < k && r < D.nrec; j++, r++) {
+			for (var j = 0; j < k && r < nrec; j++, r++) {
 				node += vint();
-				recCell[r] = cell; recNode[r] = node; recCount[r] = vint();
-				if (recW) { var u = vint(); recW[r] = u % 2 === 0 ? u / 2 : -(u + 1) / 2; }
+				C.cell[r] = cell; C.node[r] = node; C.count[r] = vint();
+				if (C.w) { var u = vint(); C.w[r] = u % 2 === 0 ? u / 2 : -(u + 1) / 2; }
 			}
 		}
-		lastCell = r ? recCell[r - 1] : 0;
-	})();
-	/* a column per second, as Flamescope; past 4 hours (or a planted date
-	 * far off) a column per SPC seconds, so the grid stays a size a browser
-	 * draws: a range is then whole columns */
-	var MAX_COLS = 14400, SPC = Math.max(1, Math.ceil((Math.floor(lastCell / ROWS) + 1) / MAX_COLS));
-	var COLS = Math.floor(lastCell / ROWS / SPC) + 1;
-	var gridOf = function (cell) { return Math.floor(cell / ROWS / SPC) * ROWS + cell % ROWS; };
+		C.lastCell = r ? C.cell[r - 1] : 0;
+		/* a column per second, as Flamescope; past 4 hours (or a planted
+		 * date far off) a column per SPC seconds, so the grid stays a size
+		 * a browser draws: a range is then whole columns */
+		C.SPC = Math.max(1, Math.ceil((Math.floor(C.lastCell / ROWS) + 1) / MAX_COLS));
+		C.COLS = Math.floor(C.lastCell / ROWS / C.SPC) + 1;
+		C.H = { left: 56, top: 8, ch: DIFF ? 5 : 8, cw: 8, grid: null, max: 0 };
+		return C;
+	}
+	var MAX_COLS = 14400;
+	var dirCap = decode(D.recs, D.nrec, D.t0, D.events, D.input);
+	var baseCap = DIFF ? decode(D.base.recs, D.base.nrec, D.base.t0, D.base.events, D.base.input) : null;
+	var caps = DIFF ? [baseCap, dirCap] : [dirCap]; /* top to bottom */
+	var gridOf = function (C, cell) { return Math.floor(cell / ROWS / C.SPC) * ROWS + cell % ROWS; };
 	/* the time cells [first, last] of a drag between two grid cells */
-	var toRange = function (g0, g1) {
+	var toRange = function (C, g0, g1) {
 		var lo = Math.min(g0, g1), hi = Math.max(g0, g1);
-		if (SPC === 1) return [lo, hi];
-		return [Math.floor(lo / ROWS) * SPC * ROWS, (Math.floor(hi / ROWS) + 1) * SPC * ROWS - 1];
+		if (C.SPC === 1) return [lo, hi];
+		return [Math.floor(lo / ROWS) * C.SPC * ROWS, (Math.floor(hi / ROWS) + 1) * C.SPC * ROWS - 1];
 	};
 
 	/* ---- the two frame trees: by process (the stack table itself) and
@@ -111,25 +125,26 @@
 		if (S.frames === 'merged' && !trees.merged) trees.merged = makeTree(true);
 		return trees[S.frames];
 	};
-	var recValue = function (r) { return recW ? recW[r] : recCount[r]; };
-	var keep = function (r) { return S.view === 'wall' || nodeOnCpu[recNode[r]] === 1; };
+	var recValue = function (C, r) { return C.w ? C.w[r] : C.count[r]; };
+	var keep = function (C, r) { return S.view === 'wall' || nodeOnCpu[C.node[r]] === 1; };
 
 	/* the first record at or after a cell (records are in cell order) */
-	function lowerBound(cell) {
-		var lo = 0, hi = D.nrec;
-		while (lo < hi) { var mid = (lo + hi) >> 1; if (recCell[mid] < cell) lo = mid + 1; else hi = mid; }
+	function lowerBound(C, cell) {
+		var lo = 0, hi = C.nrec;
+		while (lo < hi) { var mid = (lo + hi) >> 1; if (C.cell[mid] < cell) lo = mid + 1; else hi = mid; }
 		return lo;
 	}
 
-	/* One range's totals in the current tree: tot[node] (value), cnt[node] (samples). */
-	function profile(range) {
+	/* One range of capture C's totals in the current tree: tot[node]
+	 * (value), cnt[node] (samples). */
+	function profile(C, range) {
 		var t = tree(), tot = new Float64Array(t.size), cnt = new Float64Array(t.size);
-		var lo = range ? lowerBound(range[0]) : 0, hi = range ? lowerBound(range[1] + 1) : D.nrec;
+		var lo = range ? lowerBound(C, range[0]) : 0, hi = range ? lowerBound(C, range[1] + 1) : C.nrec;
 		for (var r = lo; r < hi; r++) {
-			if (!keep(r)) continue;
-			var m = t.map[recNode[r]], v = recValue(r);
+			if (!keep(C, r)) continue;
+			var m = t.map[C.node[r]], v = recValue(C, r);
 			tot[m] += v < 0 ? -v : v; /* negative weights drawn by magnitude, under 'negative' */
-			cnt[m] += recCount[r];
+			cnt[m] += C.count[r];
 		}
 		for (var i = t.size - 1; i > 0; i--) { tot[t.parent[i]] += tot[i]; cnt[t.parent[i]] += cnt[i]; }
 		return { tot: tot, cnt: cnt, range: range };
@@ -162,36 +177,51 @@
 
 	/* ---- time ---- */
 	var pad = function (x, n) { x = String(x); while (x.length < (n || 2)) x = '0' + x; return x; };
-	function clock(sec, ms) { /* sec: seconds from t0 */
-		var d = new Date((D.t0 + sec) * 1000);
+	function clock(sec, ms, t0) { /* sec: seconds from t0 (DIR's unless given) */
+		var d = new Date(((t0 === undefined ? D.t0 : t0) + sec) * 1000);
 		return pad(d.getUTCHours()) + ':' + pad(d.getUTCMinutes()) + ':' + pad(d.getUTCSeconds()) + (ms ? '.' + pad(d.getUTCMilliseconds(), 3) : '');
 	}
-	function dateOf(sec) {
-		var d = new Date((D.t0 + sec) * 1000);
-		return d.getUTCFullYear() + '-' + pad(d.getUTCMonth() + 1) + '-' + pad(d.getUTCDate()) + ' ' + clock(sec) + ' UTC';
+	function dateOf(sec, t0) {
+		var d = new Date(((t0 === undefined ? D.t0 : t0) + sec) * 1000);
+		return d.getUTCFullYear() + '-' + pad(d.getUTCMonth() + 1) + '-' + pad(d.getUTCDate()) + ' ' + clock(sec, 0, t0) + ' UTC';
 	}
 	var secs = function (cell) { return +(cell * CELL_S).toFixed(3); };
 
 	/* ---- the page ---- */
 	document.title = D.title;
 	var body = document.body;
+	/* a heatmap per capture: one, or BASE's above DIR's */
+	var heatHtml = DIFF ? '<div class="caplabel" id="caplabel0"></div><div class="heatwrap" id="heatwrap0"><canvas class="heat" id="heat0"></canvas></div>' +
+		'<div class="caplabel" id="caplabel1"></div><div class="heatwrap" id="heatwrap"><canvas class="heat" id="heat"></canvas></div>'
+		: '<div class="heatwrap" id="heatwrap"><canvas class="heat" id="heat"></canvas></div>';
 	body.innerHTML =
 		'<header><h1 id="title"></h1><div class="sub" id="capture"></div><div class="sub" id="note"></div></header>' +
 		'<div class="bar"><span class="seg" id="viewseg"><button data-v="cpu">on-CPU</button><button data-v="wall">wall-clock</button></span>' +
 		'<span class="seg" id="frameseg"><button data-v="process">by process</button><button data-v="merged">merged</button></span>' +
 		'<span><canvas id="scale" width="160" height="12"></canvas> <span id="scaletext"></span></span></div>' +
-		'<div id="heatwrap"><canvas id="heat"></canvas></div>' +
+		heatHtml +
 		'<div id="sel"></div>' +
 		'<div class="bar"><input type="search" id="search" placeholder="search (regular expression)"> <span id="match"></span>' +
 		'<button class="plain" id="reset">Reset zoom</button><button class="plain" id="clear">Clear ranges</button></div>' +
 		'<div id="legend"></div><div id="flamewrap"><canvas id="flame"></canvas></div><div id="details"></div><div id="tip"></div>';
 	$('title').textContent = D.title;
-	var span = (lastCell + 1) * CELL_S;
-	var cpuSamples = 0;
-	for (var q = 0; q < D.nrec; q++) if (nodeOnCpu[recNode[q]]) cpuSamples += recCount[q];
-	$('capture').textContent = 'capture: ' + dateOf(0) + ' (x: seconds from it' + (SPC > 1 ? ', ' + SPC + ' s a column' : '') + '; y: the 20 ms within each second), ' +
-		fmtInt(D.events) + ' samples over ' + Math.ceil(span) + ' s' + (D.all_status && offCpuPresent ? ' (' + fmtInt(cpuSamples) + ' of them on-CPU)' : '') +
-		'; colour and widths: ' + D.weight;
+	if (DIFF) { baseCap.canvas = $('heat0'); baseCap.wrap = $('heatwrap0'); baseCap.name = 'BASE'; dirCap.name = 'DIR'; }
+	dirCap.canvas = $('heat'); dirCap.wrap = $('heatwrap');
+	/* "2026-11-26 20:31:50 UTC (x: ...), 1,234 samples over 5 s (...)" of a capture */
+	function captureText(C) {
+		var span = (C.lastCell + 1) * CELL_S, cpuSamples = 0;
+		for (var q = 0; q < C.nrec; q++) if (nodeOnCpu[C.node[q]]) cpuSamples += C.count[q];
+		return dateOf(0, C.t0) + ' (x: seconds from it' + (C.SPC > 1 ? ', ' + C.SPC + ' s a column' : '') + '; y: the 20 ms within each second), ' +
+			fmtInt(C.events) + ' samples over ' + Math.ceil(span) + ' s' + (D.all_status && offCpuPresent ? ' (' + fmtInt(cpuSamples) + ' of them on-CPU)' : '');
+	}
+	if (DIFF) {
+		$('capture').textContent = 'differential: ' + D.input + ' (DIR) against ' + D.base.input + ' (BASE), each frame as a share of its own capture\'s ' +
+			D.weight + ' (BASE\'s range and DIR\'s: drag across either heatmap); colour: the change of share, widths: DIR';
+		$('caplabel0').textContent = 'BASE ' + D.base.input + ': ' + captureText(baseCap);
+		$('caplabel1').textContent = 'DIR ' + D.input + ': ' + captureText(dirCap);
+	} else {
+		$('capture').textContent = 'capture: ' + captureText(dirCap) + '; colour and widths: ' + D.weight;
+	}
 	$('note').textContent = D.note;
 
 	var dpr = window.devicePixelRatio || 1;
@@ -202,30 +232,31 @@
 		return ctx;
 	}
 
-	/* ---- heatmap ---- */
-	var H = { left: 56, top: 8, ch: 8, cw: 8, grid: null, max: 0 };
-	function heatGrid() {
-		var g = new Float64Array(COLS * ROWS), max = 0;
-		for (var r = 0; r < D.nrec; r++) if (keep(r)) g[gridOf(recCell[r])] += recValue(r);
+	/* ---- heatmap (one per capture: C.H its layout and grid) ---- */
+	function heatGrid(C) {
+		var g = new Float64Array(C.COLS * ROWS), max = 0, H = C.H;
+		for (var r = 0; r < C.nrec; r++) if (keep(C, r)) g[gridOf(C, C.cell[r])] += recValue(C, r);
 		for (var i = 0; i < g.length; i++) if (Math.abs(g[i]) > max) max = Math.abs(g[i]);
 		H.grid = g; H.max = max; H.base = null;
 	}
-	function heatLayout() {
+	function heatLayout(C) {
+		/* both captures' seconds equally wide, so that they compare */
+		var H = C.H, cols = Math.max.apply(null, caps.map(function (k) { return k.COLS; }));
 		var avail = Math.max(400, document.documentElement.clientWidth - 32 - H.left - 16);
-		H.cw = Math.max(2, Math.min(60, Math.floor(avail / COLS)));
-		H.w = H.left + H.cw * COLS + 36; /* room for the last clock label */ H.h = H.top + ROWS * H.ch + 34; H.base = null;
+		H.cw = Math.max(2, Math.min(60, Math.floor(avail / cols)));
+		H.w = H.left + H.cw * C.COLS + 36; /* room for the last clock label */ H.h = H.top + ROWS * H.ch + 34; H.base = null;
 	}
-	function cellAt(x, y) {
-		var col = Math.floor((x - H.left) / H.cw), row = Math.floor((y - H.top) / H.ch);
-		col = Math.max(0, Math.min(COLS - 1, col)); row = Math.max(0, Math.min(ROWS - 1, row));
+	function cellAt(C, x, y) {
+		var H = C.H, col = Math.floor((x - H.left) / H.cw), row = Math.floor((y - H.top) / H.ch);
+		col = Math.max(0, Math.min(C.COLS - 1, col)); row = Math.max(0, Math.min(ROWS - 1, row));
 		return col * ROWS + row;
 	}
 	/* the cells, drawn once per grid and layout into a canvas of their own
 	 * (a drag redraws only the ranges over it) */
 	var LEVELS = 64, palette = [];
 	for (var lv = 1; lv <= LEVELS; lv++) palette[lv] = heatColor(lv / LEVELS);
-	function heatBase() {
-		var cv = document.createElement('canvas'), ctx = sizeCanvas(cv, H.w, H.h), g = H.grid;
+	function heatBase(C) {
+		var H = C.H, COLS = C.COLS, cv = document.createElement('canvas'), ctx = sizeCanvas(cv, H.w, H.h), g = H.grid;
 		ctx.fillStyle = '#f4f4f4'; ctx.fillRect(H.left, H.top, H.cw * COLS, ROWS * H.ch);
 		for (var c = 0; c < COLS; c++) for (var r = 0; r < ROWS; r++) {
 			var v = g[c * ROWS + r];
@@ -235,16 +266,24 @@
 		}
 		return cv;
 	}
-	function drawHeat() {
-		var cv = $('heat'), ctx = sizeCanvas(cv, H.w, H.h), c, r;
-		if (!H.base) H.base = heatBase();
+	/* the ranges shown over C's heatmap: [range, colour]. One capture: the
+	 * first (blue) and the second (orange); --diff: BASE's range (blue) on
+	 * its heatmap, DIR's (orange) on its own */
+	function rangesOf(C) {
+		var A = '#1a4f8a', B = '#e67800', ranges = [], dr = S.dragging;
+		if (S.a && (!DIFF || C === baseCap)) ranges.push([S.a, A]);
+		if (S.b && (!DIFF || C === dirCap)) ranges.push([S.b, B]);
+		if (dr && dr.cap === C) ranges.push([toRange(C, dr[0], dr[1]), dr.first ? A : B]);
+		return ranges;
+	}
+	function drawHeat(C) {
+		if (!C) { caps.forEach(function (k) { drawHeat(k); }); return; }
+		var H = C.H, COLS = C.COLS, SPC = C.SPC, cv = C.canvas, ctx = sizeCanvas(cv, H.w, H.h), c, r;
+		if (!H.base) H.base = heatBase(C);
 		ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.drawImage(H.base, 0, 0); ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
 		/* the ranges: the cells outside them dimmed, a bar of each one's
 		 * colour above its columns */
-		var A = '#1a4f8a', B = '#e67800', ranges = [];
-		if (S.a) ranges.push([S.a, A]);
-		if (S.b) ranges.push([S.b, B]);
-		if (S.dragging) ranges.push([toRange(S.dragging[0], S.dragging[1]), S.dragging.first ? A : B]);
+		var ranges = rangesOf(C);
 		if (ranges.length) {
 			var inside = function (g) { /* a grid cell in a range: its time cells meet it */
 				var t0 = SPC === 1 ? g : Math.floor(g / ROWS) * SPC * ROWS, t1 = SPC === 1 ? g : t0 + SPC * ROWS - 1;
@@ -276,29 +315,42 @@
 			var x = H.left + c * H.cw;
 			ctx.fillRect(x, H.top + ROWS * H.ch, 1, 4);
 			ctx.fillText(c * SPC + ' s', x, H.top + ROWS * H.ch + 15);
-			ctx.fillStyle = '#777'; ctx.fillText(clock(c * SPC), x, H.top + ROWS * H.ch + 28); ctx.fillStyle = '#333';
+			ctx.fillStyle = '#777'; ctx.fillText(clock(c * SPC, 0, C.t0), x, H.top + ROWS * H.ch + 28); ctx.fillStyle = '#333';
 		}
-		/* the colour scale */
+		/* the colour scale (each heatmap its own: --diff's captures may
+		 * differ in rate and load) */
 		var sc = $('scale'), sx = sc.getContext('2d');
 		for (i = 0; i < 160; i++) { sx.fillStyle = heatColor((i + 1) / 160); sx.fillRect(i, 0, 1, 12); }
-		$('scaletext').textContent = '0 … ' + fmtInt(H.max) + ' ' + D.weight + ' per 20 ms cell (' + (!D.all_status ? '--status ' + D.status : S.view === 'cpu' ? 'on-CPU' : 'wall-clock') + ')';
+		$('scaletext').textContent = '0 … ' + caps.map(function (k) { return fmtInt(k.H.max) + (DIFF ? ' (' + k.name + ')' : ''); }).join(', ') + ' ' +
+			D.weight + ' per 20 ms cell (' + (!D.all_status ? '--status ' + D.status : S.view === 'cpu' ? 'on-CPU' : 'wall-clock') + ')';
 	}
 
 	/* ---- the flame graph (root at the top) ---- */
-	var F = { rowH: 17, rects: [], prof: null, base: null, maxDiff: 0 };
+	var F = { rowH: 17, rects: [], prof: null, base: null, maxDiff: 0, gone: 0 };
 	function recompute() {
-		F.prof = profile(S.b || S.a);
-		F.base = S.b ? profile(S.a) : null;
-		F.maxDiff = 0;
+		if (DIFF) { /* always DIR (its range) against BASE (its range) */
+			F.prof = profile(dirCap, S.b);
+			F.base = profile(baseCap, S.a);
+		} else {
+			F.prof = profile(dirCap, S.b || S.a);
+			F.base = S.b ? profile(dirCap, S.a) : null;
+		}
+		F.maxDiff = 0; F.gone = 0;
 		if (F.base) {
 			var t = tree(), bt = F.prof.tot[0] || 1, at = F.base.tot[0] || 1;
 			for (var i = 1; i < t.size; i++) {
 				var d = Math.abs(F.prof.tot[i] / bt - F.base.tot[i] / at);
 				if (F.prof.tot[i] > 0 && d > F.maxDiff) F.maxDiff = d;
+				/* the first's figure on stacks the second lacks (not drawn) */
+				if (!(F.prof.tot[i] > 0) && F.prof.tot[t.parent[i]] > 0) F.gone += F.base.tot[i];
 			}
 		}
 		computeMatches();
 	}
+	/* --diff colours as the SVG's (rep_flame.c): against the largest change,
+	 * or one point where all are smaller (two runs of the same work differ
+	 * by hundredths of a point, which must not look like a change) */
+	var diffMax = function () { return DIFF ? Math.max(F.maxDiff, 0.01) : F.maxDiff; };
 	function nodeName(t, i) { return i === 0 ? 'all' : D.names[t.frame[i]]; }
 	function computeMatches() {
 		var t = tree(), tot = F.prof.tot;
@@ -357,7 +409,7 @@
 			for (var i = 0; i < row.length; i++) {
 				var r = row[i], nn = r.n, y = dd * F.rowH;
 				var fill = nn === 0 ? '#c8c8c8' : frameColor(t.frame[nn]);
-				if (base) fill = diffColor(tot[nn] / bt - base.tot[nn] / at, F.maxDiff);
+				if (base) fill = diffColor(tot[nn] / bt - base.tot[nn] / at, diffMax());
 				if (F.match && F.match[nn] & 1) fill = '#e040e0';
 				ctx.fillStyle = fill;
 				ctx.globalAlpha = r.anc ? 0.55 : 1;
@@ -386,7 +438,12 @@
 		var sw = function (color, text, title) { return '<span title="' + (title || '') + '"><i style="background:' + color + '"></i>' + text + '</span>'; };
 		var esc = function (s) { return s.replace(/[&<>"]/g, function (c) { return '&#' + c.charCodeAt(0) + ';'; }); };
 		var h = '';
-		if (F.base) {
+		if (DIFF) {
+			var bw = F.base.tot[0];
+			h += sw('hsl(0,80%,60%)', 'a larger share in DIR') + sw('hsl(215,80%,60%)', 'a smaller share in DIR') +
+				sw('#e8e8e8', 'the same share') + '<span>(widths: DIR; colour: change of each frame\'s share against BASE, strongest ' +
+				(F.maxDiff * 100).toFixed(2) + ' points' + (bw && F.gone > 0 ? '; ' + pct(F.gone / bw) + ' of BASE on stacks DIR lacks, not drawn' : '') + ')</span>';
+		} else if (F.base) {
 			h += sw('hsl(0,80%,60%)', 'more in the second range') + sw('hsl(215,80%,60%)', 'less in the second range') +
 				sw('#e8e8e8', 'the same share') + '<span>(widths: the second range; colour: change of each frame\'s share, strongest ' + pct(F.maxDiff) + ')</span>';
 		} else {
@@ -398,15 +455,19 @@
 		h += sw('#e040e0', 'search match');
 		$('legend').innerHTML = h;
 	}
-	function rangeText(range) {
+	function rangeText(range, t0) {
 		if (!range) return 'the whole capture';
 		var a = secs(range[0]), b = secs(range[1] + 1);
-		return a + ' s – ' + b + ' s (' + clock(a, 1) + '–' + clock(b, 1) + ' UTC)';
+		return a + ' s – ' + b + ' s (' + clock(a, 1, t0) + '–' + clock(b, 1, t0) + ' UTC)';
 	}
 	function summary() {
 		var tot = F.prof.tot, h = '';
-		var cmd = function (r) { return r ? '<code>flameprof report ' + escHtml(D.input) + ' --from ' + secs(r[0]) + ' --to ' + secs(r[1] + 1) + '</code>' : ''; };
-		if (!S.a) h = 'Drag across the heatmap to pick a range; a second range shows the difference. Showing ' + rangeText(null) + ': ' + fmtInt(tot[0]) + ' ' + D.weight + '.';
+		var cmd = function (r, input) { return r ? '<code>flameprof report ' + escHtml(input || D.input) + ' --from ' + secs(r[0]) + ' --to ' + secs(r[1] + 1) + '</code>' : ''; };
+		if (DIFF) {
+			h = '<span class="a">BASE</span> ' + escHtml(D.base.input) + ', ' + rangeText(S.a, D.base.t0) + ': ' + fmtInt(F.base.tot[0]) + ' ' + D.weight + ' ' + cmd(S.a, D.base.input) +
+				'<br><span class="b">DIR</span> ' + escHtml(D.input) + ', ' + rangeText(S.b) + ': ' + fmtInt(tot[0]) + ' ' + D.weight + ' ' + cmd(S.b) +
+				' — the flame graph is DIR\'s, coloured by its difference from BASE; drag across either heatmap to compare a range of it';
+		} else if (!S.a) h = 'Drag across the heatmap to pick a range; a second range shows the difference. Showing ' + rangeText(null) + ': ' + fmtInt(tot[0]) + ' ' + D.weight + '.';
 		else {
 			h = '<span class="a">first range</span> ' + rangeText(S.a) + ': ' + fmtInt((F.base || F.prof).tot[0]) + ' ' + D.weight + ' ' + cmd(S.a);
 			if (S.b) h += '<br><span class="b">second range</span> ' + rangeText(S.b) + ': ' + fmtInt(tot[0]) + ' ' + D.weight + ' ' + cmd(S.b) + ' — the flame graph is the second, coloured by its difference from the first';
@@ -427,7 +488,11 @@
 		s += amount(tot[n]) + ' (' + pct(tot[0] ? tot[n] / tot[0] : 0) + ')';
 		if (D.weighted) s += ', ' + fmtInt(cnt[n]) + ' samples';
 		if (S.zoom && S.zoom !== n && tot[S.zoom]) s += ', ' + pct(tot[n] / tot[S.zoom]) + ' of the zoomed frame';
-		if (F.base) {
+		if (F.base && DIFF) { /* as the SVG's title (rep_flame.c) */
+			var bb = F.prof.tot[0] ? tot[n] / F.prof.tot[0] : 0, aa = F.base.tot[0] ? F.base.tot[n] / F.base.tot[0] : 0;
+			s += '\nbefore ' + (100 * aa).toFixed(2) + '% (' + fmtInt(F.base.tot[n]) + ' of ' + fmtInt(F.base.tot[0]) + '), after ' +
+				(100 * bb).toFixed(2) + '% (' + fmtInt(tot[n]) + ' of ' + fmtInt(F.prof.tot[0]) + '): ' + (bb >= aa ? '+' : '') + ((bb - aa) * 100).toFixed(2) + ' points';
+		} else if (F.base) {
 			var b = F.prof.tot[0] ? tot[n] / F.prof.tot[0] : 0, a = F.base.tot[0] ? F.base.tot[n] / F.base.tot[0] : 0;
 			s += '\nfirst range ' + pct(a) + ' → second ' + pct(b) + ' (' + (b >= a ? '+' : '') + ((b - a) * 100).toFixed(2) + ' points)';
 		}
@@ -436,7 +501,7 @@
 
 	/* ---- events ---- */
 	function refresh(heatToo) {
-		if (heatToo) { heatGrid(); heatLayout(); drawHeat(); }
+		if (heatToo) caps.forEach(function (C) { heatGrid(C); heatLayout(C); drawHeat(C); });
 		recompute(); drawFlame(); syncButtons();
 	}
 	function syncButtons() {
@@ -463,27 +528,33 @@
 		if (!v || v === S.frames) return;
 		S.frames = v; S.zoom = 0; refresh(false);
 	});
-	var heat = $('heat');
 	var pos = function (cv, e) { var r = cv.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
-	heat.addEventListener('mousedown', function (e) {
-		var p = pos(heat, e), c = cellAt(p[0], p[1]);
-		S.dragging = [c, c]; S.dragging.first = !S.a;
-		drawHeat(); e.preventDefault();
+	caps.forEach(function (C) {
+		C.canvas.addEventListener('mousedown', function (e) {
+			var p = pos(C.canvas, e), c = cellAt(C, p[0], p[1]);
+			S.dragging = [c, c]; S.dragging.cap = C;
+			/* --diff: BASE's heatmap picks BASE's range (the first), DIR's DIR's */
+			S.dragging.first = DIFF ? C === baseCap : !S.a;
+			drawHeat(C); e.preventDefault();
+		});
 	});
 	window.addEventListener('mousemove', function (e) {
-		var tip = $('tip');
+		var tip = $('tip'), text = null;
 		if (S.dragging) {
-			var p = pos(heat, e); S.dragging[1] = cellAt(p[0], p[1]); drawHeat();
+			var D0 = S.dragging.cap, p = pos(D0.canvas, e); S.dragging[1] = cellAt(D0, p[0], p[1]); drawHeat(D0);
 		}
-		var hp = pos(heat, e), fp = pos($('flame'), e), text = null;
-		if (e.target === heat) {
-			var c = cellAt(hp[0], hp[1]), v = H.grid[c] || 0;
+		var fp = pos($('flame'), e);
+		caps.forEach(function (C) {
+			if (e.target !== C.canvas) return;
+			var hp = pos(C.canvas, e), c = cellAt(C, hp[0], hp[1]), v = C.H.grid[c] || 0, SPC = C.SPC;
 			if (SPC === 1)
-				text = secs(c).toFixed(2) + '–' + secs(c + 1).toFixed(2) + ' s (' + clock(secs(c), 1) + ' UTC): ' + amount(v);
+				text = secs(c).toFixed(2) + '–' + secs(c + 1).toFixed(2) + ' s (' + clock(secs(c), 1, C.t0) + ' UTC): ' + amount(v);
 			else
 				text = 'seconds ' + Math.floor(c / ROWS) * SPC + '–' + (Math.floor(c / ROWS) + 1) * SPC + ', ' + (c % ROWS) * 20 + '–' + (c % ROWS + 1) * 20 +
 					' ms within each: ' + amount(v);
-		} else if (e.target === $('flame')) {
+			if (DIFF) text = C.name + ' ' + text;
+		});
+		if (e.target === $('flame')) {
 			var n = frameAt(fp[0], fp[1]);
 			if (n >= 0) { text = describe(n); $('details').textContent = text; }
 		}
@@ -498,12 +569,13 @@
 	});
 	window.addEventListener('mouseup', function () {
 		if (!S.dragging) return;
-		var d = S.dragging, range = toRange(d[0], d[1]);
+		var d = S.dragging, range = toRange(d.cap, d[0], d[1]);
 		S.dragging = null;
-		if (!S.a) S.a = range; else S.b = range;
+		if (DIFF) { if (d.cap === baseCap) S.a = range; else S.b = range; }
+		else if (!S.a) S.a = range; else S.b = range;
 		S.zoom = 0;
 		var t = performance.now();
-		drawHeat(); recompute(); drawFlame();
+		drawHeat(d.cap); recompute(); drawFlame();
 		window.FP.lastDraw = Math.round(performance.now() - t);
 	});
 	$('flame').addEventListener('click', function (e) {
@@ -524,14 +596,15 @@
 		if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); $('search').focus(); }
 	});
 	var resizeTimer = 0;
-	window.addEventListener('resize', function () { clearTimeout(resizeTimer); resizeTimer = setTimeout(function () { heatLayout(); drawHeat(); drawFlame(); }, 100); });
+	window.addEventListener('resize', function () { clearTimeout(resizeTimer); resizeTimer = setTimeout(function () { caps.forEach(heatLayout); drawHeat(); drawFlame(); }, 100); });
 
 	/* ---- what a test (or a curious user, from the console) can read ---- */
 	window.FP = {
 		state: S,
 		/* the page position of a cell's centre, for a mouse to press on */
-		cellPoint: function (cell) {
-			var col = Math.floor(cell / ROWS / SPC), row = cell % ROWS, wrap = $('heatwrap');
+		cellPoint: function (cell, which) { /* which: 'base' for --diff's BASE */
+			var C = which === 'base' ? baseCap : dirCap, H = C.H, heat = C.canvas;
+			var col = Math.floor(cell / ROWS / C.SPC), row = cell % ROWS, wrap = C.wrap;
 			/* scrolled into view first: an hour's heatmap is wider than the window */
 			if (H.left + col * H.cw < wrap.scrollLeft || H.left + (col + 1) * H.cw > wrap.scrollLeft + wrap.clientWidth)
 				wrap.scrollLeft = Math.max(0, H.left + col * H.cw - wrap.clientWidth / 2);
@@ -570,12 +643,15 @@
 				if (!(F.prof.tot[i] > 0)) continue;
 				var p = [];
 				for (var n = i; n !== 0; n = t.parent[n]) p.unshift(D.names[t.frame[n]]);
-				out[p.join(';')] = { a: F.base.tot[i], b: F.prof.tot[i], at: F.base.tot[0], bt: F.prof.tot[0], color: diffColor(F.prof.tot[i] / bt - F.base.tot[i] / at, F.maxDiff) };
+				out[p.join(';')] = { a: F.base.tot[i], b: F.prof.tot[i], at: F.base.tot[0], bt: F.prof.tot[0], color: diffColor(F.prof.tot[i] / bt - F.base.tot[i] / at, diffMax()) };
 			}
 			return out;
 		},
 		matched: function () { return F.match ? { covered: F.matched, total: F.prof.tot[0], text: $('match').textContent } : null; },
-		cellSeconds: CELL_S, rows: ROWS, cols: COLS, secondsPerColumn: SPC, lastCell: lastCell, nrec: D.nrec
+		cellSeconds: CELL_S, rows: ROWS, cols: dirCap.COLS, secondsPerColumn: dirCap.SPC, lastCell: dirCap.lastCell, nrec: D.nrec,
+		diffPage: DIFF, baseLastCell: DIFF ? baseCap.lastCell : null,
+		/* --diff: BASE's share on stacks DIR lacks (not drawn) */
+		gone: function () { return F.base ? { gone: F.gone, whole: F.base.tot[0] } : null; }
 	};
 	refresh(true);
 	window.FP.ready = performance.now();

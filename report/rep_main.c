@@ -211,7 +211,7 @@ int report_run(const struct rep_config *asked, char *err, size_t errcap)
 	}
 	struct rep_run run = { cfg, err, errcap }, *r = &run;
 	struct side dir, base;
-	struct rep_diff diff = { NULL, 0, 0, cfg->diff_base };
+	struct rep_diff diff = { .base_name = cfg->diff_base };
 	int rc;
 
 	memset(&dir, 0, sizeof dir);
@@ -239,6 +239,9 @@ int report_run(const struct rep_config *asked, char *err, size_t errcap)
 			rc = rep_fail(r, REP_E_NOMEM, "cannot compare the captures: out of memory");
 			goto out;
 		}
+		diff.base_trie = rep_collect_trie(base.c);
+		diff.base_st = rep_collect_stats(base.c);
+		diff.base_events = base.events;
 	}
 	{
 		rep_collect *c = dir.c;

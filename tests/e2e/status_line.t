@@ -18,6 +18,15 @@ check "it shows the time sampled and the time left of --duration 3s ($spans of t
 cost=$(tr '\r' '\n' < "$T_DIR/fp.err" | sed -n "s/^$NODE: .*, cost \([0-9.]*\)%, .*/\1/p" | sort -n | tail -1)
 check "it shows what sampling costs the node, by the agent's own figure, once it has one (${cost:-none}%)" \
 	awk -v c="${cost:-0}" 'BEGIN { exit !(c > 0 && c < 100) }'
+# "late N" on the line is explained once, on a line of its own, the first
+# time a redraw shows it above 0 (and never when none does)
+late_lines=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^$NODE: .*, late [1-9][0-9]*, ")
+said=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^flameprof: late [1-9][0-9]* in the status line: samples answered after their round had ended (.*); they are still written")
+if [ "$late_lines" -gt 0 ]; then
+	is "$said" 1 "the line's late N is explained once, the first time it is above 0 ($late_lines lines show late > 0)"
+else
+	is "$said" 0 "no line showed late above 0, and none explains it"
+fi
 check "the summary says what late means" sh -c "tr '\\r' '\\n' < '$T_DIR/fp.err' | grep -q '^flameprof: [0-9]* samples in .*, late [0-9]* (answered after their round), rounds'"
 sel=$(tr '\r' '\n' < "$T_DIR/fp.err" | sed -n "s/^$NODE: [^,]*,\( [0-9:]* left,\)\? \([0-9]*\) process.*/\2/p" | sort -n | tail -1)
 check "it says how many processes are selected: the 5 busy ones at least (${sel:-none})" test "${sel:-0}" -ge 5 -a "${sel:-0}" -le 10

@@ -7,6 +7,9 @@
 # page, and saves screenshots into OUTDIR. One browser for all the pages.
 #   STEPS: a JSON object {"a": [cell, cell], "b": [cell, cell], "search": RE,
 #   "zoom": NAME, "merged": true, "wall": true}; cells are 20 ms cells from t0.
+#   A --diff page (report --diff BASE DIR -o diff.html) takes "whole_diff": true (the
+#   difference of the whole captures as loaded), "base_a" and "dir_b": [cell, cell] (a drag
+#   across BASE's heatmap, then DIR's) and "hover": NAME (the frame's description).
 # The browser is driven through its DevTools protocol on a pair of pipes
 # (--remote-debugging-pipe: JSON messages ended by a NUL byte, chromium reading fd 3 and
 # writing fd 4), with nothing but Python's standard library: no npm package to fetch, so it
@@ -177,15 +180,15 @@ def drive(b, page_path, outdir, steps):
         shot("html_whole.png")
         out["categories"] = page.eval("window.FP.categories()")
 
-        def drag(rng):
+        def drag(rng, which=""):
             if rng[1] < 0:
-                rng = [rng[0], page.eval("window.FP.lastCell")]
+                rng = [rng[0], page.eval("window.FP.%s" % ("baseLastCell" if which == "base" else "lastCell"))]
             # each end's point asked for when the mouse goes there: the heatmap scrolls
             # to show it (an hour is wider than the window)
-            a = page.eval("window.FP.cellPoint(%d)" % rng[0])
+            a = page.eval("window.FP.cellPoint(%d, %s)" % (rng[0], json.dumps(which)))
             page.mouse("mouseMoved", a["x"], a["y"])
             page.mouse("mousePressed", a["x"], a["y"], True)
-            e = page.eval("window.FP.cellPoint(%d)" % rng[1])
+            e = page.eval("window.FP.cellPoint(%d, %s)" % (rng[1], json.dumps(which)))
             for k in (1, 2, 3):  # three steps, as a hand moves
                 page.mouse("mouseMoved", a["x"] + (e["x"] - a["x"]) * k / 3, a["y"] + (e["y"] - a["y"]) * k / 3, True)
             page.mouse("mouseReleased", e["x"], e["y"])
@@ -194,6 +197,11 @@ def drive(b, page_path, outdir, steps):
             page.click('#viewseg button[data-v="wall"]')
         if steps.get("merged"):
             page.click('#frameseg button[data-v="merged"]')
+        if steps.get("whole_diff"):  # after the switches
+            out["whole_diff"] = page.eval("window.FP.diff()")
+            out["gone"] = page.eval("window.FP.gone()")
+            out["legend"] = page.eval("document.getElementById('legend').textContent")
+            shot("html_whole_diff.png")
         # the time from a range's mouse up to its flame graph drawn (as the page counts it)
         if steps.get("a"):
             drag(steps["a"])
@@ -206,6 +214,19 @@ def drive(b, page_path, outdir, steps):
                         "total": page.eval("window.FP.total()"), "folded": page.eval("window.FP.folded()"),
                         "diff": page.eval("window.FP.diff()")}
             shot("html_diff.png")
+        for k, which in (("base_a", "base"), ("dir_b", "")):
+            if steps.get(k):
+                drag(steps[k], which)
+                out[k] = {"state": page.eval("window.FP.state.%s" % k[-1]), "total": page.eval("window.FP.total()"),
+                          "folded": page.eval("window.FP.folded()"), "diff": page.eval("window.FP.diff()")}
+                shot("html_%s.png" % k)
+        if steps.get("hover"):
+            p = page.eval("window.FP.framePoint(%s)" % json.dumps(steps["hover"]))
+            if p:
+                page.mouse("mouseMoved", p["x"], p["y"])
+                out["hover"] = page.eval("document.getElementById('details').textContent")
+                out["tip"] = page.eval("document.getElementById('tip').textContent")
+                shot("html_hover.png")
         if steps.get("search"):
             page.eval("document.getElementById('search').focus()")
             page.call("Input.insertText", {"text": steps["search"]})

@@ -2,7 +2,8 @@
  * test_capture_status.c - the capture's status line and summary
  * (capture/cap_status.c) through its door, as the front door sees them:
  * the time sampled and left of --duration, the cost the agent sends, the
- * budget's part, and "late" explained in the summary. No node: the
+ * budget's part, and "late" explained once on a line of its own (the first
+ * time a drawn line shows it above 0) and in the summary. No node: the
  * batches are the decoder's records (sampler.h), the files a real rot_t in
  * a scratch directory.
  */
@@ -73,13 +74,32 @@ int main(void)
 	ok(strstr(lines[0], " (budget 50%), cost 0.31%, dropped 0, late 7, ") != NULL,
 	   "the budget's part, the agent's cost (3100 millionths: 0.31%% of the schedulers), late");
 	ok(strstr(lines[0], "(no file yet)") != NULL, "and the file (none yet)");
+	ok(nsaid == 1 && strstr(said[0], "late 7 in the status line: samples answered after their round had ended (") == said[0],
+	   "the line's late is explained on a line of its own, the first time it is above 0");
+	printf("# %s\n", said[0]);
+	b.round.late_total = 9;
+	cap_status_batch(&st, &b);
+	usleep(250 * 1000);
+	cap_status_tick(&st, rot);
+	ok(nlines == 2 && nsaid == 1, "... once: the next line (late 9) is not explained again");
 
 	cap_status_stopping(&st);
 	uint64_t written[FP_STATUS_COUNT] = { 0 }, hidden[FP_STATUS_COUNT] = { 0 };
 	cap_status_summary(&st, rot, &cfg, written, hidden);
-	ok(nsaid >= 1 && strstr(said[0], "dropped 0, late 7 (answered after their round), rounds p50") != NULL,
+	ok(nsaid >= 2 && strstr(said[1], "dropped 0, late 9 (answered after their round), rounds p50") != NULL,
 	   "the summary says what late is");
-	printf("# %s\n", said[0]);
+	printf("# %s\n", said[1]);
+
+	/* -q: no line, so no explanation either */
+	nlines = nsaid = 0;
+	cfg.verbosity = 0;
+	cap_status_init(&st, &cfg, &door);
+	cap_status_sampling(&st);
+	cap_status_batch(&st, &b);
+	usleep(250 * 1000);
+	cap_status_tick(&st, rot);
+	ok(nlines == 0 && nsaid == 0, "-q: no line and no explanation of late");
+	cfg.verbosity = 1;
 
 	/* without --duration: the time sampled alone */
 	nlines = 0;

@@ -213,7 +213,7 @@ static void test_diff(void)
 #undef EVT
 	struct rep_config cfg = { 0 };
 	rep_collect *b = collected(base_text, &cfg), *c = collected(dir_text, &cfg);
-	struct rep_diff d = { NULL, 0, 0, "base" };
+	struct rep_diff d = { .base_name = "base" };
 	const char *a[] = { "running", "m:a/0" }, *ab[] = { "running", "m:a/0", "m:b/0" },
 		   *ad[] = { "running", "m:a/0", "m:d/0" };
 	ok(b && c, "both sides collect");
@@ -227,6 +227,11 @@ static void test_diff(void)
 	is_int((int64_t)d.base[node_at(c, ab, 3)], 2, "running;m:a/0;m:b/0: 2 in BASE");
 	is_int((int64_t)d.base[node_at(c, ad, 3)], 0, "running;m:a/0;m:d/0: none in BASE");
 	is_int((int64_t)d.gone, 3, "BASE's m:a/0;m:c/0 (2) and m:x/0;m:c/0 (1) are not in DIR");
+	/* the matching kept for the page: DIR's node -> BASE's node of the same path */
+	ok(d.match[node_at(c, ab, 3)] == node_at(b, ab, 3), "match: running;m:a/0;m:b/0 is BASE's node of that path");
+	ok(d.match[node_at(c, ad, 3)] == UINT32_MAX, "match: running;m:a/0;m:d/0 has none in BASE");
+	ok(d.frame_map[rep_trie_node(rep_collect_trie(b), node_at(b, ab, 3))->frame] ==
+	   rep_trie_node(rep_collect_trie(c), node_at(c, ab, 3))->frame, "frame_map: BASE's m:b/0 is DIR's m:b/0");
 	rep_diff_free(&d);
 out:
 	rep_collect_free(b);

@@ -258,6 +258,12 @@ static void test_formats(void)
 	{
 		char *av[] = { "report", "--diff", "base", "dir", "-f", "folded", NULL };
 		is_int(fp_report_parse(6, av, &cfg, d, sizeof d), FP_OPT_USAGE, "--diff with -f folded");
+		ok(strstr(d, "(-f svg) or a page (-f html)") != NULL, "... says the two it draws: %s", d);
+	}
+	{
+		char *av[] = { "report", "--diff", "base", "dir", "-o", "d.html", NULL };
+		is_int(fp_report_parse(6, av, &cfg, d, sizeof d), FP_OPT_OK, "--diff BASE DIR -o d.html");
+		ok(cfg.format == REP_F_HTML && cfg.diff_base, "the page, by the name");
 	}
 }
 

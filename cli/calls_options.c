@@ -31,16 +31,16 @@ static const struct fp_opt options[] = {
 	  "time or memory: measure only in processes spawned during the run" },
 	{ "per-process", 0, NULL, FP_K_SET, F(per_process), 1, 0,
 	  "time or memory: one table per process, named by its registered name or initial call" },
-	{ "duration", 'd', "DUR", FP_K_DUR, F(duration_us), 0, 0,
-	  "trace for DUR, e.g. 500ms, 10s, 2m (default 10s; Ctrl-C or SIGTERM end it sooner, with results)" },
+	FP_ROW_DURATION(struct calls_config,
+	  "trace for DUR, e.g. 500ms, 10s, 2m (default 10s; Ctrl-C or SIGTERM end it sooner, with results)"),
 	{ "top", 0, "N", FP_K_UINT, F(top), 0, 1000000,
 	  "print the N largest rows of each table (default: all)" },
 	{ "json", 0, "FILE", FP_K_STR, F(json), 0, 0,
 	  "also write every row to FILE as JSON ('-': standard output, instead of the table)" },
 	{ "format", 0, "FORMAT", K_FORMAT, F(format), 0, 0,
 	  "table (default, as OTP's tprof) or folded (lines for flame graph tools)" },
-	{ "names", 0, "LANG", FP_K_NAMES, F(lang), 0, 0,
-	  "spell functions as elixir (Shop.Tax.rate/1) or erlang (Elixir.Shop.Tax:rate/1) in the output; auto (default): elixir when the node runs the elixir application" },
+	FP_ROW_NAMES(struct calls_config,
+	  "spell functions as elixir (Shop.Tax.rate/1) or erlang (Elixir.Shop.Tax:rate/1) in the output; auto (default): elixir when the node runs the elixir application"),
 	{ "limit", 0, "N", FP_K_UINT, F(limit), 1, 1000000,
 	  "refuse patterns that match more than N functions (default 1000)" },
 	{ "force", 0, NULL, FP_K_SET, F(force), 1, 0, "trace however many functions match" },
@@ -79,28 +79,25 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case K_LIST:
 		return fp_opt_target(val, spelled, o->field == F(names), (const char **)field,
 				     o->field == F(pids) ? &cfg->npids : &cfg->nnames, CALLS_MAX_TARGETS, detail, cap);
-	case K_TYPE:
-		if (strcmp(val, "count") == 0 || strcmp(val, "call_count") == 0)
-			cfg->type = CALLS_COUNT;
-		else if (strcmp(val, "time") == 0 || strcmp(val, "call_time") == 0)
-			cfg->type = CALLS_TIME;
-		else if (strcmp(val, "memory") == 0 || strcmp(val, "call_memory") == 0)
-			cfg->type = CALLS_MEMORY;
-		else {
-			snprintf(detail, cap, "'%s' is not a type for %s: use count, time or memory", val, spelled);
+	case K_TYPE: {
+		/* OTP's names of the breakpoints too */
+		static const char *const words[] = { "count", "time", "memory", "call_count", "call_time", "call_memory" };
+		static const enum calls_type types[] = { CALLS_COUNT, CALLS_TIME, CALLS_MEMORY };
+		int k = fp_opt_word(val, spelled, words, 6, "a type", "count, time or memory", detail, cap);
+		if (k < 0)
 			return FP_OPT_USAGE;
-		}
+		cfg->type = types[k % 3];
 		return FP_OPT_OK;
-	case K_FORMAT:
-		if (strcmp(val, "table") == 0)
-			cfg->format = CALLS_FORMAT_TABLE;
-		else if (strcmp(val, "folded") == 0)
-			cfg->format = CALLS_FORMAT_FOLDED;
-		else {
-			snprintf(detail, cap, "'%s' is not a format for %s: use table or folded", val, spelled);
+	}
+	case K_FORMAT: {
+		static const char *const words[] = { "table", "folded" };
+		static const enum calls_format formats[] = { CALLS_FORMAT_TABLE, CALLS_FORMAT_FOLDED };
+		int k = fp_opt_word(val, spelled, words, 2, "a format", "table or folded", detail, cap);
+		if (k < 0)
 			return FP_OPT_USAGE;
-		}
+		cfg->format = formats[k];
 		return FP_OPT_OK;
+	}
 	case K_PATTERN: {
 		int r = parse_pattern(cfg, val);
 		if (r == -2)

@@ -19,11 +19,7 @@ static char dir[64];
 
 static char *path(const char *name)
 {
-	static char p[8][256];
-	static int k;
-	k = (k + 1) % 8;
-	snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
-	return p[k];
+	return tap_path(dir, name);
 }
 
 static void put(const char *name, const void *data, size_t len)

@@ -6,7 +6,8 @@
 %% whose stack is Depth frames deep, timing many repetitions of each with
 %% the monotonic clock: on a scheduler of its own a tight loop's wall time
 %% is its CPU time. The steps are copied from the agent (the item lists,
-%% the hash, the message shapes); keep them in step with it.
+%% the message shapes; the hash is the agent's own, sampler/fp_stack.hrl);
+%% keep them in step with it.
 %%
 %% Two cases for the process_info signal: the target waiting in receive
 %% (the caller reads it directly) and the target runnable on the same
@@ -150,15 +151,8 @@ stack({M, F, A}, [{M, F, A, _} | _] = ST) -> ST;
 stack({M, F, A}, ST) -> [{M, F, A, []} | ST];
 stack(_, ST) -> ST.
 
-frames([{M, F, A, Loc} | Rest]) -> [{M, F, A, loc_line(Loc)} | frames(Rest)];
-frames([]) -> [].
-
-loc_line([{line, L} | _]) -> L;
-loc_line([_ | Rest]) -> loc_line(Rest);
-loc_line(_) -> 0.
-
-stack_hash(Frames) ->
-    {erlang:phash2(Frames, 1 bsl 32), erlang:phash2({Frames}, 1 bsl 32)}.
+%% frames/1 and stack_hash/1: the agent's own
+-include("../sampler/fp_stack.hrl").
 
 %% The agent before the cut (0.1.0): both hashes over the whole stack,
 %% file names included.

@@ -401,18 +401,6 @@ to_pid(Text) ->
     catch error:badarg -> undefined
     end.
 
-%% A registered name, or the names to try in order (an Elixir alias).
-name_text([_, Name]) -> Name;
-name_text(Name) -> Name.
-
-whereis_bin(Names) when is_list(Names) ->
-    case [P || N <- Names, P <- [whereis_bin(N)], is_pid(P)] of
-        [P | _] -> P;
-        [] -> undefined
-    end;
-whereis_bin(Name) ->
-    case existing_atom(Name) of
-        undefined -> undefined;
-        A -> whereis(A)
-    end.
+%% whereis_bin/1 and name_text/1 (shared with the agent)
+-include("fp_names.hrl").
 

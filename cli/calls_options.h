@@ -1,7 +1,7 @@
 /*
- * calls_options.h - argv of `flameprof calls` becomes one struct
- * calls_config through the option engine (optparse.h): one table drives
- * parsing and --help.
+ * calls_options.h - `flameprof calls`, the command's one file in the front
+ * door: argv becomes one struct calls_config through the option engine
+ * (optparse.h; one table drives parsing and --help), then the run.
  */
 #ifndef FP_CALLS_OPTIONS_H
 #define FP_CALLS_OPTIONS_H
@@ -46,5 +46,8 @@ struct calls_config {
 
 /* The command: its table, defaults and checks, run by fp_opt_main(). */
 extern const struct fp_command fp_calls_command;
+
+/* `flameprof calls`: argv[0] is "calls". @return an exit status. */
+int fp_calls_main(int argc, char **argv);
 
 #endif

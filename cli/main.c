@@ -8,15 +8,18 @@
  * What a new command needs (as git's builtin.h lists it for a builtin):
  *   1. its work in a room of its own, behind one entry that prints nothing
  *      and returns a code (report_run(), capture_run()): what it says
- *      goes through a callback this door supplies (calls and requests
- *      still run their session from cli/calls.c and cli/requests.c);
+ *      goes through a callback this door supplies (calls and requests run
+ *      their session, connect to print, in their one file here: the
+ *      front half of a command never in a second file of the same name);
  *   2. one file here, NAME_options.c (and its .h with fp_NAME_main()): its
  *      config, its table of struct fp_opt rows (the shared ones from
- *      session.h: FP_ROW_COOKIE_FILE, ..., FP_ROW_HELP, and FP_NODE_COMMAND
- *      for a command that talks to a node), apply() for its own kinds,
- *      check() for its combinations (fp_cookie_rows_check() among them),
- *      defaults(), and the run that maps the room's code to an exit status
- *      from <sysexits.h>;
+ *      session.h: FP_ROW_COOKIE_FILE, ..., FP_ROW_HELP, FP_ROW_DURATION,
+ *      FP_ROW_NAMES, and FP_NODE_COMMAND for a command that talks to a
+ *      node; the capture's sampling rows are options.h's FP_CAP_ROW_*),
+ *      apply() for its own kinds (fp_opt_word() for a value that is one of
+ *      a few words), check() for its combinations (fp_cookie_rows_check()
+ *      among them), defaults(), and the run that maps the room's code to an
+ *      exit status from <sysexits.h>;
  *   3. one row in commands[] below;
  *   4. its rows in doc/flameprof.1 (tests/unit/man_options.t compares them
  *      with --help), a paragraph in README.md, and its room's row and
@@ -26,10 +29,10 @@
  */
 #include <stddef.h>
 #include <string.h>
-#include "calls.h"
+#include "calls_options.h"
 #include "options.h"
 #include "report_opts.h"
-#include "requests.h"
+#include "requests_options.h"
 #include "top_options.h"
 
 static const struct {

@@ -359,6 +359,16 @@ int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, 
 	return FP_OPT_USAGE;
 }
 
+int fp_opt_word(const char *val, const char *spelled, const char *const *words, size_t n, const char *what,
+		const char *use, char *detail, size_t cap)
+{
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(val, words[k]) == 0)
+			return (int)k;
+	snprintf(detail, cap, "'%s' is not %s for %s: use %s", val, what, spelled, use);
+	return -1;
+}
+
 int fp_opt_one_node(const char **node, const char *arg, char *detail, size_t cap)
 {
 	if (*node) {

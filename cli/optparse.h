@@ -131,6 +131,11 @@ int fp_opt_target(const char *val, const char *spelled, int is_name, const char 
 /* --names LANG (record, calls, requests): elixir, erlang or auto into
  * *lang (an enum fp_names). @return as above. */
 int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, size_t cap);
+/* A value that is one of a few words (--type count|time|memory): val's
+ * index in words[0..n-1], or -1 with "'VAL' is not WHAT for SPELLED: use
+ * USE" in detail. */
+int fp_opt_word(const char *val, const char *spelled, const char *const *words, size_t n, const char *what,
+		const char *use, char *detail, size_t cap);
 /* The tiers as a whole: none given twice. @return as above. */
 int fp_opt_tiers_check(const struct fp_tier_pattern *tiers, size_t n, char *detail, size_t cap);
 /* The NODE operand of record, calls and requests: one node, kept in *node

@@ -1,7 +1,7 @@
 /*
- * requests_options.h - argv of `flameprof requests` becomes one struct
- * requests_config through the option engine (optparse.h): one table
- * drives parsing and --help.
+ * requests_options.h - `flameprof requests`, the command's one file in the
+ * front door: argv becomes one struct requests_config through the option
+ * engine (optparse.h; one table drives parsing and --help), then the run.
  */
 #ifndef FP_REQUESTS_OPTIONS_H
 #define FP_REQUESTS_OPTIONS_H
@@ -45,5 +45,8 @@ struct requests_config {
 
 /* The command: its table, defaults and checks, run by fp_opt_main(). */
 extern const struct fp_command fp_requests_command;
+
+/* `flameprof requests`: argv[0] is "requests". @return the exit status. */
+int fp_requests_main(int argc, char **argv);
 
 #endif

@@ -57,6 +57,10 @@ int fp_exit_for_node(int err);
 #define FP_ROW_VERBOSE_HELP(T, help) { "verbose", 'v', NULL, FP_K_SET, offsetof(T, verbosity), 2, 0, help }
 #define FP_ROW_VERBOSE(T) FP_ROW_VERBOSE_HELP(T, "also print each step")
 #define FP_ROW_HELP(T) { "help", 'h', NULL, FP_K_HELP, offsetof(T, help), 1, 0, "print this help" }
+/* Rows most node commands have, with their own line: -d DUR into
+ * duration_us, --names LANG into lang (an enum fp_names). */
+#define FP_ROW_DURATION(T, help) { "duration", 'd', "DUR", FP_K_DUR, offsetof(T, duration_us), 0, 0, help }
+#define FP_ROW_NAMES(T, help) { "names", 0, "LANG", FP_K_NAMES, offsetof(T, lang), 0, 0, help }
 #define FP_CONNECT_TIMEOUT_US 5000000 /* --connect-timeout's default */
 /* The shared rows' own combination, for a command's check(): --cookie and
  * --cookie-file both given. @return FP_OPT_OK, or FP_OPT_USAGE with the

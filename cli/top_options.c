@@ -39,29 +39,21 @@ static const struct fp_opt options[] = {
 	  "rows of each plain table (default 20; on a terminal: as many as fit)" },
 	{ "plain", 0, NULL, FP_K_SET, F(plain), 1, 0,
 	  "print plain tables, one per refresh, even on a terminal" },
-	{ "top", 0, "N", K_REC, F(rec.top), 0, 0,
-	  "sample the N processes that gained the most reductions in each selection window (default 30)" },
-	{ "every", 0, "DUR", K_REC, F(rec.every_us), 0, 0,
-	  "pick the busiest processes again every DUR (default 2s)" },
-	{ "hz", 0, "N", K_REC, F(rec.hz), 0, 0,
-	  "samples per second per process (default 49)" },
-	{ "depth", 0, "N", K_REC, F(rec.depth), 0, 0,
-	  "stack frames kept, raises backtrace_depth while sampling (default 64)" },
-	{ "pid", 0, "PID", K_REC, F(rec.pids), 0, 0,
-	  "also sample this process, e.g. '<0.123.0>' (repeatable)" },
-	{ "name", 0, "NAME", K_REC, F(rec.names), 0, 0,
-	  "also sample this registered process (repeatable)" },
-	{ "names", 0, "LANG", FP_K_NAMES, F(rec.lang), 0, 0,
-	  "spell functions and names as elixir (Shop.Pricing.handle_call/3, :gen_server.loop/7) or erlang does; auto (default): elixir when the node runs the elixir application" },
-	{ "max-cost", 0, "PCT", K_REC, F(rec.max_cost_ppm), 0, 0,
-	  "the capture's cost budget: while the node is busy, keep sampling under PCT of its schedulers (default 1%; 0: none)" },
-	{ "force", 0, NULL, K_REC, F(rec.force), 0, 0,
-	  "sample more than the load bound allows (--top x --hz beyond " CAP_LOAD_BOUND_TEXT " samples/s)" },
+	FP_CAP_ROW_TOP(K_REC, "sample the N processes that gained the most reductions in each selection window (default 30)"),
+	FP_CAP_ROW_EVERY(K_REC, "pick the busiest processes again every DUR (default 2s)"),
+	FP_CAP_ROW_HZ(K_REC, "samples per second per process (default 49)"),
+	FP_CAP_ROW_DEPTH(K_REC, "stack frames kept, raises backtrace_depth while sampling (default 64)"),
+	FP_CAP_ROW_PID(K_REC),
+	FP_CAP_ROW_NAME(K_REC, "also sample this registered process (repeatable)"),
+	FP_ROW_NAMES(struct cap_config,
+	  "spell functions and names as elixir (Shop.Pricing.handle_call/3, :gen_server.loop/7) or erlang does; auto (default): elixir when the node runs the elixir application"),
+	FP_CAP_ROW_MAX_COST(K_REC,
+	  "the capture's cost budget: while the node is busy, keep sampling under PCT of its schedulers (default 1%; 0: none)"),
+	FP_CAP_ROW_FORCE(K_REC),
 	FP_ROW_COOKIE_FILE(struct cap_config),
 	FP_ROW_COOKIE(struct cap_config),
 	FP_ROW_CONNECT_TIMEOUT(struct cap_config),
-	{ "silence-timeout", 0, "DUR", K_REC, F(rec.silence_timeout_us), 0, 0,
-	  "call the node lost after DUR without a message from it (default 15s)" },
+	FP_CAP_ROW_SILENCE_TIMEOUT(K_REC),
 	FP_ROW_NODE_NAME(struct cap_config,
 	  "our own node name on the target (default flameprof_<user>: top and a capture exclude each other)"),
 	FP_ROW_QUIET(struct cap_config),
@@ -79,16 +71,15 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	switch ((enum kind)o->id) {
 	case K_REC:
 		return fp_record_option(&cfg->rec, o->name, val, spelled, detail, cap);
-	case K_VIEW:
-		if (strcmp(val, "functions") == 0)
-			cfg->view = TOP_FUNCTIONS;
-		else if (strcmp(val, "processes") == 0)
-			cfg->view = TOP_PROCESSES;
-		else {
-			snprintf(detail, cap, "'%s' is not a view for %s: use functions or processes", val, spelled);
+	case K_VIEW: {
+		static const char *const words[] = { "functions", "processes" };
+		static const int views[] = { TOP_FUNCTIONS, TOP_PROCESSES };
+		int k = fp_opt_word(val, spelled, words, 2, "a view", "functions or processes", detail, cap);
+		if (k < 0)
 			return FP_OPT_USAGE;
-		}
+		cfg->view = views[k];
 		return FP_OPT_OK;
+	}
 	case K_SORT:
 		/* checked against the view once both are known (check()) */
 		for (int k = 0; k < TOP_FUN_SORTS; k++)

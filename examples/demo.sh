@@ -7,16 +7,9 @@
 set -eu
 FP=${1:?usage: demo.sh path/to/flameprof}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${DEMO_OUT:-$PWD/demo-out}
-SECS=${DEMO_SECONDS:-20}
 . "$ROOT/examples/demo_lib.sh"
-demo_begin demo_shop
-erlc -o "$WORK" "$ROOT/examples/demo_shop.erl"
-erl -name "$NODE" -setcookie "$(cat "$WORK/cookie")" -noshell -noinput \
-	-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$WORK" \
-	-eval "demo_shop:start(), file:write_file(\"$WORK/ready\", \"\")" >"$WORK/node.log" 2>&1 &
-NODE_PID=$!
-demo_wait demo
+demo_begin demo_shop demo-out 20
+demo_erl demo_shop "demo_shop:start()" demo
 
 echo "demo: profiling $NODE for $SECS s (top 100 at 97 Hz) into $OUT"
 rm -rf "$OUT"

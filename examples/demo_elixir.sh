@@ -7,10 +7,8 @@
 set -eu
 FP=${1:?usage: demo_elixir.sh path/to/flameprof}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${DEMO_OUT:-$PWD/demo-elixir-out}
-SECS=${DEMO_SECONDS:-10}
 . "$ROOT/examples/demo_lib.sh"
-demo_begin shop
+demo_begin shop demo-elixir-out 10
 elixir --name "$NODE" --cookie "$(cat "$WORK/cookie")" --erl "-kernel inet_dist_use_interface {127,0,0,1}" \
 	"$ROOT/examples/elixir_shop/shop.exs" "$WORK/ready" >"$WORK/node.log" 2>&1 &
 NODE_PID=$!

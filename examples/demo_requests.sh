@@ -7,16 +7,9 @@
 set -eu
 FP=${1:?usage: demo_requests.sh path/to/flameprof}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${DEMO_OUT:-$PWD/demo-requests-out}
-SECS=${DEMO_SECONDS:-15}
 . "$ROOT/examples/demo_lib.sh"
-demo_begin demo_kv
-erlc -o "$WORK" "$ROOT/examples/kv_service.erl"
-erl -name "$NODE" -setcookie "$(cat "$WORK/cookie")" -noshell -noinput \
-	-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$WORK" \
-	-eval "kv_service:start(2), file:write_file(\"$WORK/ready\", \"\")" >"$WORK/node.log" 2>&1 &
-NODE_PID=$!
-demo_wait kv
+demo_begin demo_kv demo-requests-out 15
+demo_erl kv_service "kv_service:start(2)" kv
 
 rm -rf "$OUT" && mkdir -p "$OUT"
 echo "demo: timing kv_service requests on $NODE for $SECS s"

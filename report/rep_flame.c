@@ -49,31 +49,54 @@ static void shares(const struct fl *s, const struct rep_node *nd, double *before
 	*after = s->total > 0 ? value(s->v, nd) / s->total : 0;
 }
 
-/* The deepest frame drawn, and what is left out. @return 0 or -1 (no memory). */
-static int measure(struct fl *s)
+/* What walk() hands each frame: its width w in pixels, and whether it is
+ * drawn (as wide as --min-width; a narrower one's subtree is not walked). */
+typedef void visit_fn(struct fl *s, uint32_t node, const struct rep_node *nd, size_t depth, double w,
+		      int drawn, void *arg);
+
+/* Every frame wide enough, and each narrower one without its subtree,
+ * root first: the one walk of measure() and draw(). @return 0 or -1 (no
+ * memory). */
+static int walk(struct fl *s, visit_fn *visit, void *arg)
 {
 	const struct rep_view *v = s->v;
-	struct rep_walk w;
+	struct rep_walk wk;
 	uint32_t node;
 	size_t depth;
 	int r, skip = 0;
-	rep_walk_init(&w, v->order, 0);
-	while ((r = rep_walk_next(&w, skip, &node, &depth)) == 1) {
+	rep_walk_init(&wk, v->order, 0);
+	while ((r = rep_walk_next(&wk, skip, &node, &depth)) == 1) {
 		const struct rep_node *nd = rep_trie_node(v->trie, node);
-		skip = value(v, nd) * s->scale < v->cfg->min_width;
-		if (skip)
-			s->omitted += v->order->size[node];
-		else if (nd->depth > s->maxdepth)
-			s->maxdepth = nd->depth;
-		if (!skip && v->diff) {
-			double before, after;
-			shares(s, nd, &before, &after);
-			if (after - before > s->maxdelta || before - after > s->maxdelta)
-				s->maxdelta = after > before ? after - before : before - after;
-		}
+		double w = value(v, nd) * s->scale;
+		skip = w < v->cfg->min_width;
+		visit(s, node, nd, depth, w, !skip, arg);
 	}
-	rep_walk_free(&w);
+	rep_walk_free(&wk);
 	return r;
+}
+
+static void measure_one(struct fl *s, uint32_t node, const struct rep_node *nd, size_t depth, double w,
+			int drawn, void *arg)
+{
+	(void)depth, (void)w, (void)arg;
+	if (!drawn) {
+		s->omitted += s->v->order->size[node];
+		return;
+	}
+	if (nd->depth > s->maxdepth)
+		s->maxdepth = nd->depth;
+	if (s->v->diff) {
+		double before, after;
+		shares(s, nd, &before, &after);
+		if (after - before > s->maxdelta || before - after > s->maxdelta)
+			s->maxdelta = after > before ? after - before : before - after;
+	}
+}
+
+/* The deepest frame drawn, and what is left out. @return 0 or -1 (no memory). */
+static int measure(struct fl *s)
+{
+	return walk(s, measure_one, NULL);
 }
 
 /* --diff: the frame's before and after, in its hover title. */
@@ -167,33 +190,28 @@ static void draw_one(struct fl *s, uint32_t node, const struct rep_node *nd, dou
 	fputs("</text></g>\n", s->f);
 }
 
+/* xs[d]: where the next node at depth d starts (drawn nodes are at most
+ * maxdepth deep, as measure() found); a narrow one takes its room too. */
+static void draw_at(struct fl *s, uint32_t node, const struct rep_node *nd, size_t depth, double w,
+		    int drawn, void *arg)
+{
+	double *xs = arg, x = xs[depth];
+	xs[depth] += w;
+	if (!drawn)
+		return;
+	draw_one(s, node, nd, x, w);
+	xs[depth + 1] = x;
+}
+
 /* Every frame wide enough, root first; a child starts where its previous
  * sibling ends. @return 0 or -1 (no memory). */
 static int draw(struct fl *s)
 {
-	const struct rep_view *v = s->v;
-	struct rep_walk wk;
-	uint32_t node;
-	size_t depth;
-	int r, skip = 0;
-	/* xs[d]: where the next node at depth d starts (drawn nodes are at
-	 * most maxdepth deep, as measure() found) */
 	double *xs = calloc((size_t)s->maxdepth + 2, sizeof *xs);
 	if (!xs)
 		return -1;
 	xs[0] = PAD;
-	rep_walk_init(&wk, v->order, 0);
-	while ((r = rep_walk_next(&wk, skip, &node, &depth)) == 1) {
-		const struct rep_node *nd = rep_trie_node(v->trie, node);
-		double w = value(v, nd) * s->scale, x = xs[depth];
-		xs[depth] += w;
-		skip = w < v->cfg->min_width;
-		if (skip)
-			continue;
-		draw_one(s, node, nd, x, w);
-		xs[depth + 1] = x;
-	}
-	rep_walk_free(&wk);
+	int r = walk(s, draw_at, xs);
 	free(xs);
 	return r;
 }

@@ -456,22 +456,8 @@ to_pid(Text) ->
     catch error:badarg -> undefined
     end.
 
-%% Never create an atom from user input on a production node. A name is
-%% one binary, or the names to try in order: an Elixir alias (Shop.Pricer)
-%% is 'Elixir.Shop.Pricer', else an Erlang atom of that very name.
-whereis_bin(Names) when is_list(Names) ->
-    case [P || N <- Names, P <- [whereis_bin(N)], is_pid(P)] of
-        [P | _] -> P;
-        [] -> undefined
-    end;
-whereis_bin(Name) ->
-    try binary_to_existing_atom(Name, utf8) of
-        A -> whereis(A)
-    catch error:badarg -> undefined
-    end.
-
-name_text([_, Name]) -> Name;
-name_text(Name) -> Name.
+%% whereis_bin/1 and name_text/1 (shared with the calls tracer)
+-include("fp_names.hrl").
 
 ensure_worker(P, S) ->
     case is_map_key(P, S#s.by_target) of
@@ -1168,15 +1154,8 @@ read_in_time(_P, _St, _Kind, Ref) -> Ref.
 %% doc/benchmarks.md, "Cost of one sample"), while within one version of a
 %% module the line already tells the file. Two independent 32-bit hashes: a
 %% collision among even 100,000 distinct stacks has a chance of about 3e-10.
-frames([{M, F, A, Loc} | Rest]) -> [{M, F, A, loc_line(Loc)} | frames(Rest)];
-frames([]) -> [].
-
-loc_line([{line, L} | _]) -> L;
-loc_line([_ | Rest]) -> loc_line(Rest);
-loc_line(_) -> 0.
-
-stack_hash(Frames) ->
-    {erlang:phash2(Frames, 1 bsl 32), erlang:phash2({Frames}, 1 bsl 32)}.
+%% frames/1 and stack_hash/1, shared with bench/fp_cost.erl, which times them:
+-include("fp_stack.hrl").
 
 stack_ref(Tab, {Hash, _} = Key) ->
     try ets:lookup_element(Tab, {s, Hash}, 2)

@@ -9,21 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_input.h"
 #include "../../calls/calls_out.h"
 #include "../../calls/calls.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static FILE *sink;
 	struct calls_msg m;
 	char err[160];
-	/* an exact-size copy, so that an over-read is caught by ASan */
-	char *buf = malloc(size ? size : 1);
+	char *buf = fuzz_copy(data, size);
 	if (!buf)
 		return 0;
-	memcpy(buf, data, size);
-	if (!sink)
-		sink = fopen("/dev/null", "w");
+	FILE *sink = fuzz_sink();
 	if (calls_decode(buf, size, &m, err, sizeof err) == CALLS_MSG_RESULT) {
 		calls_sort(&m.result);
 		if (sink) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_input.h"
 #include "../../common/text.h"
 #include "../../requests/req_table.h"
 #include "../../requests/requests.h"
@@ -32,16 +33,12 @@ static void check_clean(const char *s, size_t len, int utf8)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static FILE *sink;
 	static struct req_msg m;
 	char err[160];
-	/* an exact-size copy, so that an over-read is caught by ASan */
-	char *buf = malloc(size ? size : 1);
+	char *buf = fuzz_copy(data, size);
 	if (!buf)
 		return 0;
-	memcpy(buf, data, size);
-	if (!sink)
-		sink = fopen("/dev/null", "w");
+	FILE *sink = fuzz_sink();
 	if (req_decode(buf, size, &m, err, sizeof err) == REQ_MSG_WINDOW) {
 		struct req_table t;
 		memset(&t, 0, sizeof t);

@@ -8,15 +8,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_input.h"
 #include "../../node/rex_reply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* an exact-size copy, so that an over-read is caught by ASan */
-	char *buf = malloc(size ? size : 1);
+	char *buf = fuzz_copy(data, size);
 	if (!buf)
 		return 0;
-	memcpy(buf, data, size);
 	struct node_rex_reply r;
 	if (node_rex_reply_open(buf, size, &r) == 0) {
 		erlang_pid pid;

@@ -10,14 +10,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "../unit/rnd.h"
 
 static uint64_t rnd_state = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return xorshift64(&rnd_state);
 }
 
 static const char *const STATUS[] = { "running", "runnable", "waiting", "garbage_collecting" };

@@ -43,6 +43,16 @@ static inline void subtest(const char *name, void (*fn)(void))
 	fn();
 }
 
+/* dir/name, in one of 8 buffers used in turn (a call may hold a few). */
+static inline char *tap_path(const char *dir, const char *name)
+{
+	static char p[8][256];
+	static int k;
+	k = (k + 1) % 8;
+	snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+	return p[k];
+}
+
 static inline int done_testing(void)
 {
 	printf("1..%d\n", tap_count);

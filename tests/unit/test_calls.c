@@ -15,17 +15,12 @@
 #include <string.h>
 #include <ei.h>
 
+#include "ei_enc.h"
 #include "tap.h"
 #include "../../calls/calls_out.h"
 #include "../../calls/calls.h"
 #include "../../tracer/tracer_proto.h"
 
-#define E(call) do { if ((call) < 0) { fprintf(stderr, "encode failed: %s\n", #call); abort(); } } while (0)
-
-static void atom(ei_x_buff *x, const char *a) { E(ei_x_encode_atom(x, a)); }
-static void lng(ei_x_buff *x, long long v) { E(ei_x_encode_longlong(x, v)); }
-static void bin(ei_x_buff *x, const char *s) { E(ei_x_encode_binary(x, s, (int)strlen(s))); }
-static void tup(ei_x_buff *x, int n) { E(ei_x_encode_tuple_header(x, n)); }
 
 struct row { const char *m, *f; int a; const char *pid; long long calls, measure; const char *name; };
 

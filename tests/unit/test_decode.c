@@ -20,20 +20,13 @@
 #include <unistd.h>
 #include <ei.h>
 
+#include "ei_enc.h"
 #include "tap.h"
 #include "../../sampler/decode.h"
 #include "../../node/term_check.h"
 
 /* ==== encoding helpers: abort on an encoder failure (a bug in the test) ==== */
 
-#define E(call) do { if ((call) < 0) { fprintf(stderr, "encode failed: %s\n", #call); abort(); } } while (0)
-
-static void atom(ei_x_buff *x, const char *a) { E(ei_x_encode_atom(x, a)); }
-static void lng(ei_x_buff *x, long long v) { E(ei_x_encode_longlong(x, v)); }
-static void bin(ei_x_buff *x, const char *s) { E(ei_x_encode_binary(x, s, (int)strlen(s))); }
-static void tup(ei_x_buff *x, int n) { E(ei_x_encode_tuple_header(x, n)); }
-static void lst(ei_x_buff *x, int n) { if (n) E(ei_x_encode_list_header(x, n)); }
-static void nil(ei_x_buff *x) { E(ei_x_encode_empty_list(x)); }
 static void raw(ei_x_buff *x, const void *p, int n) { E(ei_x_append_buf(x, p, n)); }
 
 static void pid(ei_x_buff *x, unsigned num, unsigned serial)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include "rnd.h"
 #include "tap.h"
 #include "../../formatter/formatter.h"
 
@@ -227,10 +228,7 @@ static void test_every_byte(void)
 static uint64_t rng = 0x9E3779B97F4A7C15u;
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static void test_random(void)

@@ -15,13 +15,13 @@
 #include <unistd.h>
 #include <ei.h>
 
+#include "ei_enc.h"
 #include "tap.h"
 #include "../../common/ctl_escape.h"
 #include "../../node/epmd_reply.h"
 #include "../../node/rex_reply.h"
 #include "../../node/node.h"
 
-#define E(call) do { if ((call) < 0) { fprintf(stderr, "encode failed: %s\n", #call); abort(); } } while (0)
 
 /* {rex, R} with R encoded by the caller after this. */
 static void rex_begin(ei_x_buff *x)

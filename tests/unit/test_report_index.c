@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "rnd.h"
 #include "tap.h"
 #include "../../report/rep_collect.h"
 #include "../../index/index.h"
@@ -39,11 +40,7 @@ static char dir[64];
 
 static char *path(const char *name)
 {
-	static char p[8][256];
-	static int k;
-	k = (k + 1) % 8;
-	snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
-	return p[k];
+	return tap_path(dir, name);
 }
 
 /* ==== small helpers ==== */
@@ -158,10 +155,7 @@ static uint64_t rng = 88172645463325252ull;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static unsigned rn(unsigned n)

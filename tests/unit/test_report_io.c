@@ -19,11 +19,7 @@ static char dir[64];
 
 static char *path(const char *name)
 {
-	static char p[8][256];
-	static int k;
-	k = (k + 1) % 8;
-	snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
-	return p[k];
+	return tap_path(dir, name);
 }
 
 static void put(const char *name, const void *data, size_t len)
@@ -82,6 +78,14 @@ static char *lines(const char *name, int *truncated, int *rc_out)
 	return acc;
 }
 
+/* Two compressed pieces one after the other in both, written as name. */
+static void put_two(const char *name, char *both, const char *a, size_t na, const char *b, size_t nb)
+{
+	memcpy(both, a, na);
+	memcpy(both + na, b, nb);
+	put(name, both, na + nb);
+}
+
 static void test_codecs(void)
 {
 	char a[4096], b[4096], both[8192];
@@ -91,9 +95,7 @@ static void test_codecs(void)
 	is_str(lines("plain", &tr, &rc), "x|y||z", "plain text, last line without newline");
 	na = zst("one\ntwo\n", a, sizeof a);
 	nb = zst("three\n", b, sizeof b);
-	memcpy(both, a, na);
-	memcpy(both + na, b, nb);
-	put("z2", both, na + nb);
+	put_two("z2", both, a, na, b, nb);
 	is_str(lines("z2", &tr, &rc), "one|two|three", "two zstd frames");
 	ok(!tr && rc == 0, "complete");
 	put("zcut", both, na + nb - 3);
@@ -101,9 +103,7 @@ static void test_codecs(void)
 	ok(tr && rc == 0, "reported as truncated, not as an error");
 	na = gz("g1\n", a, sizeof a);
 	nb = gz("g2\ng3\n", b, sizeof b);
-	memcpy(both, a, na);
-	memcpy(both + na, b, nb);
-	put("g2", both, na + nb);
+	put_two("g2", both, a, na, b, nb);
 	is_str(lines("g2", &tr, &rc), "g1|g2|g3", "two gzip members");
 	ok(!tr, "complete");
 	put("gcut", both, na + nb - 10);

@@ -55,6 +55,18 @@ static void quantiles(void)
 /* {fp_req_window, 1, End, [{<<"create">>, <<"_total">>, 2, 300, 200, [{B1, 1}, {B2, 1}]}],
  *  [{<<"create">>, 200, [{<<"db">>, 150}], [<<"<0.1.0>">>]}],
  *  {2, 0, 1, 0, 0, 3, [<<"kv">>], 4, 1500000, 12345, 12400, 51, 5, 40, 1, [{<<"db">>, 2, 1}], 5}} */
+/* What req_write_table() prints for t, in a buffer the caller frees. */
+static char *table_text(const struct req_table *t, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	if (!f)
+		abort();
+	req_write_table(f, t);
+	fclose(f);
+	return buf;
+}
+
 static void encode_window_id(ei_x_buff *x, const char *id, int idlen)
 {
 	ei_x_new_with_version(x);
@@ -189,9 +201,7 @@ static void decode_and_write(void)
 	buf = NULL;
 	t.run_us = 10000000;
 	t.sample_permille = 250;
-	f = open_memstream(&buf, &len);
-	req_write_table(f, &t);
-	fclose(f);
+	buf = table_text(&t, &len);
 	ok(strstr(buf, "# covers 70.0 % of the run: the circuit breaker paused tracing 1 time(s), 3.0 s of 10.0 s") != NULL,
 	   "with the run's length, the share it covers");
 	ok(strstr(buf, "# a sample: requests started only in the first 250 ms of each second") != NULL, "and a sample says so");
@@ -201,9 +211,7 @@ static void decode_and_write(void)
 	buf = NULL;
 	t.entry_msgs += 7;
 	t.cut_short = 1;
-	f = open_memstream(&buf, &len);
-	req_write_table(f, &t);
-	fclose(f);
+	buf = table_text(&t, &len);
 	ok(strstr(buf, ", 7 heard of and counted nowhere (please report it) (up to the tracer's last window: the run did not end normally)\n") != NULL,
 	   "calls heard of but in no part are said, not lost; a run cut short says so");
 	free(buf);
@@ -269,9 +277,7 @@ static void hostile_identity(void)
 	       "the NUL became U+FFFD");
 	memset(&t, 0, sizeof t);
 	is_int(req_table_merge(&t, &m->window), 0, "merged");
-	f = open_memstream(&buf, &len);
-	req_write_table(f, &t);
-	fclose(f);
+	buf = table_text(&t, &len);
 	ok(!memchr(buf, 0x1b, len) && !memchr(buf, 0x07, len) && !strstr(buf, "\xc2\x9b"),
 	   "no ESC, BEL or CSI reaches the table");
 	ok(strstr(buf, "\\x1b]0;pwn\\x07a\xef\xbf\xbd" "b\\xff\\x9b[2J\"\\") != NULL,

@@ -9,7 +9,14 @@ start_epmd && compile_workloads && start_node k9f "fp_busy:start(4)" || exit 1
 fp_bg --top 10 --every 1s --flush 200ms -o "$T_DIR/out" "$NODE"
 check "the agent is running on the node" \
 	wait_until 10 sh -c "[ \"\$('$ERL_CALL' -name '$NODE' -c '$T_COOKIE' -timeout 10 -a 'erlang whereis [flameprof_agent]')\" != undefined ]"
-sleep 2
+# the kill comes once samples are on disk: at least 51 events flushed to the
+# dotfile (2 s of sampling on a quiet machine; on a loaded one it takes longer)
+flushed_enough() {
+	local f
+	f=$(ls "$T_DIR/out"/.flameprof_*.perf.zst 2>/dev/null | head -1)
+	[ -n "$f" ] && [ "$(zstd -dcq "$f" 2>/dev/null | grep -c 'cpu-clock:')" -gt 50 ]
+}
+check "more than 50 events are flushed to the dotfile" wait_until 60 flushed_enough
 check "flameprof is still running" kill -0 "$FP_PID"
 kill_quietly 9 "$FP_PID"
 t0=$(now_ms)

@@ -89,14 +89,15 @@ is "$(fact bad_label)" 0 "the label frames hold the requests' labels {kv,Op}"
 is "$(fact bad_order)" 0 "the label is the root-most category frame, the tier right under it"
 check "every perf-script reader rule holds (stackcollapse-perf.pl's among them)" readers_ok $files
 
-# the report: the same frames through the index and through the text
-"$FLAMEPROF" report -q -f folded -o "$T_DIR/ix.folded" $files
-"$FLAMEPROF" report -q --no-index -f folded -o "$T_DIR/text.folded" $files
+# the report: the same frames through the index and through the text, every
+# status as recorded (under make check-loaded the 16 labelled samples of a
+# run were all runnable, none on a CPU)
+"$FLAMEPROF" report -q -f folded --status all -o "$T_DIR/ix.folded" $files
+"$FLAMEPROF" report -q --no-index -f folded --status all -o "$T_DIR/text.folded" $files
 check "report draws the tier and label frames" grep -q ';seq_trace:{kv,[a-z]*};tier:db;' "$T_DIR/ix.folded"
 check "... the same from the index as from the text" cmp -s <(sort "$T_DIR/ix.folded") <(sort "$T_DIR/text.folded")
-# every status, as recorded: the clients' parse is a short stretch of CPU and
-# a 6 s capture on a loaded machine held none of it on a CPU (make
-# check-loaded), where it held 54 samples in parse of every status
+# the clients' parse is a short stretch of CPU: a 6 s capture on a loaded
+# machine held 54 samples in parse, none of them on a CPU
 "$FLAMEPROF" report -q -f folded --status all --category tier:parse -o "$T_DIR/parse.folded" $files
 check "report --category tier:parse keeps the parse tier only" \
 	test -s "$T_DIR/parse.folded" -a -z "$(grep -v ';tier:parse;' "$T_DIR/parse.folded")"

@@ -22,30 +22,50 @@ FP_DEADLINE=60
 # (net_kernel and its connection): seconds on this node, so 30 s for it
 CT="--connect-timeout 30s"
 
+# started T0: once the run's -v line says it started (sampling, counting,
+# tracing or watching), the ms since T0 into $T_DIR/started
+started() {
+	while :; do
+		if grep -Eq "^flameprof: (sampling|counting calls|tracing requests|watching) " "$T_DIR/fp.err" 2>/dev/null; then
+			echo $(( $(now_ms) - $1 )) > "$T_DIR/started"
+			return
+		fi
+		sleep 0.05
+	done
+}
+
 # runs NAME COMMAND ARGS...: RUNS runs of one command in a row; each must
-# exit 0; says each run's wall time (a run of --duration 1s: the rest is its
-# start and its stop) and whether any was refused as "still purging".
+# exit 0; says each run's start (from the command to its -v line saying
+# it started, connection included) and wall time (a run of --duration 1s:
+# the rest is its start and its stop) and whether any was refused as
+# "still purging".
 runs() {
-	local name=$1 bad=0 purging=0 times="" t0 ms max=0
+	local name=$1 bad=0 purging=0 times="" starts="" t0 ms max=0 smax=0 st poll
 	shift
 	for _ in $(seq "$RUNS"); do
+		rm -f "$T_DIR/fp.err" "$T_DIR/started"
 		t0=$(now_ms)
+		started "$t0" & poll=$!
 		"$@"
 		ms=$(( $(now_ms) - t0 ))
-		times="$times $ms"
+		kill "$poll" 2>/dev/null; wait "$poll" 2>/dev/null
+		st=$(cat "$T_DIR/started" 2>/dev/null || echo none)
+		times="$times $ms" starts="$starts $st"
 		[ "$ms" -gt "$max" ] && max=$ms
+		[ "$st" != none ] && [ "$st" -gt "$smax" ] && smax=$st
 		[ "$FP_RC" = 0 ] || { bad=$((bad + 1)); diag "$name: exit $FP_RC after $ms ms"; }
 		grep -q 'still purging' "$T_DIR/fp.err" && purging=$((purging + 1))
 	done
+	diag "$name: ms to start:$starts (max $smax)"
 	diag "$name: wall ms per run (--duration 1s):$times (max $max)"
 	is "$bad" 0 "$name: $RUNS runs in a row all start and exit 0"
 	is "$purging" 0 "$name: none is refused by its predecessor's purge"
 }
-runs record fp $CT --duration 1s -q -o "$T_DIR/out" "$NODE"
-runs calls fpc $CT -p fp_busy:idle_server/0 --duration 1s "$NODE"
+runs record fp $CT -v --duration 1s -o "$T_DIR/out" "$NODE"
+runs calls fpc $CT -v -p fp_busy:idle_server/0 --duration 1s "$NODE"
 . "$(dirname "$0")/../requests_lib.sh"
-runs requests fpr $CT --entry fp_busy:idle_server/0 --duration 1s "$NODE"
-runs top fpt $CT --once --every 1s "$NODE"
+runs requests fpr $CT -v --entry fp_busy:idle_server/0 --duration 1s "$NODE"
+runs top fpt $CT -v --once --every 1s "$NODE"
 check "the node is left as it was" node_clean_within 30 "$NODE"
 check "no tracer is left" wait_until 30 tracer_gone "$NODE"
 finish

@@ -20,7 +20,8 @@
 #    of ours has taken it (its group leader is ours then), before the
 #    tracer adopts it (the code server held meanwhile, as a saturated
 #    node's is slow, so that the tracer's load cannot outrun the message).
-#    Once it has stopped, a retry starts and completes.
+#    Once it has stopped, a retry starts and completes; for calls and for
+#    requests (the lock and this sentence are tracer/'s, shared).
 # No timing is asserted: the node's own clock says how long each removal
 # took after its cause went (a diagnostic in the test's name).
 T_TIMEOUT=120
@@ -102,18 +103,27 @@ SENDER="Me = self(), spawn(fun() -> register(fp_test_sender, self()), ok = sys:s
   Sent = try Loop(0) after sys:resume(code_server) end,
   receive {fp_test_ask, From} -> From ! {sender, Sent} after 60000 -> ok end end),
   receive up -> up after 5000 -> not_up end"
-is "$(rpc_eval "$NODE" "$SENDER")" up "lock: a process of the node is ready to send a message to our lock once it is taken"
-fpc -p fp_calls_wl:target/1 --duration 1s "$NODE"
-is "$FP_RC" 69 "lock: a run is refused (exit 69)"
-check "... with one sentence" one_sentence
-check "... that says the lock ended before the tracer adopted it, by a message or the timer" \
-	grep -q "ended flameprof's tracing lock (the process registered as flameprof_tracer) before the tracer could adopt it: a message to that name ends it, and so does its 150 s timer when the start takes longer; try again once nothing on the node sends to that name, or when the node is less busy" "$T_DIR/fp.err"
-is "$(rpc_eval "$NODE" "fp_test_sender ! {fp_test_ask, self()}, receive {sender, S} -> S after 5000 -> no_answer end")" sent \
-	"lock: the sender sent its message (and ends)"
-fpc -p fp_calls_wl:target/1 --duration 1s "$NODE"
-is "$FP_RC" 0 "lock: trying again starts and completes (exit 0)"
+# lock_case COMMAND ARGS...: the sender ready, a run of COMMAND (calls or
+# requests) refused, the sender done, a retry through
+lock_case() {
+	local cmd=$1
+	shift
+	is "$(rpc_eval "$NODE" "$SENDER")" up "$cmd lock: a process of the node is ready to send a message to our lock once it is taken"
+	fp_cmd "$cmd" "$@" "$NODE"
+	is "$FP_RC" 69 "$cmd lock: a run is refused (exit 69)"
+	check "... with one sentence" one_sentence
+	check "... that says the lock ended before the tracer adopted it, by a message or the timer" \
+		grep -q "ended flameprof's tracing lock (the process registered as flameprof_tracer) before the tracer could adopt it: a message to that name ends it, and so does its 150 s timer when the start takes longer; try again once nothing on the node sends to that name, or when the node is less busy" "$T_DIR/fp.err"
+	is "$(rpc_eval "$NODE" "fp_test_sender ! {fp_test_ask, self()}, receive {sender, S} -> S after 5000 -> no_answer end")" sent \
+		"$cmd lock: the sender sent its message (and ends)"
+	fp_cmd "$cmd" "$@" "$NODE"
+	is "$FP_RC" 0 "$cmd lock: trying again starts and completes (exit 0)"
+}
+lock_case calls -p fp_calls_wl:target/1 --duration 1s
 check "... with its result" grep -q "no calls of the traced functions\|fp_calls_wl:target/1" "$T_DIR/fp.out"
-check "lock: no tracer is left (the refused run's module included)" wait_until 10 tracer_gone "$NODE"
+check "calls lock: no tracer is left (the refused run's module included)" wait_until 10 tracer_gone "$NODE"
+lock_case requests --entry fp_calls_wl:target/1 --duration 1s
+check "requests lock: no tracer is left (the refused run's module included)" wait_until 10 tracer_gone "$NODE" requests
 check "the node is left clean" node_clean_within 10 "$NODE"
 is "$(rpc_eval "$NODE" "[N || N <- [fp_test_sender, flameprof_purge, flameprof_tracer, flameprof_agent], whereis(N) =/= undefined]")" "[]" \
 	"no name of ours or of the test's is left registered"

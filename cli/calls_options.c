@@ -188,10 +188,10 @@ const struct fp_command fp_calls_command = {
 	.epilog = "\nexample: flameprof calls --type time --pattern 'my_db:query/_' --duration 30s app@db1\n"
 		  "         flameprof calls --pattern Shop.Pricing.handle_call/3 shop@db1 (Elixir's syntax)\n"
 		  "\nexit status: 0 done, 64 usage (also: a pattern that matches nothing, too many\n"
-		  "functions), 69 cannot connect, node busy with another tracing session, or\n"
-		  "memory asked of a node older than OTP 26, 73 JSON file or /tmp/flameprof-UID\n"
-		  "not usable, 74 I/O error, 75 node lost during the run, 76 protocol error,\n"
-		  "77 cookie rejected or its file refused.\n"
+		  "functions), 69 cannot connect, node busy (another tracing session, an earlier\n"
+		  "run's purge, the tracing lock ended) or memory asked of a node older than\n"
+		  "OTP 26, 73 JSON file or /tmp/flameprof-UID not usable, 74 I/O error, 75 node\n"
+		  "lost during the run, 76 protocol error, 77 cookie rejected or its file refused.\n"
 		  "See doc/calls.md and flameprof(1).\n",
 	.help_column = 30,
 	.hint_inline = 0,

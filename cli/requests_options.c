@@ -223,10 +223,10 @@ const struct fp_command fp_requests_command = {
 		  "token into the work it starts: call seq_trace:set_token([]) before casting\n"
 		  "work that is not part of the request. See doc/requests.md.\n"
 		  "\nexit status: 0 done, 64 usage (also: a pattern that matches nothing, a bad\n"
-		  "--identity-fun), 69 cannot connect, node busy with another tracing session,\n"
-		  "or a function traced by someone else, 73 a file or /tmp/flameprof-UID not\n"
-		  "usable, 74 I/O error, 75 node lost during the run, 76 protocol error,\n"
-		  "77 cookie rejected or its file refused.\n",
+		  "--identity-fun), 69 cannot connect, node busy (another tracing session, an\n"
+		  "earlier run's purge, the tracing lock ended) or a function traced by someone\n"
+		  "else, 73 a file or /tmp/flameprof-UID not usable, 74 I/O error, 75 node lost\n"
+		  "during the run, 76 protocol error, 77 cookie rejected or its file refused.\n",
 	.help_column = 32,
 	.hint_inline = 0,
 	.duration_eg = "10s",

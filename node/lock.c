@@ -39,8 +39,6 @@
 #include <unistd.h>
 #include "internal.h"
 
-/* Longer than loading can take (LOAD_TIMEOUT_MS in load.c, twice over). */
-#define LOCK_TTL_MS 150000
 /* erlang:nodes(connected) longer than this is not believed (the node is
  * then taken as connected to the lock's owner, and nothing taken over). */
 #define MAX_NODES 100000
@@ -291,7 +289,7 @@ int node_lock_take(node_t *s, const char *name, const char *busy_text)
 
 	/* the timer's reference: kept, encoded, for the agent to cancel */
 	node_args_begin(&a, 3);
-	a.ok = a.ok && ei_x_encode_ulong(&a.x, LOCK_TTL_MS) == 0 && ei_x_encode_pid(&a.x, &s->lock) == 0;
+	a.ok = a.ok && ei_x_encode_ulong(&a.x, NODE_LOCK_TTL_MS) == 0 && ei_x_encode_pid(&a.x, &s->lock) == 0;
 	node_arg_atom(&a, "fp_lock_expired");
 	r = node_rex_call_args(s, "erlang", "send_after", &a, &reply, &rr, s->opts.connect_timeout_ms);
 	if (r == 0 && node_rex_reply_ref(&rr, &start, &end) < 0)

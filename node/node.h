@@ -178,6 +178,10 @@ int node_peers(node_t *n, char *names, size_t cap, int max, int *count);
 
 /* ---------------------------------------------------------------- the lock */
 
+/* How long a lock nobody adopted lives: its timer ends it then (longer
+ * than loading can take, LOAD_TIMEOUT_MS in load.c, twice over). */
+#define NODE_LOCK_TTL_MS 150000
+
 /* Takes the node's lock of a job, registered under name (a static
  * string the caller's room owns: one name per job). When another run
  * holds it: NODE_ERR_BUSY, the sentence "'NODE' " then busy (static too:

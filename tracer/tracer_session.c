@@ -140,10 +140,15 @@ static int spawn(tracer_t *t, const struct tracer_kind *k, const void *opts)
 static int refused(tracer_t *t, const struct tracer_kind *k, const struct tracer_word *w, const void *opts)
 {
 	if (strcmp(w->reason, "lock_lost") == 0) {
+		/* The lock ends at the first message it gets (node/lock.c), so
+		 * a process of the node that sends to every registered name
+		 * ends it as surely as its timer on a start too slow: the
+		 * sentence names both (tests/e2e/advice_retry.t provokes the
+		 * first, and a retry once it stops gets through). */
 		t->lock_busy = 1;
 		return node_errf(t->node, NODE_ERR_BUSY,
-				 "'%s' took longer to start the tracer than its lock lasts (%s); try again when the node is less busy",
-				 node_target(t->node), w->detail);
+				 "'%s' ended flameprof's tracing lock (the process registered as %s) before the tracer could adopt it: a message to that name ends it, and so does its %d s timer when the start takes longer; try again once nothing on the node sends to that name, or when the node is less busy",
+				 node_target(t->node), TRACER_LOCK, NODE_LOCK_TTL_MS / 1000);
 	}
 	int r = k->refused(t->node, w, opts);
 	return r ? r

@@ -289,7 +289,7 @@ static void say_unseen(const struct cap_status *st, const struct cap_config *cfg
 	}
 	cap_say(st->door, CAP_SAY_ERROR, "warning: %s%.0f%% of the node's work was in processes that lived less than "
 		"--every (%gs): not sampled, not in the pictures%s", who, permille / 10.0, cfg->every_us / 1e6,
-		cfg->every_us > 1000000 ? "; try --every 1s" : "");
+		cfg->every_us > 1000000 ? "; --every 1s picks those that live longer" : "");
 }
 
 void cap_status_summary(struct cap_status *st, const rot_t *rot, const struct cap_config *cfg,

@@ -23,12 +23,12 @@ p=$(part)
 diag "short-lived workers: ${p:-none}% of the node's work unseen"
 check "the summary says most of the node's work was in processes no window could select (${p:-none}%)" \
 	awk -v p="${p:-0}" 'BEGIN { exit !(p >= 50) }'
-check "... as a warning, with the way to select more of them" warned 2 "; try --every 1s"
+check "... as a warning, with the way to select more of them" warned 2 "; --every 1s picks those that live longer"
 check "the node is left as it was" node_clean "$churn"
 
 fp -q --duration 5s -o "$T_DIR/churn_q" "$churn"
 is "$FP_RC" 0 "-q: flameprof exits 0"
-check "-q: the warning is still said (a run that covered a part says which)" warned 5 "; try --every 1s"
+check "-q: the warning is still said (a run that covered a part says which)" warned 5 "; --every 1s picks those that live longer"
 is "$(grep -vc "of the node's work was in processes" "$T_DIR/fp.err")" 0 "-q: nothing else is said"
 
 fp -q --duration 4s --every 1s -o "$T_DIR/churn_1s" "$churn"

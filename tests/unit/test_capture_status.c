@@ -142,7 +142,7 @@ int main(void)
 			char want[256];
 			snprintf(want, sizeof want, "warning: 60%% of the node's work was in processes that lived less than "
 				 "--every (%ds): not sampled, not in the pictures%s", cases[k].every_s,
-				 cases[k].every_s > 1 ? "; try --every 1s" : "");
+				 cases[k].every_s > 1 ? "; --every 1s picks those that live longer" : "");
 			ok(nsaid == 1 && strcmp(said[0], want) == 0, "-q, %s: said (%s)", cases[k].what, nsaid ? said[0] : "nothing");
 		} else {
 			ok(nsaid == nnotes, "-q, %s: nothing said but a note (%s)", cases[k].what, nsaid ? said[0] : "nothing");

@@ -99,6 +99,8 @@ void cap_status_batch(struct cap_status *st, const struct sampler_batch *b)
 	st->dropped = b->round.dropped_total;
 	st->late = b->round.late_total;
 	st->cost_ppm = b->round.cost_ppm;
+	st->work_reds = b->round.work_reds;
+	st->unseen_reds = b->round.unseen_reds;
 	st->missed = b->round.missed_total;
 	st->hist[bucket(b->round.duration_us)]++;
 }
@@ -262,9 +264,41 @@ static void selected_text(const struct cap_status *st, char *out, size_t cap)
 		snprintf(out, cap, "%u to %u processes selected", st->selected_min, st->selected_max);
 }
 
+int cap_status_unseen_permille(const struct cap_status *st)
+{
+	double secs = ((st->end_ms ? st->end_ms : fp_mono_ms()) - st->start_ms) / 1000.0;
+	if (!st->work_reds || secs <= 0 || st->unseen_reds < CAP_UNSEEN_MIN_PER_S * secs)
+		return -1;
+	int permille = (int)(st->unseen_reds * 1000 / st->work_reds);
+	return permille >= CAP_UNSEEN_MIN_PERMILLE ? permille : -1;
+}
+
+/* A run that covered only a part of what was asked says which part, even
+ * with -q: the flame graph of a service with a process per request misses
+ * most of its work, and nothing else would say so. */
+static void say_unseen(const struct cap_status *st, const struct cap_config *cfg, const char *who)
+{
+	int permille = cap_status_unseen_permille(st);
+	if (permille < 0) {
+		/* -v: the figure, small as it is */
+		if (st->work_reds)
+			cap_say(st->door, CAP_SAY_NOTE, "%s%.1f%% of the node's work was in processes that lived less than "
+				"--every (%gs) (%llu of %llu reductions)", who, (double)st->unseen_reds * 100 / (double)st->work_reds,
+				cfg->every_us / 1e6, (unsigned long long)st->unseen_reds, (unsigned long long)st->work_reds);
+		return;
+	}
+	cap_say(st->door, CAP_SAY_ERROR, "warning: %s%.0f%% of the node's work was in processes that lived less than "
+		"--every (%gs): not sampled, not in the pictures%s", who, permille / 10.0, cfg->every_us / 1e6,
+		cfg->every_us > 1000000 ? "; --every 1s picks those that live longer" : "");
+}
+
 void cap_status_summary(struct cap_status *st, const rot_t *rot, const struct cap_config *cfg,
 		       const uint64_t written[FP_STATUS_COUNT], const uint64_t hidden[FP_STATUS_COUNT])
 {
+	char who0[300] = "";
+	if (st->multi)
+		snprintf(who0, sizeof who0, "'%s': ", st->node);
+	say_unseen(st, cfg, who0);
 	if (cfg->verbosity < 1 || !rot)
 		return;
 	const struct rot_stats *rs = rot_stats(rot);

@@ -42,6 +42,8 @@ struct cap_status {
 	unsigned share;              /* the cost budget's part of the selected, permille */
 	unsigned cost_ppm;           /* what sampling cost the node over the agent's last second,
 	                                millionths of its schedulers (its budget's model) */
+	uint64_t work_reds;          /* the node's reductions over the scans' windows (not the agent's) */
+	uint64_t unseen_reds;        /* the part done by processes born or dead within a window */
 	long long duration_ms;       /* --duration; 0: until stopped */
 	unsigned share_min;          /* its lowest so far */
 	double budget_us;            /* target time spent under a share below 1000 */
@@ -62,7 +64,15 @@ void cap_status_tick(struct cap_status *st, const rot_t *rot);
  * and with verbose each node's rate too; drawn on sts[0]'s schedule. */
 void cap_status_tick_nodes(struct cap_status *const *sts, const rot_t *const *rots, const int *live, size_t n,
 			  int verbose);
-/* The closing summary: where the files are and how to open them. */
+/* The part of the node's work done by processes that lived less than a
+ * selection window (no scan could pick them), in permille; -1 while it is
+ * too small to matter (under CAP_UNSEEN_MIN_PERMILLE, or less than
+ * CAP_UNSEEN_MIN_PER_S reductions a second of sampling). */
+#define CAP_UNSEEN_MIN_PERMILLE 100
+#define CAP_UNSEEN_MIN_PER_S 100000.0
+int cap_status_unseen_permille(const struct cap_status *st);
+/* The closing summary: where the files are and how to open them; first,
+ * even with -q, the part of the node's work no selection could see. */
 void cap_status_summary(struct cap_status *st, const rot_t *rot, const struct cap_config *cfg,
 		       const uint64_t written[FP_STATUS_COUNT], const uint64_t hidden[FP_STATUS_COUNT]);
 /* Round duration at percentile p (0..100), in microseconds. */

@@ -460,14 +460,14 @@ static int samples(struct dec_tables *t, struct cur *c, struct sampler_batch *b)
 }
 
 /* {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal,
- *  DroppedTotal, Selected, SharePermille, CostPpm}; a round of 10 (no
- * cost: 0) is read too. */
+ *  DroppedTotal, Selected, SharePermille, CostPpm, Unseen, Work}; rounds
+ * of 10 (no cost: 0) and 11 (no work figures: 0) are read too. */
 static int round_info(struct cur *c, struct sampler_round *r)
 {
-	long long v[11] = { 0 };
+	long long v[13] = { 0 };
 	int n;
-	if (ei_decode_tuple_header(c->buf, &c->i, &n) < 0 || (n != 10 && n != 11))
-		return fail(c, "expected a tuple of 11 at byte %d", c->i);
+	if (ei_decode_tuple_header(c->buf, &c->i, &n) < 0 || n < 10 || n > 13 || n == 12)
+		return fail(c, "expected a tuple of 13 at byte %d", c->i);
 	for (int k = 0; k < n; k++)
 		if (get_int(c, &v[k]) < 0)
 			return -1;
@@ -482,6 +482,10 @@ static int round_info(struct cur *c, struct sampler_round *r)
 	r->selected = (unsigned)v[8];
 	r->share_permille = v[9] < 0 ? 0 : v[9] > 1000 ? 1000 : (unsigned)v[9];
 	r->cost_ppm = v[10] < 0 ? 0 : v[10] > 1000000 ? 1000000 : (unsigned)v[10];
+	/* the unseen part is a part of the work: a message saying more is
+	 * cut to it, not trusted */
+	r->work_reds = v[12] < 0 ? 0 : (uint64_t)v[12];
+	r->unseen_reds = v[11] < 0 ? 0 : (uint64_t)v[11] > r->work_reds ? r->work_reds : (uint64_t)v[11];
 	return 0;
 }
 

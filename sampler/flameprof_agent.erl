@@ -35,12 +35,17 @@
 %%   {fp_batch, Seq, Info, Defs, Samples}
 %%     Info = {RoundStartUs, RoundUs, LatenessUs, Asked, Answered,
 %%             LateTotal, MissedTotal, DroppedTotal, Selected, SharePermille,
-%%             CostPpm}
+%%             CostPpm, Unseen, Work}
 %%     (Selected: the processes selected when the round began, each asked
 %%     once per round; SharePermille: the part of them sampled in each
 %%     round, 1000 unless the cost budget has lowered it; CostPpm: what
 %%     sampling cost the node over the last budget window, in millionths
-%%     of its schedulers, by the budget's model: 0 before the first window)
+%%     of its schedulers, by the budget's model: 0 before the first window;
+%%     Unseen, Work: since the agent started, the reductions of the node's
+%%     processes other than ours (Work) and the part of them done by
+%%     processes that no selection scan saw at both ends of its window
+%%     (Unseen): born or dead within it, so never selectable; see scan/7.
+%%     A C side reads Info of 10 and 11 too)
 %%     Defs, in order, each before its first use:
 %%       {frame, Id, Module, Function, Arity, File, Line}   (binaries, ints)
 %%       {stack, Id, [FrameId]}                              (leaf first)
@@ -148,6 +153,9 @@
             %% what sampling cost over the last window, millionths of the
             %% schedulers (the budget's model; for the status line)
             cost_ppm = 0,
+            %% since the start, from the scans: the node's work (reductions
+            %% of processes not ours) and the part of it no scan could see
+            unseen = 0, work = 0,
             scheds = 1,           % schedulers online at the start
             %% the selection scan's own time, per second of the window it
             %% serves (the last scan's microseconds over --every)
@@ -276,8 +284,9 @@ other({sampled, W, R, T, St, Stack, Label, M, Info, Cost}, S) ->
     {S1, Sample} = take_sample(W, R, T, St, Stack, Label, M, Info, Cost, S),
     S1#s{late = S1#s.late + 1, busy = maps:remove(W, S1#s.busy),
          pending = add(Sample, S1#s.pending)};
-other({scanned, Top, ScanUs}, S) ->
-    select(Top, scan_spacing(ScanUs, S#s{scanning = false, scan_per_s = ScanUs * 1000000 / S#s.every_us}));
+other({scanned, Top, ScanUs, Unseen, Work}, S) ->
+    select(Top, scan_spacing(ScanUs, S#s{scanning = false, scan_per_s = ScanUs * 1000000 / S#s.every_us,
+                                         unseen = S#s.unseen + Unseen, work = S#s.work + Work}));
 other({gone, W, _R}, S) -> drop_worker(W, S);
 other({'EXIT', Scanner, _}, #s{scanner = Scanner} = S) ->
     S#s{scanner = spawn_opt(?MODULE, scanner, [self(), 0], [link, {priority, high}]), scanning = false};
@@ -331,6 +340,8 @@ induced(Sink) ->
 %%
 %% What the scan cost goes to the coordinator for the cost budget: the
 %% model of ?SCAN_PROC_US per process (the VM has no per-process CPU clock).
+%% With it, what the window's work was and how much of it no scan could see
+%% (see scan/7).
 scanner(Agent, Scans) ->
     Tab = case Scans of
               0 -> ets:new(flameprof_scan, [set, private]);
@@ -340,13 +351,23 @@ scanner(Agent, Scans) ->
     receive
         {scan, Exclude, ByTarget, Cost, N, BaselineMs} ->
             Scans == 0 andalso baseline(Tab, BaselineMs),
-            Top = scan(Tab, Scans, Exclude, ByTarget, Cost, N),
+            {Top, Unseen, Work} = scan(Tab, Scans, Exclude, ByTarget, Cost, N, get(flameprof_mark)),
             Scans == 0 andalso process_flag(priority, normal),
             (Scans + 1) rem ?PRUNE_EVERY =:= 0 andalso
                 ets:select_delete(Tab, [{{'_', '_', '$1'}, [{'<', '$1', Scans - ?PRUNE_EVERY}], [true]}]),
-            Agent ! {scanned, Top, round(erlang:system_info(process_count) * ?SCAN_PROC_US)},
+            Agent ! {scanned, Top, round(erlang:system_info(process_count) * ?SCAN_PROC_US), Unseen, Work},
             scanner(Agent, Scans + 1)
     end.
+
+%% The node's reductions now (statistics(exact_reductions): with the
+%% running processes' current slices; once a window, its cost does not
+%% matter), and this process's own, kept in the dictionary as
+%% flameprof_mark for the next scan: the node's work between two marks is
+%% what the scan accounts for.
+mark() ->
+    {Total, _} = erlang:statistics(exact_reductions),
+    {reductions, Own} = erlang:process_info(self(), reductions),
+    put(flameprof_mark, {Total, Own}).
 
 %% Before the first window's scan: every process's reductions now, then a
 %% short wait, so that the first window picks by reductions gained like
@@ -354,6 +375,7 @@ scanner(Agent, Scans) ->
 %% servers, and the first window looked unlike the others).
 baseline(Tab, BaselineMs) ->
     Self = self(),
+    mark(),
     fold_processes(fun(P, Acc) when P =:= Self -> Acc;
                       (P, Acc) ->
                            case erlang:process_info(P, reductions) of
@@ -370,24 +392,48 @@ baseline(Tab, BaselineMs) ->
 %% 1,000,000 mostly idle processes leaves a short list, not one tuple per
 %% process. Exported for bench/fp_scan.erl.
 scan(Tab, Scan, Exclude, ByTarget, Cost, N) ->
+    {Top, _, _} = scan(Tab, Scan, Exclude, ByTarget, Cost, N, undefined),
+    Top.
+
+%% The same, and what selection cannot see (issue 33): of the node's
+%% reductions since the previous mark (Mark, see mark/0), those of
+%% processes this scan saw at both ends of the window are seen; those of
+%% ours (Exclude, this process) are left out; the rest (Unseen) was done by
+%% processes born or dead within the window, which no scan could select
+%% (a web server's process per request). Returns {Top, Unseen, Work}, Work
+%% the node's reductions less ours; both 0 without a mark.
+scan(Tab, Scan, Exclude, ByTarget, Cost, N, Mark) ->
     Self = self(),
-    Busy = fold_processes(
-             fun(P, Acc) when P =:= Self -> Acc;
-                (P, Acc) ->
-                     case is_map_key(P, Exclude) of
-                         true -> Acc;
-                         false ->
-                             case erlang:process_info(P, reductions) of
-                                 {reductions, R} ->
-                                     case R - prev_reds(Tab, Scan, P, R) - sample_cost(P, ByTarget, Cost) of
-                                         Gain when Gain > 0 -> [{Gain, P} | Acc];
-                                         _ -> Acc
-                                     end;
-                                 undefined -> Acc
-                             end
-                     end
-             end, [], erlang:function_exported(erlang, processes_next, 1)),
-    [P || {_, P} <- lists:sublist(lists:reverse(lists:sort(Busy)), N)].
+    Fold = fun(P, Acc) when P =:= Self -> Acc;
+              (P, {Busy, Seen, Ours} = Acc) ->
+                   case erlang:process_info(P, reductions) of
+                       {reductions, R} ->
+                           {Old, Both} = prev_reds(Tab, Scan, P, R),
+                           case is_map_key(P, Exclude) of
+                               true when Both -> {Busy, Seen, Ours + R - Old};
+                               true -> {Busy, Seen, Ours + R};
+                               false ->
+                                   Seen1 = case Both of
+                                               true -> Seen + R - Old;
+                                               false -> Seen
+                                           end,
+                                   case R - Old - sample_cost(P, ByTarget, Cost) of
+                                       Gain when Gain > 0 -> {[{Gain, P} | Busy], Seen1, Ours};
+                                       _ -> {Busy, Seen1, Ours}
+                                   end
+                           end;
+                       undefined -> Acc
+                   end
+           end,
+    Mark =:= undefined orelse mark(),
+    {Busy, Seen, Ours} = fold_processes(Fold, {[], 0, 0}, erlang:function_exported(erlang, processes_next, 1)),
+    Top = [P || {_, P} <- lists:sublist(lists:reverse(lists:sort(Busy)), N)],
+    case {Mark, get(flameprof_mark)} of
+        {{Total0, Own0}, {Total1, Own1}} ->
+            Work = max(0, Total1 - Total0 - (Own1 - Own0) - Ours),
+            {Top, min(Work, max(0, Work - Seen)), Work};
+        _ -> {Top, 0, 0}
+    end.
 
 %% Folds over every process of the node. OTP 28 walks the process table
 %% with an iterator (erlang:processes_iterator/0), so no list of all pids is
@@ -402,10 +448,12 @@ fold_processes(Fun, Acc, false) ->
 fold_iter(_, Acc, none) -> Acc;
 fold_iter(Fun, Acc, {P, It}) -> fold_iter(Fun, Fun(P, Acc), erlang:processes_next(It)).
 
+%% A process's reductions at the previous scan, and whether that scan (or
+%% the baseline, for the first) saw it: {0, false} for one born since.
 prev_reds(Tab, Scan, P, R) ->
     Old = case ets:lookup(Tab, P) of
-              [{_, O, _}] -> O;
-              [] -> 0
+              [{_, O, Last}] -> {O, Last >= Scan - 1};
+              [] -> {0, false}
           end,
     ets:insert(Tab, {P, R, Scan}),
     Old.
@@ -540,7 +588,7 @@ round(S0, Now) ->
     Asked = length(Ask) + length(Cheap),
     Info = {Now, End - Now, max(0, Lateness), Asked, Asked - Left,
             S1#s.late, S1#s.missed, S1#s.dropped, Selected,
-            round(S1#s.share * 1000), S1#s.cost_ppm},
+            round(S1#s.share * 1000), S1#s.cost_ppm, S1#s.unseen, S1#s.work},
     S2 = send_batch(S1#s{pending = []}, Info, Samples),
     budget_check(S2#s{next_round = Deadline, next_slot = NextSlot,
                       rounds = S2#s.rounds + 1}, End).

@@ -43,6 +43,10 @@ struct sampler_round {
 	unsigned share_permille;   /* part of the selected asked per round (cost budget) */
 	unsigned cost_ppm;         /* what sampling cost the node over the agent's last second, in
 	                              millionths of its schedulers (the budget's model); 0 before */
+	uint64_t work_reds;        /* since the agent started, the node's reductions other than the
+	                              agent's, over the selection scans' windows */
+	uint64_t unseen_reds;      /* the part of them done by processes born or dead within a
+	                              window: no scan saw them, none was selectable (at most work_reds) */
 };
 
 struct sampler_batch {

@@ -663,17 +663,33 @@ static void test_arities(void)
 	nil(&x); nil(&x);
 	is_int(decx(&t, &x, &r), -1, "a round info of 12 is refused");
 	ei_x_free(&x);
+	x_new(&x);
+	tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
+	tup(&x, 14); for (int k = 0; k < 14; k++) lng(&x, k + 1);
+	nil(&x); nil(&x);
+	is_int(decx(&t, &x, &r), -1, "a round info of 14 is refused");
+	ei_x_free(&x);
 	/* a round of 10, as agents before the cost was sent: read, cost 0;
-	 * a cost past all the schedulers is cut to them */
-	for (int n = 10; n <= 11; n++) {
+	 * of 11, before the work figures: read, none unseen; a cost past all
+	 * the schedulers is cut to them, an unseen part past the work to it */
+	for (int n = 10; n <= 13; n += n == 11 ? 2 : 1) {
 		x_new(&x);
 		tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
-		tup(&x, n); for (int k = 0; k < n; k++) lng(&x, k < 10 ? k + 1 : 5000000);
+		tup(&x, n); for (int k = 0; k < n; k++) lng(&x, k < 10 ? k + 1 : k == 10 ? 5000000 : k == 11 ? 9000000000LL : 8000000000LL);
 		nil(&x); nil(&x);
 		is_int(decx(&t, &x, &r), DEC_BATCH, "a round info of %d is read (%s)", n, err);
 		is_int(r.batch.round.cost_ppm, n == 10 ? 0 : 1000000, "round of %d: its cost", n);
+		is_int(r.batch.round.work_reds, n == 13 ? 8000000000LL : 0, "round of %d: the node's work", n);
+		is_int(r.batch.round.unseen_reds, n == 13 ? 8000000000LL : 0, "round of %d: its unseen part, at most the work", n);
 		ei_x_free(&x);
 	}
+	x_new(&x);
+	tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
+	tup(&x, 13); for (int k = 0; k < 13; k++) lng(&x, k < 11 ? k + 1 : k == 11 ? 250 : 1000);
+	nil(&x); nil(&x);
+	is_int(decx(&t, &x, &r), DEC_BATCH, "a round info of 13 is read (%s)", err);
+	ok(r.batch.round.unseen_reds == 250 && r.batch.round.work_reds == 1000, "... the unseen part and the work as sent");
+	ei_x_free(&x);
 	x_new(&x);
 	tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
 	tup(&x, 10); for (int k = 0; k < 10; k++) lng(&x, k + 1);

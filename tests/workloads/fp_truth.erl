@@ -15,9 +15,14 @@
 %%   saturated: eight spinners in three modules' code on a node with fewer
 %%              schedulers, so that run queues are never empty
 %%   strings:   a known limit, not a test: see start(strings)
+%%   requests:  a known limit, not a test: a process per request, each
+%%              computing about 2 ms (fp_truth_work:fib(27)) and exiting,
+%%              about 200 a second, beside a spinner in lists' code: no
+%%              selection window sees the requests (doc/truth.md)
 -module(fp_truth).
 -export([start/1, spin_fib/0, spin_lists/0, spin_trees/0, spin_string/0,
-         server/0, client/1, timer_loop/0, ticker/1, listener/0, burner/0]).
+         server/0, client/1, timer_loop/0, ticker/1, listener/0, burner/0,
+         requests/0, request/0]).
 
 start(spinners) ->
     spawn(?MODULE, spin_fib, []),
@@ -35,6 +40,10 @@ start(strings) ->
     spawn(?MODULE, spin_string, []),
     spawn(?MODULE, spin_fib, []),
     ok;
+start(requests) ->
+    spawn(?MODULE, spin_lists, []),
+    spawn(?MODULE, requests, []),
+    ok;
 start(service) ->
     register(fp_truth_server, spawn(?MODULE, server, [])),
     [spawn(?MODULE, client, [I]) || I <- lists:seq(1, 20)],
@@ -45,6 +54,14 @@ start(service) ->
     ok.
 
 spin_fib() -> fp_truth_work:fib(22), spin_fib().
+
+%% A request process every 5 ms (timer:sleep's 1 ms steps make it fewer).
+requests() ->
+    spawn(?MODULE, request, []),
+    timer:sleep(5),
+    requests().
+
+request() -> fp_truth_work:fib(27).
 
 %% No fun: a fold with fun erlang:'+'/2 spends a tenth of its time in a BIF,
 %% C code that perf names by its C symbol and flameprof by the Erlang

@@ -117,15 +117,18 @@ report(NBusy, Rounds, Work, NP) ->
     Same = [{Now - Due, Sts} || {Due, Now, Sch, Sts} <- Rounds,
                                 [] =/= [1 || {S, E, PS} <- Work, S =< Due, Due < E, PS =:= Sch]],
     Lat = lists:sort([Now - Due || {Due, Now, _, _} <- Rounds]),
+    LatIn = lists:sort([Now - Due || {Due, Now, _, _} <- Rounds, working(Due, Work) > 0]),
+    LatOut = lists:sort([Now - Due || {Due, Now, _, _} <- Rounds, working(Due, Work) =:= 0]),
     io:format("busy=~p rounds=~p duty=~.3f read=~.3f at_due=~.3f at_wake=~.3f~n"
               "  tick+30us=~.3f tick+300us=~.3f uniform=~.3f~n"
               "  lateness us p50/p90/p99=~w; wake-ups within 100 us after a tick: ~p of ~p~n"
+              "  lateness p50/p90 of the rounds due while a pricer worked ~w (~p rounds), while none did ~w~n"
               "  same_sched=~p (lateness p50/p90 ~w, a pricer read running in ~p)~n",
               [NBusy, length(Rounds), Duty, Read / N, AtDue / N, AtWake / N,
                Cover([X + 30 || X <- Ticks]), Cover([X + 300 || X <- Ticks]),
                Cover([T0 + rand:uniform(T1 - T0) || _ <- Ticks]),
                pct(Lat, [0.5, 0.9, 0.99]), length([1 || {_, Now, _, _} <- Rounds, mod1000(Now) < 100]),
-               length(Rounds), length(Same), pct(lists:sort([L || {L, _} <- Same]), [0.5, 0.9]),
+               length(Rounds), pct(LatIn, [0.5, 0.9]), length(LatIn), pct(LatOut, [0.5, 0.9]), length(Same), pct(lists:sort([L || {L, _} <- Same]), [0.5, 0.9]),
                length([1 || {_, Sts} <- Same, lists:member(running, Sts)])]).
 
 mod1000(T) -> (T rem 1000 + 1000) rem 1000.

@@ -91,7 +91,11 @@ compile_workloads() {
 # loopback only, backtrace_depth set to 13 (so a restore is visible).
 # Sets NODE_PID and prints nothing; waits until the node answers.
 # T_ERL_ARGS: more emulator flags (e.g. "+S 2 +JPperf true").
-start_node() {
+start_node() { start_node_bg "$@" && node_ready; }
+# start_node_bg NAME EVAL: start_node without the wait, so that a test's
+# nodes boot at once (each boot is mostly waiting on a busy machine);
+# node_up NODE then waits for each as start_node does.
+start_node_bg() {
 	name="$1_$$"
 	"$ERL_BIN_ERL" ${T_ERL_ARGS:-} -name "$name@127.0.0.1" -setcookie "$T_COOKIE" -noshell -noinput \
 		-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$T_DIR/ebin" \
@@ -101,8 +105,8 @@ start_node() {
 	disown "$NODE_PID" # no "Killed" notice from bash when cleanup stops it
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@127.0.0.1"
-	node_ready
 }
+node_up() { local NODE=$1 name=${1%@*}; node_ready; }
 ERL_BIN_ERL=erl
 # node_ready: waits for the node just started ($name, $NODE) to write its
 # ready file, 60 s at most (a node can take over 10 s to boot on a loaded

@@ -21,7 +21,9 @@ if [ -n "${T_TIMEOUT:-}" ] && [ -z "${T_UNDER_TIMEOUT:-}" ]; then
 fi
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 READERS="$ROOT/tests/readers.py"
-EI_BIN=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin
+# FP_EI_BIN, FP_WORKLOADS: given by make (once for all the tests), else worked out here
+EI_BIN=${FP_EI_BIN:-}
+[ -x "$EI_BIN/erl_call" ] || EI_BIN=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin
 ERL_CALL="$EI_BIN/erl_call"
 T_NAME=$(basename "$0" .t)
 T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/fp-$T_NAME.XXXXXX")
@@ -80,9 +82,13 @@ start_epmd() {
 	echo "# epmd did not start" >&2; return 1
 }
 
-# Compiles tests/workloads/*.erl (and examples/) into $T_DIR/ebin.
+# Compiles tests/workloads/*.erl (and examples/) into $T_DIR/ebin, or copies
+# them from FP_WORKLOADS, where make has compiled them once for every test.
 compile_workloads() {
 	mkdir -p "$T_DIR/ebin"
+	if [ -n "${FP_WORKLOADS:-}" ] && [ -f "$FP_WORKLOADS/.stamp" ]; then
+		cp "$FP_WORKLOADS"/*.beam "$T_DIR/ebin/" && return 0
+	fi
 	erlc -o "$T_DIR/ebin" "$ROOT"/tests/workloads/*.erl "$ROOT"/examples/*.erl >"$T_DIR/erlc.log" 2>&1 ||
 		{ echo "# erlc failed on the workloads:" >&2; sed 's/^/#   /' "$T_DIR/erlc.log" >&2; return 1; }
 }

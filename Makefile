@@ -155,10 +155,19 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $(wildcard */*.h) $(B)/co
 	@mkdir -p $(@D) && $(CLANG) $(FUZZ_FLAGS) $(FP_CPPFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SRC_$*) $(EI_LIBS) $(FUZZ_LIBS_$*) -lpthread
 
 # One prove run over everything, so its summary is the last line.
+# FP_WORKLOADS and FP_EI_BIN: what every test script would otherwise work out
+# again (tests/lib.sh): the workloads compiled once, erl_interface's bin.
 TEST_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	FLAMEPROF=$(CURDIR)/$(B)/flameprof IXGEN=$(CURDIR)/$(B)/ixgen VALGRIND="$(VALGRIND)"
+	FLAMEPROF=$(CURDIR)/$(B)/flameprof IXGEN=$(CURDIR)/$(B)/ixgen VALGRIND="$(VALGRIND)" \
+	FP_WORKLOADS=$(CURDIR)/$(B)/tests/ebin \
+	FP_EI_BIN="$$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin"
+WORKLOADS = $(wildcard tests/workloads/*.erl) $(wildcard examples/*.erl)
+$(B)/tests/ebin/.stamp: $(WORKLOADS)
+	rm -rf $(B)/tests/ebin && mkdir -p $(B)/tests/ebin
+	erlc -o $(B)/tests/ebin $(WORKLOADS)
+	touch $@
 check check-unit check-e2e check-long check-fuzz: WERROR ?= 1
-check: deps-check $(B)/flameprof $(B)/ixgen $(B)/obj/bench/pipeline.o $(TESTS:%=$(B)/tests/%) check-fuzz
+check: deps-check $(B)/flameprof $(B)/ixgen $(B)/obj/bench/pipeline.o $(TESTS:%=$(B)/tests/%) $(B)/tests/ebin/.stamp check-fuzz
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t) $(wildcard tests/e2e/*.t)
 # The same tests on a busy machine (scripts/check-loaded.sh): whatever CI's
 # machine is doing beside it, a test fails only when flameprof is wrong.
@@ -166,9 +175,9 @@ check-loaded:
 	scripts/check-loaded.sh
 check-unit: deps-check $(B)/flameprof $(B)/obj/bench/pipeline.o $(TESTS:%=$(B)/tests/%)
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t)
-check-e2e: deps-check $(B)/flameprof $(B)/ixgen
+check-e2e: deps-check $(B)/flameprof $(B)/ixgen $(B)/tests/ebin/.stamp
 	$(TEST_ENV) $(PROVE) $(wildcard tests/e2e/*.t)
-check-long: deps-check $(B)/flameprof
+check-long: deps-check $(B)/flameprof $(B)/tests/ebin/.stamp
 	$(TEST_ENV) $(PROVE) $(wildcard tests/long/*.t)
 
 # libFuzzer targets over the decoder, the formatter, the report index

@@ -21,7 +21,9 @@ if [ -n "${T_TIMEOUT:-}" ] && [ -z "${T_UNDER_TIMEOUT:-}" ]; then
 fi
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 READERS="$ROOT/tests/readers.py"
-EI_BIN=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin
+# FP_EI_BIN, FP_WORKLOADS: given by make (once for all the tests), else worked out here
+EI_BIN=${FP_EI_BIN:-}
+[ -x "$EI_BIN/erl_call" ] || EI_BIN=$(erl -noshell -eval 'io:format("~s",[code:lib_dir(erl_interface)]),halt().')/bin
 ERL_CALL="$EI_BIN/erl_call"
 T_NAME=$(basename "$0" .t)
 T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/fp-$T_NAME.XXXXXX")
@@ -80,9 +82,13 @@ start_epmd() {
 	echo "# epmd did not start" >&2; return 1
 }
 
-# Compiles tests/workloads/*.erl (and examples/) into $T_DIR/ebin.
+# Compiles tests/workloads/*.erl (and examples/) into $T_DIR/ebin, or copies
+# them from FP_WORKLOADS, where make has compiled them once for every test.
 compile_workloads() {
 	mkdir -p "$T_DIR/ebin"
+	if [ -n "${FP_WORKLOADS:-}" ] && [ -f "$FP_WORKLOADS/.stamp" ]; then
+		cp "$FP_WORKLOADS"/*.beam "$T_DIR/ebin/" && return 0
+	fi
 	erlc -o "$T_DIR/ebin" "$ROOT"/tests/workloads/*.erl "$ROOT"/examples/*.erl >"$T_DIR/erlc.log" 2>&1 ||
 		{ echo "# erlc failed on the workloads:" >&2; sed 's/^/#   /' "$T_DIR/erlc.log" >&2; return 1; }
 }
@@ -91,7 +97,11 @@ compile_workloads() {
 # loopback only, backtrace_depth set to 13 (so a restore is visible).
 # Sets NODE_PID and prints nothing; waits until the node answers.
 # T_ERL_ARGS: more emulator flags (e.g. "+S 2 +JPperf true").
-start_node() {
+start_node() { start_node_bg "$@" && node_ready; }
+# start_node_bg NAME EVAL: start_node without the wait, so that a test's
+# nodes boot at once (each boot is mostly waiting on a busy machine);
+# node_up NODE then waits for each as start_node does.
+start_node_bg() {
 	name="$1_$$"
 	"$ERL_BIN_ERL" ${T_ERL_ARGS:-} -name "$name@127.0.0.1" -setcookie "$T_COOKIE" -noshell -noinput \
 		-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$T_DIR/ebin" \
@@ -101,8 +111,8 @@ start_node() {
 	disown "$NODE_PID" # no "Killed" notice from bash when cleanup stops it
 	T_PIDS="$T_PIDS $NODE_PID"
 	NODE="$name@127.0.0.1"
-	node_ready
 }
+node_up() { local NODE=$1 name=${1%@*}; node_ready; }
 ERL_BIN_ERL=erl
 # node_ready: waits for the node just started ($name, $NODE) to write its
 # ready file, 60 s at most (a node can take over 10 s to boot on a loaded
@@ -281,16 +291,18 @@ dot_ok() {
 }
 
 # closed_ok DIR: every closed (renamed) file in DIR decompresses without error
-# and passes every reader rule.
+# and passes every reader rule (readers.py checks each file on its own; one
+# run for all of them saves a Python start per file).
 closed_ok() {
-	local f
+	local f files=()
 	for f in $(ls "$1"/flameprof_* 2>/dev/null); do
 		case "$f" in
 		*.zst) zstd -tq "$f" || { diag "zstd -t fails on $f"; return 1; } ;;
 		*.gz) gzip -tq "$f" || { diag "gzip -t fails on $f"; return 1; } ;;
 		esac
-		readers_ok "$f" >/dev/null || { readers_ok "$f"; return 1; }
+		files+=("$f")
 	done
+	[ "${#files[@]}" -eq 0 ] || readers_ok "${files[@]}" >/dev/null || { readers_ok "${files[@]}"; return 1; }
 }
 
 # closed_some_ok DIR: DIR holds at least one closed capture file, and

@@ -63,7 +63,7 @@ for victim in "init 1 coordinator 70" "guardian 4 guardian 70" "lock - lock 70" 
 		check "$what: and only that one" one_sentence
 		cp "$T_DIR/fp.err" "$T_DIR/$what.err"
 		# at once: no waiting for the node to clean up
-		fp --duration 1s --top 5 --node-name "fp_${what//[+,]/_}_next" -o "$T_DIR/$what-next" "$NODE"
+		fp --duration 300ms --top 5 --node-name "fp_${what//[+,]/_}_next" -o "$T_DIR/$what-next" "$NODE"
 		is "$FP_RC" 0 "$what: a run started right after the exit works"
 		cp "$T_DIR/$what.err" "$T_DIR/fp.err"
 	else

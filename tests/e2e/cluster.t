@@ -10,12 +10,20 @@
 T_TIMEOUT=300
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads || exit 1
-start_node cla "fp_busy:start(2)" || exit 1
+# the three nodes boot at once, and D (below) with them
+start_node_bg cla "fp_busy:start(2)"
 A=$NODE
-start_node clb "fp_busy:start(2)" || exit 1
+start_node_bg clb "fp_busy:start(2)"
 B=$NODE
-start_node clc "fp_busy:start(2)" || exit 1
+start_node_bg clc "fp_busy:start(2)"
 C=$NODE
+D="cld_$$@127.0.0.1"
+erl -name "$D" -setcookie other$$ -noshell -noinput -kernel inet_dist_use_interface '{127,0,0,1}' \
+	-eval "file:write_file(\"$T_DIR/cld.ready\", \"\")" >"$T_DIR/cld.log" 2>&1 &
+D_PID=$!
+disown "$D_PID"
+T_PIDS="$T_PIDS $D_PID"
+node_up "$A" && node_up "$B" && node_up "$C" || exit 1
 is "$(rpc "$A" "net_kernel connect_node ['$B']")" true "A connects to B"
 is "$(rpc "$A" "net_kernel connect_node ['$C']")" true "A connects to C"
 check "A sees B and C" sh -c "rpc() { \"$ERL_CALL\" -name \"\$1\" -c '$T_COOKIE' -timeout 10 -a \"\$2\"; }; rpc '$A' 'erlang nodes []' | grep -q '$B' && rpc '$A' 'erlang nodes []' | grep -q '$C'"
@@ -36,12 +44,6 @@ for n in "$A" "$B" "$C"; do
 done
 
 # a member of the cluster with a cookie of its own
-D="cld_$$@127.0.0.1"
-erl -name "$D" -setcookie other$$ -noshell -noinput -kernel inet_dist_use_interface '{127,0,0,1}' \
-	-eval "file:write_file(\"$T_DIR/cld.ready\", \"\")" >"$T_DIR/cld.log" 2>&1 &
-D_PID=$!
-disown "$D_PID"
-T_PIDS="$T_PIDS $D_PID"
 check "D is up" wait_until 60 test -f "$T_DIR/cld.ready"
 rpc "$A" "erlang set_cookie ['$D', 'other$$']" >/dev/null
 # on a busy machine a connection attempt can time out: tried until it holds

@@ -9,16 +9,17 @@
 T_TIMEOUT=300
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads || exit 1
-start_node cka "fp_busy:start(1), fp_hostile_rex:start()" || exit 1
+# the three nodes boot at once
+start_node_bg cka "fp_busy:start(1), fp_hostile_rex:start()"
 A=$NODE
-start_node ckb "fp_busy:start(1)" || exit 1
+start_node_bg ckb "fp_busy:start(1)"
 B=$NODE
 D="ckd_$$@127.0.0.1"
 erl -name "$D" -setcookie other$$ -noshell -noinput -kernel inet_dist_use_interface '{127,0,0,1}' -pa "$T_DIR/ebin" \
-	-eval "fp_busy:start(1), file:write_file(\"$T_DIR/ckd.ready\", \"\")" >"$T_DIR/ckd.log" 2>&1 &
+	-eval "fp_busy:start(1), file:write_file(\"$T_DIR/ckd_$$.ready\", \"\")" >"$T_DIR/ckd_$$.log" 2>&1 &
 T_PIDS="$T_PIDS $!"
 disown $!
-wait_until 60 test -f "$T_DIR/ckd.ready" || exit 1
+node_up "$A" && node_up "$B" && node_up "$D" || exit 1
 printf 'other%s\n' "$$" > "$T_DIR/dcookie"
 chmod 600 "$T_DIR/dcookie"
 

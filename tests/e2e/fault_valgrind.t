@@ -30,7 +30,7 @@ check "no memcheck error and no definite leak on the connect error path" vg_clea
 
 FP_WRAP_SAVE=$FP_WRAP
 log="$T_DIR/vg_full.log"
-FP_WRAP="prlimit --fsize=32768 -- valgrind $FP_VG_OPTS --log-file=$log" FP_DEADLINE=180 \
+FP_WRAP="prlimit --fsize=16384 -- valgrind $FP_VG_OPTS --log-file=$log" FP_DEADLINE=180 \
 	fp --top 10 --every 1s --flush 200ms --rotate 0 --duration 60s -o "$T_DIR/out3" "$NODE"
 is "$FP_RC" 74 "a full disk under valgrind exits 74"
 check "no memcheck error and no definite leak on the disk-full path" vg_clean "$log"

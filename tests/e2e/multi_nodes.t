@@ -13,13 +13,15 @@
 T_TIMEOUT=300
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads || exit 1
-start_node mna "fp_busy:start(2)" || exit 1
+# the three nodes boot at once
+start_node_bg mna "fp_busy:start(2)"
 A=$NODE
-start_node mnb "fp_busy:start(2)" || exit 1
+start_node_bg mnb "fp_busy:start(2)"
 B=$NODE
-start_node mnc "fp_busy:start(2)" || exit 1
+start_node_bg mnc "fp_busy:start(2)"
 C=$NODE
 C_PID=$NODE_PID
+node_up "$A" && node_up "$B" && node_up "$C" || exit 1
 odir="$T_DIR/out"
 
 fp_bg --connect-timeout 30s --duration 8s --every 500ms --flush 500ms --silence-timeout 3s -o "$odir" "$A" "$B" "$C"

@@ -56,6 +56,32 @@ ok() {
 	if [ "$1" -eq 0 ] 2>/dev/null || [ "$1" = true ]; then echo "ok $T_COUNT - $2"
 	else echo "not ok $T_COUNT - $2"; T_FAILED=$((T_FAILED + 1)); fi
 }
+
+# tap_lines FILE: the checks another program wrote ("ok ...", "not ok ...",
+# "# ...", as tests/report/html_drive.py does) as this test's own
+tap_lines() {
+	while read -r line; do
+		case $line in
+		"#"*) echo "$line" ;;
+		"ok "*) ok 0 "${line#ok }" ;;
+		*) ok 1 "${line#not ok }" ;;
+		esac
+	done < "$1"
+}
+
+# chromium_or_finish: CHROMIUM (exported for tests/report/html_drive.py) is
+# a browser that runs headless here (CHROMIUM from the caller: another
+# binary); else the rest is skipped with one sentence and the test ends
+chromium_or_finish() {
+	CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+	export CHROMIUM
+	if [ -z "$CHROMIUM" ] || ! timeout 30 "$CHROMIUM" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then
+		skip "the page in a browser" "chromium cannot run here (apt-get install chromium)"
+		finish
+		exit
+	fi
+}
+
 # check "message" command...: ok if the command succeeds
 check() { msg=$1; shift; if "$@"; then ok 0 "$msg"; else ok 1 "$msg"; fi; }
 is() {

@@ -21,16 +21,6 @@ art="$ROOT/build/test-artifacts"
 mkdir -p "$art"
 
 t_start=$(now_ms)
-# tap_lines FILE: the checks a Python step wrote ("ok ...", "not ok ...", "# ...") as this test's own
-tap_lines() {
-	while read -r line; do
-		case $line in
-		"#"*) echo "$line" ;;
-		"ok "*) ok 0 "${line#ok }" ;;
-		*) ok 1 "${line#not ok }" ;;
-		esac
-	done < "$1"
-}
 start_epmd && compile_workloads && start_node html "demo_shop:start(4)" || exit 1
 fp --duration 5s --every 1s --status all --categories initial_call,name,queue -o "$T_DIR/cap" "$NODE"
 is "$FP_RC" 0 "a real capture (--status all) exits 0 ($(( $(now_ms) - t_start )) ms with the node's start)"
@@ -93,14 +83,7 @@ print(("ok " if sum(c for _, _, c in recs) == D["events"] else "not ok ") + "its
 PY
 tap_lines "$T_DIR/checks0"
 
-# CHROMIUM: another browser binary (html_drive.py takes it too)
-browser=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-export CHROMIUM=$browser
-if [ -z "$browser" ] || ! timeout 30 "$browser" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then
-	skip "the page in a browser" "chromium cannot run here (apt-get install chromium)"
-	finish
-	exit
-fi
+chromium_or_finish
 # files the page cannot trust: frame names with every hostile byte
 # ("</script>" among them), two events 30 days apart, a stack of 300,000
 # frames; each page loads without a script error and shows the folded total
@@ -132,18 +115,15 @@ timeout 90 python3 "$ROOT/tests/report/html_drive.py" \
 is "$(wc -l < "$T_DIR/drive.out")" 6 "the driver reports on the 6 pages ($(( $(now_ms) - t_drive )) ms)"
 n=0
 for f in d1 d2 hostile span deep weighted; do n=$((n + 1)); sed -n "${n}p" "$T_DIR/drive.out" > "$T_DIR/$f.json"; done
-py() { python3 - "$T_DIR" "$@"; }
+py() { PYTHONPATH="$ROOT/tests/report" python3 - "$T_DIR" "$@"; }
 py > "$T_DIR/checks1" <<'PY'
 import json, sys, re
 d = sys.argv[1]
 sys.excepthook = lambda t, v, tb: print("not ok the page's findings are all there (%s: %s)" % (t.__name__, v))
 j = json.load(open(d + "/d1.json"))
+from folded_sums import read_folded, prefix_sums
 def folded(name):
-    out = {}
-    for line in open(d + "/" + name):
-        stack, v = line.rstrip("\n").rsplit(" ", 1)
-        out[stack] = out.get(stack, 0) + int(v)
-    return out
+    return read_folded(d + "/" + name)
 def say(ok, what):
     print(("ok " if ok else "not ok ") + what)
 say(not j["errors"], "the page runs without a script error %s" % j["errors"][:3])
@@ -162,13 +142,6 @@ for k, want in (("a", a), ("b", b)):
 say(len(a) > 3 and len(b) > 3, "both ranges hold stacks (%d, %d)" % (len(a), len(b)))
 # the difference: each frame (a stack prefix) of range b coloured by the sign of its change of share
 at, bt = sum(a.values()), sum(b.values())
-def prefix_sums(f):
-    out = {}
-    for s, v in f.items():
-        p = s.split(";")
-        for i in range(1, len(p) + 1):
-            k = ";".join(p[:i]); out[k] = out.get(k, 0) + v
-    return out
 pa, pb = prefix_sums(a), prefix_sums(b)
 bad, red, blue = [], 0, 0
 for k, e in j["b"]["diff"].items():

@@ -18,15 +18,6 @@
 
 art="$ROOT/build/test-artifacts"
 mkdir -p "$art"
-tap_lines() {
-	while read -r line; do
-		case $line in
-		"#"*) echo "$line" ;;
-		"ok "*) ok 0 "${line#ok }" ;;
-		*) ok 1 "${line#not ok }" ;;
-		esac
-	done < "$1"
-}
 start_epmd && compile_workloads || exit 1
 start_node hdiff "fp_truth:start(spinners)" || exit 1
 fp --hz 97 --duration 2500ms --status all -o "$T_DIR/base" "$NODE"
@@ -53,13 +44,7 @@ folded dir --from 1 --to 2 > "$T_DIR/dir_b.folded"
 folded base --status all > "$T_DIR/base_wall.folded"
 folded dir --status all > "$T_DIR/dir_wall.folded"
 
-browser=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-export CHROMIUM=$browser
-if [ -z "$browser" ] || ! timeout 30 "$browser" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then
-	skip "the page in a browser" "chromium cannot run here (apt-get install chromium)"
-	finish
-	exit
-fi
+chromium_or_finish
 mkdir -p "$T_DIR/s1" "$T_DIR/s2" "$T_DIR/s3"
 t_drive=$(now_ms)
 timeout 100 python3 "$ROOT/tests/report/html_drive.py" \
@@ -76,28 +61,17 @@ cp "$T_DIR/s2/html_search.png" "$art/html_diff_search.png" 2>/dev/null
 cp "$T_DIR/s2/html_zoom.png" "$art/html_diff_zoom.png" 2>/dev/null
 cp "$T_DIR/s3/html_whole_diff.png" "$art/html_diff_merged_wall.png" 2>/dev/null
 
-python3 - "$T_DIR" > "$T_DIR/checks" <<'PY'
+PYTHONPATH="$ROOT/tests/report" python3 - "$T_DIR" > "$T_DIR/checks" <<'PY'
 import json, re, sys
 d = sys.argv[1]
 sys.excepthook = lambda t, v, tb: print("not ok the page's findings are all there (%s: %s)" % (t.__name__, v))
 def say(ok, what): print(("ok " if ok else "not ok ") + what)
+from folded_sums import read_folded, prefix_sums
 def folded(name, drop=()):
-    out = {}
-    for line in open(d + "/" + name):
-        stack, v = line.rstrip("\n").rsplit(" ", 1)
-        k = ";".join(f for f in stack.split(";") if f not in drop)
-        out[k] = out.get(k, 0) + int(v)
-    return out
-def prefixes(f):
-    out = {}
-    for s, v in f.items():
-        p = s.split(";")
-        for i in range(1, len(p) + 1):
-            k = ";".join(p[:i]); out[k] = out.get(k, 0) + v
-    return out
+    return read_folded(d + "/" + name, drop)
 def check_diff(what, diff, base, dir_):
     """each drawn frame: both figures as folded's, coloured by the sign of its change of share"""
-    pb, pd = prefixes(base), prefixes(dir_)
+    pb, pd = prefix_sums(base), prefix_sums(dir_)
     bw, dw = sum(base.values()), sum(dir_.values())
     bad, red, blue, grey = [], 0, 0, 0
     for k, e in diff.items():

@@ -161,19 +161,27 @@ static void window(struct cap_status *st, long long now)
 	}
 }
 
-/* The status line's "late N" says what it is, once, the first time N is
- * above 0 and a line shows it (the line itself has no room for it; the
- * summary at the end says it again). Not under -q: no line is drawn. */
-static void explain_late(struct cap_status *st, unsigned long long late, long long now)
+/* Draws the status line when one is due: on a terminal every DRAW_EVERY_MS,
+ * elsewhere every PLAIN_EVERY_MS. The first line drawn with "late N" above
+ * 0 comes with one line that says what it is (the line itself has no room
+ * for it; the summary at the end says it again). Not under -q: no line is
+ * drawn. */
+static void draw(struct cap_status *st, const char *line, const char *file, unsigned long long late, long long now)
 {
-	int due = (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) ||
-		  (st->plain && now - st->last_plain_ms >= PLAIN_EVERY_MS);
-	if (!late || st->late_said || !due)
+	int live = st->live && now - st->last_draw_ms >= DRAW_EVERY_MS;
+	if (!live && !(st->plain && now - st->last_plain_ms >= PLAIN_EVERY_MS))
 		return;
-	st->late_said = 1;
-	cap_say(st->door, CAP_SAY_INFO, "late %llu in the status line: samples answered after their round "
-		"had ended (busy schedulers, or a process slow to read); they are still written, at the "
-		"time they were taken", late);
+	if (late && !st->late_said) {
+		st->late_said = 1;
+		cap_say(st->door, CAP_SAY_INFO, "late %llu in the status line: samples answered after their round "
+			"had ended (busy schedulers, or a process slow to read); they are still written, at the "
+			"time they were taken", late);
+	}
+	if (live)
+		st->last_draw_ms = now;
+	else
+		st->last_plain_ms = now;
+	st->door->line(st->door->arg, line, file, live);
 }
 
 void cap_status_tick(struct cap_status *st, const rot_t *rot)
@@ -197,14 +205,7 @@ void cap_status_tick(struct cap_status *st, const rot_t *rot)
 			 (unsigned long long)st->dropped, (unsigned long long)st->late, size);
 	if (n < 0 || n >= (int)sizeof line)
 		line[0] = '\0';
-	explain_late(st, (unsigned long long)st->late, now);
-	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
-		st->last_draw_ms = now;
-		st->door->line(st->door->arg, line, file, 1);
-	} else if (st->plain && now - st->last_plain_ms >= PLAIN_EVERY_MS) {
-		st->last_plain_ms = now;
-		st->door->line(st->door->arg, line, file, 0);
-	}
+	draw(st, line, file, (unsigned long long)st->late, now);
 }
 
 void cap_status_tick_nodes(struct cap_status *const *sts, const rot_t *const *rots, const int *live, size_t n,
@@ -243,14 +244,7 @@ void cap_status_tick_nodes(struct cap_status *const *sts, const rot_t *const *ro
 			snprintf(own, sizeof own, "%.0f/s", sts[k]->rate);
 		len += snprintf(line + len, sizeof line - (size_t)len, "%s%s %s", k ? ", " : "; ", sts[k]->node, own);
 	}
-	explain_late(st, late, now);
-	if (st->live && now - st->last_draw_ms >= DRAW_EVERY_MS) {
-		st->last_draw_ms = now;
-		st->door->line(st->door->arg, line, "", 1);
-	} else if (st->plain && now - st->last_plain_ms >= PLAIN_EVERY_MS) {
-		st->last_plain_ms = now;
-		st->door->line(st->door->arg, line, "", 0);
-	}
+	draw(st, line, "", late, now);
 }
 
 /* "12 processes selected" or "9 to 25 processes selected". */

@@ -83,9 +83,20 @@ chromium_or_finish() {
 }
 
 # check "message" command...: ok if the command succeeds
-check() { msg=$1; shift; if "$@"; then ok 0 "$msg"; else ok 1 "$msg"; fi; }
+# A failure says what it saw on stderr, which prove shows (and CI's log
+# keeps) where it hides comments on stdout: a check that fails once on a
+# loaded machine must leave its cause behind.
+check() {
+	msg=$1; shift
+	if "$@"; then ok 0 "$msg"; else
+		ok 1 "$msg"
+		case $1 in node_clean | node_clean_within) node_state "${@: -1}" >&2 ;; esac
+	fi
+}
 is() {
-	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got  '$1'"; echo "#   want '$2'"; fi
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else
+		ok 1 "$3"; printf "#   got  '%s'\n#   want '%s'\n" "$1" "$2" | tee /dev/stderr
+	fi
 }
 diag() { echo "# $*"; }
 # skip [MSG] REASON: a TAP test that is skipped, and says why.
@@ -337,6 +348,12 @@ closed_some_ok() { ls "$1"/flameprof_*.perf.* >/dev/null 2>&1 && closed_ok "$1";
 
 # node_clean_within SECONDS NODE: the node is restored within the time.
 node_clean_within() { wait_until "$1" node_clean "$2"; }
+# node_state NODE: what node_clean reads, one line, for a check that failed
+node_state() {
+	local mod
+	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
+	echo "#   $1 now: flameprof_agent $(rpc "$1" "erlang whereis [flameprof_agent]"), $mod loaded $(rpc "$1" "erlang module_loaded [$mod]"), old code $(rpc "$1" "erlang check_old_code [$mod]"), backtrace_depth $(rpc "$1" "erlang system_flag [backtrace_depth, 13]"), scheduler_wall_time $(rpc "$1" "erlang statistics [scheduler_wall_time]" | head -c 60)"
+}
 
 # rss_kb PID: resident set of a process, in KiB.
 rss_kb() { awk '/^VmRSS:/{print $2}' "/proc/$1/status" 2>/dev/null; }
@@ -422,7 +439,19 @@ rpc_eval() { printf '%s.\n' "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeou
 # traced_procs NODE: how many processes of the node carry any trace flag.
 # A process that exits between processes() and trace_info/2 reads as
 # 'undefined': only a non-empty flag list counts.
-traced_procs() { rpc_eval "$1" "TI = $FP_TRACE_INFO, length([P || P <- erlang:processes(), case TI(P, flags) of {flags, [_ | _]} -> true; _ -> false end])"; }
+# A reading that is not a number (erl_call timed out on a loaded host) is
+# taken again, twice at most: the count is never guessed.
+traced_procs() {
+	local n tries=3
+	while :; do
+		n=$(rpc_eval "$1" "TI = $FP_TRACE_INFO, length([P || P <- erlang:processes(), case TI(P, flags) of {flags, [_ | _]} -> true; _ -> false end])")
+		case $n in '' | *[!0-9]*) ;; *) break ;; esac
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || break
+		sleep 1
+	done
+	printf '%s\n' "$n"
+}
 
 # fpt ARGS...: flameprof top, as fpc runs calls; fpt_bg in the background.
 fpt() {

@@ -45,7 +45,7 @@ else
 fi
 check "no breakpoint is left" test "$(breakpoint "$NODE" "$MFA" call_count)" = "{call_count, false}"
 check "no flameprof_tracer name, module or old code is left" wait_until 10 tracer_gone "$NODE"
-check "no process is traced" test "$(traced_procs "$NODE")" = 0
+is "$(traced_procs "$NODE")" 0 "no process is traced"
 # one of these failed once under make check-loaded, unseen: say the state
 if [ "$T_FAILED" -gt 0 ]; then
 	mod=$("$FLAMEPROF" --version | sed "s/.*(agent \(.*\))/\1/; s/agent/tracer/")

@@ -69,7 +69,10 @@ fpt -n 2 --interval 500ms --every 500ms --cookie-file "$dck" "$D"
 is "$FP_RC" 0 "top with --cookie-file D=FILE on D: exit 0"
 check "... it showed D's processes" grep -q "fp_busy" "$T_DIR/fp.out"
 
+# B failed this check once in CI's OTP 29 root (not seen in 4 runs there
+# since): a failure now prints what was left (node_state), and the check
+# gives the last run's cleanup 10 s, as the other commands' tests do
 for n in "$A" "$B"; do
-	check "$n is clean afterwards" node_clean "$n"
+	check "$n is clean afterwards" node_clean_within 10 "$n"
 done
 finish

@@ -80,7 +80,7 @@ guard_died(Set, Session) ->
 sweep(#{tr := {session, _}} = Set, _) -> tr_close(maps:get(tr, Set));
 sweep(#{procs := none}, _) -> ok;
 sweep(#{procs := Procs, tr := Tr}, Session) ->
-    timer:sleep(?SWEEP_DELAY_MS),
+    receive after ?SWEEP_DELAY_MS -> ok end,
     clear_flags(Tr, Procs, Session).
 
 %% ---------------------------------------------------------------- session

@@ -130,7 +130,7 @@ guard_died({Tr, MFAs}, Session) ->
 %% A destroyed session took every flag with it: nothing to sweep.
 sweep({{session, _} = Tr, _}, _) -> tr_close(Tr);
 sweep({global, _}, Session) ->
-    timer:sleep(?SWEEP_DELAY_MS),
+    receive after ?SWEEP_DELAY_MS -> ok end,
     cleanup(global, [], Session).
 
 %% ---------------------------------------------------------------- session
@@ -377,10 +377,17 @@ counted(MFA) ->
 %% defensively) follows tokens our match specs would relabel, and its
 %% tokens would look like our requests.
 check_seq_tracer() ->
-    case seq_trace:get_system_tracer() of
+    case system_seq_tracer() of
         T when T =:= false; T =:= undefined -> ok;
         T -> throw({seq_tracer, iolist_to_binary(io_lib:format("~0tP", [T, 5]))})
     end.
+
+%% seq_trace:get_system_tracer/0 without the module: seq_trace's functions
+%% are one BIF each, and a node that never loaded seq_trace would load it
+%% through the code server, which on a saturated node waits behind the
+%% whole run queue (so does timer, for timer:sleep/1: `receive after` here).
+system_seq_tracer() ->
+    element(2, erlang:system_info(sequential_tracer)).
 
 %% A process traced by someone else (dbg, an application tracer) would
 %% lose its flags to ours (the global session only).
@@ -762,9 +769,10 @@ bump(Key, N, #{counts := C} = S) ->
 %% along. A failure names that one request "_identity_fun_failed" and is
 %% counted; the next request runs the fun again.
 %% The deadline is the fun's, not the host's: on a node (or host) so busy
-%% that the fun's process has not had a scheduler yet (runnable, next to no
-%% reductions), missing 100 ms of wall time is not the fun's failure, and
-%% it waits again, up to 1 s. A fun that loops has run thousands of
+%% that the fun's process has not had a scheduler yet (runnable, or running
+%% on a scheduler thread the OS has not run, next to no reductions), or
+%% that waits in the code server for a module the fun needs, missing 100 ms
+%% of wall time is not the fun's failure, and it waits again, up to 1 s. A fun that loops has run thousands of
 %% reductions by then, one that blocks is waiting: both fail at 100 ms.
 %% A fun that ended as its deadline passed, its DOWN still on the way,
 %% named its request: on a saturated node 1 to 2 requests in 50 were
@@ -794,8 +802,12 @@ await_fun(Pid, Ref, Again) ->
     end.
 
 starved(Pid) ->
-    case erlang:process_info(Pid, [status, reductions]) of
-        [{status, runnable}, {reductions, R}] -> R < ?IDENTITY_FUN_REDS;
+    case erlang:process_info(Pid, [status, reductions, current_function]) of
+        [{status, S}, {reductions, R}, _] when S =:= runnable; S =:= running ->
+            R < ?IDENTITY_FUN_REDS;
+        %% loading a module it needs (erl_eval's eval_bits for a binary,
+        %% the first time): the code server's wait, not the fun's
+        [{status, waiting}, _, {current_function, {code_server, call, 1}}] -> true;
         _ -> false
     end.
 
@@ -935,8 +947,8 @@ clear_tokens() ->
         {Ours, Foreign} ->
             %% No one else's token and no sequential tracer: the node's
             %% reset clears every process and every queued message at once.
-            Foreign =:= [] andalso seq_trace:get_system_tracer() =:= false andalso
-                seq_trace:reset_trace(),
+            Foreign =:= [] andalso system_seq_tracer() =:= false andalso
+                erlang:system_flag(reset_seq_trace, true),
             Deadline = now_mono() + ?TOKEN_MAX_MS * 1000,
             {Seen, Left} = chase(Tag, Deadline, 0, {maps:from_list([{P, true} || P <- Ours]), #{}, #{}}),
             {maps:size(Seen), Left}
@@ -948,8 +960,8 @@ clear_tokens() ->
 our_flags() ->
     %% at high priority: on a saturated node a normal one waits a round
     {Pid, Ref} = spawn_opt(fun() ->
-                                   _ = seq_trace:set_token(monotonic_timestamp, true),
-                                   exit({flags, element(1, seq_trace:get_token())})
+                                   _ = erlang:seq_trace(monotonic_timestamp, true),
+                                   exit({flags, element(1, element(2, erlang:process_info(self(), sequential_trace_token)))})
                            end, [monitor, {priority, high}]),
     receive {'DOWN', Ref, process, Pid, {flags, F}} -> F;
             {'DOWN', Ref, process, Pid, _} -> none

@@ -54,9 +54,9 @@ assert "Shop.Pricing.handle_call/3" in names, sorted(names)[:20]
 assert any(n.startswith(":gen_server.handle_msg/") for n in names), sorted(names)[:20]
 ' "$T_DIR/f.json"
 
-if command -v go >/dev/null 2>&1 && HOME="$T_DIR" GOCACHE="$T_DIR/gocache" go tool pprof -h >/dev/null 2>&1; then
+if command -v go >/dev/null 2>&1 && HOME="$T_DIR" GOCACHE="$ROOT/build/gocache" go tool pprof -h >/dev/null 2>&1; then
 	"$FLAMEPROF" report -q --status running -f pprof -o "$T_DIR/p.pb.gz" "$T_DIR/out"
-	check "pprof (go tool pprof): Shop.Pricing.handle_call/3" sh -c "HOME='$T_DIR' GOCACHE='$T_DIR/gocache' \
+	check "pprof (go tool pprof): Shop.Pricing.handle_call/3" sh -c "HOME='$T_DIR' GOCACHE='$ROOT/build/gocache' \
 		go tool pprof -traces '$T_DIR/p.pb.gz' 2>/dev/null | grep -q 'Shop.Pricing.handle_call/3'"
 else
 	skip "pprof read by go tool pprof" "go not found (make check installs golang-go)"

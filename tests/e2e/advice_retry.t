@@ -22,6 +22,8 @@
 #    node's is slow, so that the tracer's load cannot outrun the message).
 #    Once it has stopped, a retry starts and completes; for calls and for
 #    requests (the lock and this sentence are tracer/'s, shared).
+# 3. Old code of the agent whose purge never started: the next run purges
+#    it and starts, no refusal.
 # No timing is asserted: the node's own clock says how long each removal
 # took after its cause went (a diagnostic in the test's name).
 T_TIMEOUT=120
@@ -124,7 +126,27 @@ check "... with its result" grep -q "no calls of the traced functions\|fp_calls_
 check "calls lock: no tracer is left (the refused run's module included)" wait_until 10 tracer_gone "$NODE"
 lock_case requests --entry fp_calls_wl:target/1 --duration 1s
 check "requests lock: no tracer is left (the refused run's module included)" wait_until 10 tracer_gone "$NODE" requests
+
+# ---------------------------------------------------------------- 3. old code whose purge never started
+# An earlier run's agent deleted and its purge never started (all of its
+# processes killed at once, its flameprof gone): the module is not loaded,
+# its old code is, still run by a process. Made here with a module of the
+# agent's name whose one process waits in its receive while the module is
+# deleted. The next run does not refuse: it purges that old code itself
+# (which ends the process running it, as an earlier agent's would be) and
+# starts. (code:load_binary/3's not_purged, the refusal for old code that
+# appears between that purge and the load, is left to a race no test makes.)
+OLD="Forms = [{attribute, 1, module, $AGENT}, {attribute, 1, export, [{wait, 0}]},
+  {function, 1, wait, 0, [{clause, 1, [], [], [{'receive', 1, [{clause, 1, [{atom, 1, stop}], [], [{atom, 1, ok}]}]}]}]}],
+  {ok, M, Bin} = compile:forms(Forms), {module, M} = code:load_binary(M, \"fp_test_old\", Bin),
+  register(fp_test_old, spawn(M, wait, [])), true = code:delete(M),
+  {erlang:module_loaded(M), erlang:check_old_code(M)}"
+is "$(rpc_eval "$NODE" "$OLD")" "{false, true}" "old code: the agent's module deleted, its old code still run by a process"
+fp --duration 1s -o "$T_DIR/o4" "$NODE"
+is "$FP_RC" 0 "old code: the next run purges it and starts (exit 0)"
+check "... with its file" closed_some_ok "$T_DIR/o4"
+is "$(rpc "$NODE" "erlang whereis [fp_test_old]")" undefined "... the process that ran the old code ended by the purge"
 check "the node is left clean" node_clean_within 10 "$NODE"
-is "$(rpc_eval "$NODE" "[N || N <- [fp_test_sender, flameprof_purge, flameprof_tracer, flameprof_agent], whereis(N) =/= undefined]")" "[]" \
+is "$(rpc_eval "$NODE" "[N || N <- [fp_test_sender, fp_test_old, flameprof_purge, flameprof_tracer, flameprof_agent], whereis(N) =/= undefined]")" "[]" \
 	"no name of ours or of the test's is left registered"
 finish

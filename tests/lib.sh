@@ -95,7 +95,9 @@ check() {
 }
 is() {
 	if [ "$1" = "$2" ]; then ok 0 "$3"; else
-		ok 1 "$3"; printf "#   got  '%s'\n#   want '%s'\n" "$1" "$2" | tee /dev/stderr
+		ok 1 "$3"
+		printf "#   got  '%s'\n#   want '%s'\n" "$1" "$2"
+		printf "#   got  '%s'\n#   want '%s'\n" "$1" "$2" >&2
 	fi
 }
 diag() { echo "# $*"; }

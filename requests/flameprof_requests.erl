@@ -100,8 +100,8 @@
 -define(MAX_SLOW, 100).
 -define(IDENTITY_BYTES, 64).
 -define(IDENTITY_FUN_MS, 100).
-%% a fun still waiting for a scheduler at its deadline, having run next to
-%% nothing, waits again, 1 s in all (see run_fun/2)
+%% a fun still waiting at its deadline for a scheduler (having run next to
+%% nothing) or for the code server waits again, 1 s in all (see run_fun/2)
 -define(IDENTITY_FUN_MAX_MS, 1000).
 -define(IDENTITY_FUN_REDS, 10000).
 -define(BACKOFF_MS, 1000).
@@ -772,8 +772,9 @@ bump(Key, N, #{counts := C} = S) ->
 %% that the fun's process has not had a scheduler yet (runnable, or running
 %% on a scheduler thread the OS has not run, next to no reductions), or
 %% that waits in the code server for a module the fun needs, missing 100 ms
-%% of wall time is not the fun's failure, and it waits again, up to 1 s. A fun that loops has run thousands of
-%% reductions by then, one that blocks is waiting: both fail at 100 ms.
+%% of wall time is not the fun's failure, and it waits again, up to 1 s.
+%% A fun that loops has run thousands of reductions by then, one that
+%% blocks is waiting: both fail at 100 ms.
 %% A fun that ended as its deadline passed, its DOWN still on the way,
 %% named its request: on a saturated node 1 to 2 requests in 50 were
 %% counted failed that way.

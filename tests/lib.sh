@@ -437,33 +437,7 @@ otp_release() { rpc_eval "$1" "list_to_integer(erlang:system_info(otp_release))"
 breakpoint() { rpc_eval "$1" "($FP_TRACE_INFO)($2, $3)"; }
 # rpc_eval NODE 'EXPRS': evaluates Erlang expressions on the node (erl_call
 # -e), prints the value of the last one.
-# The value comes back tagged with a number of this call's: erl_call's hidden
-# node has one name (c17) for every call, and its rpc takes the first reply
-# that reaches it, so a reply meant for an earlier call (seen once under
-# make check-loaded: a check read '0' where its expression is a boolean)
-# would pass for this one's. A reply that is not this call's is said on
-# stderr and the call made once more; an error or no answer (erl_call's
-# 10 s) is printed as it came.
-rpc_eval() {
-	local tag="$RANDOM$RANDOM$RANDOM" out again=1 # a number: no atom on the node
-	while :; do
-		out=$(printf '{%s, begin %s end}.\n' "$tag" "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -e 2>&1)
-		case $out in
-		"{ok, {$tag, "*"}}")
-			out=${out#"{ok, {$tag, "}
-			printf '%s\n' "${out%\}\}}"
-			return 0 ;;
-		"{ok,"*)
-			if [ "$again" = 1 ]; then
-				echo "# rpc_eval: '$1' answered a reply that is not this call's ($out): asking again" >&2
-				again=0
-				continue
-			fi ;;
-		esac
-		printf '%s\n' "$out" | sed -E 's/^\{ok, ?(.*)\}$/\1/'
-		return 0
-	done
-}
+rpc_eval() { printf '%s.\n' "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -e 2>&1 | sed -E 's/^\{ok, ?(.*)\}$/\1/'; }
 # traced_procs NODE: how many processes of the node carry any trace flag.
 # A process that exits between processes() and trace_info/2 reads as
 # 'undefined': only a non-empty flag list counts.

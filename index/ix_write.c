@@ -232,28 +232,6 @@ static void line(ix_writer *w, const char *s, size_t len)
 		give_up(w, "out of memory");
 }
 
-static void hash2(const char *s, size_t len, uint64_t *h1, uint64_t *h2)
-{
-	uint64_t a = 0x243f6a8885a308d3ull ^ len, b = 0x13198a2e03707344ull;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t x;
-		memcpy(&x, s + i, 8);
-		a = (a ^ x) * 0xff51afd7ed558ccdull;
-		a ^= a >> 31;
-		b = (b + x) * 0xc4ceb9fe1a85ec53ull;
-		b ^= b >> 29;
-	}
-	for (; i < len; i++) {
-		a = (a ^ (unsigned char)s[i]) * 0x100000001b3ull;
-		b = (b + (unsigned char)s[i]) * 0x9e3779b97f4a7c15ull;
-	}
-	a ^= a >> 33;
-	b ^= b >> 32;
-	*h1 = a * 0x9e3779b97f4a7c15ull;
-	*h2 = b * 0xff51afd7ed558ccdull;
-}
-
 static struct block_ent *block_slot(ix_writer *w, uint64_t h1, uint64_t h2, size_t len)
 {
 	size_t j;
@@ -300,7 +278,7 @@ static const char *frames_block(ix_writer *w, const char *s, const char *end)
 	}
 	if (q >= end || q - s > UINT32_MAX)
 		return s;
-	hash2(s, (size_t)(q - s), &h1, &h2);
+	fp_hash128(s, (size_t)(q - s), &h1, &h2);
 	if (!(e = block_slot(w, h1, h2, (size_t)(q - s))))
 		return s;
 	if (e->stack) {

@@ -64,7 +64,10 @@ plan() { echo "1..$1"; }
 ok() {
 	T_COUNT=$((T_COUNT + 1))
 	if [ "$1" -eq 0 ] 2>/dev/null || [ "$1" = true ]; then echo "ok $T_COUNT - $2"
-	else echo "not ok $T_COUNT - $2"; T_FAILED=$((T_FAILED + 1)); fi
+	else
+		echo "not ok $T_COUNT - $2"; T_FAILED=$((T_FAILED + 1))
+		echo "# $T_NAME: not ok $T_COUNT - $2" >&2  # prove shows stderr, not TAP comments
+	fi
 }
 
 # tap_lines FILE: the checks another program wrote ("ok ...", "not ok ...",

@@ -30,6 +30,7 @@ no_escape() { ! grep -q "$(printf '\033')" "$T_DIR/fp.err"; }
 expect() { # MODE STATUS REGEX
 	hostile "$1"
 	is "$FP_RC" "$2" "$1: exit $2"
+	[ "$FP_RC" = "$2" ] || sed 's/^/#   fp.err: /' "$T_DIR/fp.err" >&2
 	check "$1: one sentence: $3" sh -c "grep -qE \"^flameprof: .*$3\" '$T_DIR/fp.err'"
 	check "$1: exactly one error line" one_sentence
 	check "$1: no memory error, no definite leak" mem_clean "$T_DIR/vg_$1.log"

@@ -179,18 +179,42 @@ node_ready() {
 # C-node too), prints the result.
 rpc() { "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -a "$2" 2>&1; }
 
-# node_clean NODE [RPC]: the agent is gone, depth restored, module unloaded,
-# the cost budget's scheduler_wall_time flag off again (RPC: rpc for long
-# names, srpc for short ones).
-node_clean() {
-	call=${2:-rpc}
-	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
-	[ "$($call "$1" "erlang whereis [flameprof_agent]")" = undefined ] &&
-	[ "$($call "$1" "erlang module_loaded [$mod]")" = false ] &&
-	[ "$($call "$1" "erlang check_old_code [$mod]")" = false ] &&
-	[ "$($call "$1" "erlang system_flag [backtrace_depth, 13]")" = 13 ] &&
-	[ "$($call "$1" "erlang statistics [scheduler_wall_time]")" = undefined ]
+# our_module KIND: this build's module of that kind on a node: agent,
+# tracer (calls) or requests.
+our_module() { "$FLAMEPROF" --version | sed "s/.*(agent \(.*\))/\1/; s/agent/$1/"; }
+# our_state NODE KIND [RPC]: what of ours is on the node, one line: the
+# registered name, the module, its old code; for the agent the two flags it
+# changes (backtrace_depth read by setting it to 13, as the test nodes have
+# it), for a tracer its trace sessions. RPC: rpc for long names, srpc for
+# short ones (the sessions are read with rpc_eval: long names only).
+our_state() {
+	local call=${3:-rpc} mod name
+	mod=$(our_module "$2")
+	case $2 in agent) name=flameprof_agent ;; *) name=flameprof_tracer ;; esac
+	printf '%s %s, %s loaded %s, old code %s' "$name" "$($call "$1" "erlang whereis [$name]")" "$mod" \
+		"$($call "$1" "erlang module_loaded [$mod]")" "$($call "$1" "erlang check_old_code [$mod]")"
+	if [ "$2" = agent ]; then
+		printf ', backtrace_depth %s, scheduler_wall_time %s\n' \
+			"$($call "$1" "erlang system_flag [backtrace_depth, 13]")" \
+			"$($call "$1" "erlang statistics [scheduler_wall_time]" | head -c 60)"
+	else
+		printf ', sessions %s\n' "$(fp_sessions "$1")"
+	fi
 }
+# kill_session NODE KIND: kills our tracer's session process (KIND: tracer
+# or requests) as exit(P, kill) from anyone on the node would; prints how
+# many it killed.
+kill_session() { rpc_eval "$1" "length([exit(P, kill) || P <- erlang:processes(), erlang:process_info(P, initial_call) =:= {initial_call, {$(our_module "$2"), session, 2}}])"; }
+# clean_state KIND: our_state's line for a node left as it was.
+clean_state() {
+	case $1 in
+	agent) echo "flameprof_agent undefined, $(our_module agent) loaded false, old code false, backtrace_depth 13, scheduler_wall_time undefined" ;;
+	*) echo "flameprof_tracer undefined, $(our_module "$1") loaded false, old code false, sessions 0" ;;
+	esac
+}
+# node_clean NODE [RPC]: the agent is gone, depth restored, module unloaded,
+# the cost budget's scheduler_wall_time flag off again.
+node_clean() { [ "$(our_state "$1" agent "${2:-rpc}")" = "$(clean_state agent)" ]; }
 
 # wait_until SECONDS CMD...: polls CMD every 0.2 s.
 wait_until() {
@@ -363,12 +387,8 @@ closed_some_ok() { ls "$1"/flameprof_*.perf.* >/dev/null 2>&1 && closed_ok "$1";
 
 # node_clean_within SECONDS NODE: the node is restored within the time.
 node_clean_within() { wait_until "$1" node_clean "$2"; }
-# node_state NODE: what node_clean reads, one line, for a check that failed
-node_state() {
-	local mod
-	mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
-	echo "#   $1 now: flameprof_agent $(rpc "$1" "erlang whereis [flameprof_agent]"), $mod loaded $(rpc "$1" "erlang module_loaded [$mod]"), old code $(rpc "$1" "erlang check_old_code [$mod]"), backtrace_depth $(rpc "$1" "erlang system_flag [backtrace_depth, 13]"), scheduler_wall_time $(rpc "$1" "erlang statistics [scheduler_wall_time]" | head -c 60)"
-}
+# node_state NODE: what node_clean reads, for a check that failed
+node_state() { echo "#   $1 now: $(our_state "$1" agent)"; }
 
 # rss_kb PID: resident set of a process, in KiB.
 rss_kb() { awk '/^VmRSS:/{print $2}' "/proc/$1/status" 2>/dev/null; }
@@ -426,14 +446,7 @@ fpc() { fp_cmd calls "$@"; }
 fpc_bg() { fp_cmd_bg calls "$@"; }
 # tracer_gone NODE [KIND]: no tracer of ours (name, module, old code,
 # trace session) on the node; KIND: tracer (calls, the default) or requests.
-tracer_gone() {
-	local mod
-	mod=$("$FLAMEPROF" --version | sed "s/.*(agent \(.*\))/\1/; s/agent/${2:-tracer}/")
-	[ "$(rpc "$1" "erlang whereis [flameprof_tracer]")" = undefined ] &&
-	[ "$(rpc "$1" "erlang module_loaded [$mod]")" = false ] &&
-	[ "$(rpc "$1" "erlang check_old_code [$mod]")" = false ] &&
-	[ "$(fp_sessions "$1")" = 0 ]
-}
+tracer_gone() { [ "$(our_state "$1" "${2:-tracer}")" = "$(clean_state "${2:-tracer}")" ]; }
 # FP_TRACE_INFO: an Erlang fun(What, Item) that reads trace_info as
 # flameprof's tracers set it: on OTP 27+ in flameprof's own trace session
 # (flameprof_calls or flameprof_requests) while there is one, else (and on

@@ -29,7 +29,7 @@
 T_TIMEOUT=120
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node adr "code:ensure_loaded(fp_calls_wl)" || exit 1
-AGENT=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
+AGENT=$(our_module agent)
 TRACER=${AGENT/agent/tracer}
 # the blocked runs wait --connect-timeout for the purge: short, to keep the test short
 SHORT="--connect-timeout 2s"

@@ -16,7 +16,7 @@
 # module is deleted and purged.
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node victim "fp_busy:start(4)" || exit 1
-MOD=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
+MOD=$(our_module agent)
 
 # eval EXPR: evaluates EXPR on the node.
 eval_on() { echo "$1" | "$ERL_CALL" -name "$NODE" -c "$T_COOKIE" -timeout 10 -e 2>&1; }

@@ -27,8 +27,7 @@ diag "restored after $(( $(now_ms) - t0 )) ms"
 # ---------------------------------------------------------------- the session killed on the node
 fpc_bg --type time -p fp_calls_wl:target/1 --duration 60s "$NODE"
 check "session killed: the breakpoint is set" wait_until 20 set_on call_time
-tracer=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/; s/agent/tracer/')
-killed=$(rpc_eval "$NODE" "length([exit(P, kill) || P <- erlang:processes(), erlang:process_info(P, initial_call) =:= {initial_call, {$tracer, session, 2}}])")
+killed=$(kill_session "$NODE" tracer)
 is "$killed" 1 "session killed: one session process found and killed"
 fp_wait 20
 is "$FP_RC" 75 "session killed: flameprof exits 75"

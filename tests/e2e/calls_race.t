@@ -48,7 +48,6 @@ check "no flameprof_tracer name, module or old code is left" wait_until 10 trace
 is "$(traced_procs "$NODE")" 0 "no process is traced"
 # one of these failed once under make check-loaded, unseen: say the state
 if [ "$T_FAILED" -gt 0 ]; then
-	mod=$("$FLAMEPROF" --version | sed "s/.*(agent \(.*\))/\1/; s/agent/tracer/")
-	echo "# now: breakpoint $(breakpoint "$NODE" "$MFA" call_count), flameprof_tracer $(rpc "$NODE" "erlang whereis [flameprof_tracer]"), $mod loaded $(rpc "$NODE" "erlang module_loaded [$mod]"), old code $(rpc "$NODE" "erlang check_old_code [$mod]"), traced $(traced_procs "$NODE")" >&2
+	echo "# now: breakpoint $(breakpoint "$NODE" "$MFA" call_count), $(our_state "$NODE" tracer), traced $(traced_procs "$NODE")" >&2
 fi
 finish

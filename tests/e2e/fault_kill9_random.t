@@ -16,7 +16,7 @@ lock_holder() {
 	echo 'case whereis(flameprof_agent) of undefined -> none; P -> element(2, erlang:process_info(P, initial_call)) end.' |
 		"$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -e 2>&1 | tr -d ' \n'
 }
-mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/')
+mod=$(our_module agent)
 seed=${FP_KILL9_SEED:-$$}
 RANDOM=$seed
 diag "seed $seed, $runs runs"

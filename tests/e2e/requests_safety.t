@@ -20,8 +20,7 @@ check "kill -9: within 5 s no pattern, no flag, no tracer is left" wait_until 5 
 # ---------------------------------------------------------------- the session killed on the node
 fpr_bg $KV_TIERS --duration 60s "$NODE"
 check "session killed: the entry pattern is set" wait_until 20 kv_traced "$NODE"
-mod=$("$FLAMEPROF" --version | sed 's/.*(agent \(.*\))/\1/; s/agent/requests/')
-killed=$(rpc_eval "$NODE" "length([exit(P, kill) || P <- erlang:processes(), erlang:process_info(P, initial_call) =:= {initial_call, {$mod, session, 2}}])")
+killed=$(kill_session "$NODE" requests)
 is "$killed" 1 "session killed: one session process found and killed"
 fp_wait 20
 is "$FP_RC" 75 "session killed: flameprof exits 75"

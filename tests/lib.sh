@@ -29,11 +29,11 @@ T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/fp-$T_NAME.XXXXXX")
 # ERL_CALL: erl_call under a hidden-node name of its own for each call.
 # Left alone, erl_call is c17@host on every call, and the node sends a reply
 # to c17's pid over whatever connection c17 has at that moment. On a loaded
-# host a call that timed out (its reply still to come) made the next call
-# read that reply, and each later call the one before it (seen as a boolean
-# check reading 0). A name per call (the clock in microseconds and the
-# wrapper's pid) leaves a late reply nobody to reach. Each name is one atom
-# on the target; atoms_per_run.t allows for its two reads.
+# host a reply that came after its call had ended was read by the next
+# call, and each later call read the one before it (26 in a row in one
+# file; a boolean check read 0). A name per call (the clock in microseconds
+# and the wrapper's pid) leaves a late reply nobody to reach. Each name is
+# one atom on the target; atoms_per_run.t allows for its two reads.
 ERL_CALL="$T_DIR/erl_call"
 printf '#!/bin/bash\nexec "%s" -h "t${EPOCHREALTIME/./}_$$" "$@"\n' "$EI_BIN/erl_call" >"$ERL_CALL"
 chmod 755 "$ERL_CALL"

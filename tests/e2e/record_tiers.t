@@ -23,14 +23,14 @@ check "the header lists the tiers and the categories they bring" \
 # Each event against the rules, from its own frames: the expected tier is
 # the first code frame (leaf first) that a pattern matches. Prints
 # "name value" lines for the checks below, or "bad ..." lines.
-python3 - "$T_DIR/all.txt" > "$T_DIR/facts" <<'PY'
+python3 - "$T_DIR/all.txt" "$T_DIR/pairs" > "$T_DIR/facts" <<'PY'
 import re, sys
 tiers = [("req", r"kv_service:request/2"), ("parse", r"kv_service:parse/\d+"),
          ("handle", r"kv_service:handle/2"), ("db", r"kv_service:db/\d+")]
 working = {"running", "runnable", "garbage_collecting"}
 n = {k: 0 for k in ("events", "tier_frames", "parse_in_req", "labels", "labels_waiting",
                     "waiting_in_tier", "bad_tier", "bad_order", "bad_label")}
-seen = set()
+seen, pairs = set(), set()
 for ev in open(sys.argv[1]).read().split("\n\n"):
     lines = [l for l in ev.split("\n") if l and not l.startswith("#")]
     if not lines or "cpu-clock:" not in lines[0]:
@@ -70,9 +70,13 @@ for ev in open(sys.argv[1]).read().split("\n\n"):
         if order[-1] != "seq_trace" or (got and order[-2] != "tier"):
             n["bad_order"] += 1
             print("bad order:", order)
+        if got:
+            pairs.add(";%s;tier:%s;" % (labels[0], got[0]))
     elif comm == "waiting" and got and got[0] in ("parse", "handle", "db"):
         n["waiting_in_tier"] += 1
 print("tiers_seen", ",".join(sorted(seen)))
+# each label and tier pair, as the report's folded lines write it (root-most first)
+open(sys.argv[2], "w").write("".join(p + "\n" for p in sorted(pairs)))
 for k, v in n.items():
     print(k, v)
 PY
@@ -94,21 +98,9 @@ check "every perf-script reader rule holds (stackcollapse-perf.pl's among them)"
 # run were all runnable, none on a CPU)
 "$FLAMEPROF" report -q -f folded --status all -o "$T_DIR/ix.folded" $files
 "$FLAMEPROF" report -q --no-index -f folded --status all -o "$T_DIR/text.folded" $files
-# every label and tier pair the files hold, as the report's folded lines
-# write it (root-most first); which pairs a run catches on a CPU is chance
-# (under make check-loaded, 28 labelled samples and none in db, once)
-python3 - "$T_DIR/all.txt" > "$T_DIR/pairs" <<'PY'
-import sys
-pairs = set()
-for ev in open(sys.argv[1]).read().split("\n\n"):
-    cats = [l.strip().split(" ", 1)[1][:-len(" ([category])")] for l in ev.split("\n")[1:]
-            if l.strip().endswith("([category])")]
-    lab = [c for c in cats if c.startswith("seq_trace:")]
-    tier = [c for c in cats if c.startswith("tier:")]
-    if lab and tier:
-        pairs.add(";%s;%s;" % (lab[0], tier[0]))
-print("\n".join(sorted(pairs)))
-PY
+# every label and tier pair the files hold ($T_DIR/pairs, from the pass over
+# the events above): which pairs a run catches on a CPU is chance (under
+# make check-loaded, 28 labelled samples and none in db, once)
 drawn() { [ -s "$T_DIR/pairs" ] && while read -r p; do grep -qF -- "$p" "$T_DIR/ix.folded" || return 1; done < "$T_DIR/pairs"; }
 check "report draws the tier and label frames: each of the $(grep -c . "$T_DIR/pairs") pairs recorded" drawn
 check "... the same from the index as from the text" cmp -s <(sort "$T_DIR/ix.folded") <(sort "$T_DIR/text.folded")

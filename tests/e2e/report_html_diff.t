@@ -47,15 +47,15 @@ folded dir --status all > "$T_DIR/dir_wall.folded"
 # the frame to zoom into: the widest function of DIR's range that a zoom
 # can still widen (at most 60 % of it). Which functions a loaded machine
 # leaves on a CPU varies: fp_truth_work:fib/1 had none of its 103 samples once.
-zoom=$(python3 - "$T_DIR/dir_b.folded" <<'PY'
+zoom=$(PYTHONPATH="$ROOT/tests/report" python3 - "$T_DIR/dir_b.folded" <<'PY'
 import collections, sys
-width, total = collections.Counter(), 0
-for line in open(sys.argv[1]):
-    stack, n = line.rsplit(" ", 1)
-    total += int(n)
+from folded_sums import read_folded
+stacks = read_folded(sys.argv[1])
+width, total = collections.Counter(), sum(stacks.values())
+for stack, n in stacks.items():
     for f in set(stack.split(";")):
         if ":" in f and "/" in f and not f.split(":")[0] in ("initial_call", "name", "seq_trace", "tier"):
-            width[f] += int(n)
+            width[f] += n
 fit = [f for f, c in width.most_common() if c <= 0.6 * total]
 print(fit[0] if fit else "fp_truth_work:fib/1")
 PY

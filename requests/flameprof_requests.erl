@@ -83,7 +83,7 @@
 %%         trip), or under a token no request of this run set (or an old
 %%         one); counted in Stray, in no row
 %%       Overlap: entry calls heard of that Untraced counted too (made
-%%         between a pause's reads and the switches, see mark_calls/1)
+%%         between a pause's reads and the switches, see mark_calls/2)
 %%   {fp_req_stopped, Proto, Cleared, Left}         after the last window
 %%     Cleared: processes that carried one of our tokens at the end;
 %%     Left: those still carrying one when we gave up
@@ -110,6 +110,7 @@
 -define(TOKEN_ROUND_MS, 100).
 -define(TOKEN_QUIET_ROUNDS, 5).
 -define(DELIVERED_MS, 5000).
+-define(BRACKET_TRIES, 50).
 %% init/1 and session/2 exported, the watchdog (on_load), the guardian,
 %% tr_open/1 and the rest of where patterns and flags go
 -include("fp_trace_common.hrl").
@@ -235,18 +236,34 @@ tier_patterns(#{tier_mfas := TierMFAs, tr := Tr}, On) ->
 %% back on), with the time of the read: the calls between the read and the
 %% switch are both traced and in the pause's count, and those heard of
 %% with a trace timestamp (the same monotonic nanoseconds) between a
-%% pause's two reads are taken off the pause's count (overlap). What no
-%% read can split: a call in flight at the read (the VM stamps and sends
-%% its trace message, then counts it: at most one per scheduler), which
-%% lands on one side too many, or too few; the line under the table says
-%% how many. The stop reads after its switch off, which returns once every
-%% scheduler has passed it: every call traced was counted, and those
-%% after the switch are not traced (they are named too). At high priority
-%% the tracer does not wait behind a busy node's run queue between the
-%% switch and the read.
-mark_calls(S) ->
-    {Calls, S1} = read_calls(S),
-    {Calls, erlang:monotonic_time(nanosecond), S1}.
+%% pause's two reads are taken off the pause's count (overlap).
+%% The VM stamps a call's trace message, then counts it, and the clock
+%% cannot be read together with the counter: the counter is read on both
+%% sides of one reading of the clock (T), again until no call was counted
+%% between the two reads (at most ?BRACKET_TRIES times). The calls then
+%% split at T exactly, but for one in flight across the reads on each
+%% scheduler (stamped before T, counted after): the line under the table
+%% says how many landed on the wrong side. A pause's count starts at the
+%% read after T and ends at the read before it, so that a split left
+%% inexact (a call counted between the reads on every try) never adds to
+%% the pause's "in flight at its start": its calls are among those left
+%% to the switches. The stop reads after its switch off, which returns
+%% once every scheduler has passed it: every call traced was counted, and
+%% those after the switch are not traced (they are named too). At high
+%% priority the tracer does not wait behind a busy node's run queue
+%% between the switch and the read.
+mark_calls(S, Side) ->
+    mark_calls(S, Side, ?BRACKET_TRIES).
+
+mark_calls(S0, Side, Tries) ->
+    {Before, S1} = read_calls(S0),
+    T = erlang:monotonic_time(nanosecond),
+    {After, S} = read_calls(S1),
+    case Before =:= After orelse Tries =< 1 of
+        true when Side =:= start -> {After, T, S};
+        true -> {Before, T, S};
+        false -> mark_calls(S, Side, Tries - 1)
+    end.
 
 at_high_priority(Fun) ->
     Prio = process_flag(priority, high),
@@ -446,7 +463,7 @@ stop_tracing(S0) ->
     %% the node's count ends where tracing does
     S = at_high_priority(fun() ->
                                  entry_pattern(S0, false),
-                                 {Calls, T, S1} = mark_calls(S0),
+                                 {Calls, T, S1} = mark_calls(S0, 'end'),
                                  tier_patterns(S1, false),
                                  S1#{calls_final := Calls, final_ts := T}
                          end),
@@ -555,7 +572,7 @@ breaker(_, #{max_queue := Max} = S) ->
 %% to the resume are the pause's.
 trip(#{reqs := Reqs, backoff := B0, last_trip := Last, buf := Buf} = S0) ->
     {Calls, T, S1} = at_high_priority(fun() ->
-                                              CTS = mark_calls(S0),
+                                              CTS = mark_calls(S0, start),
                                               entry_pattern(S0, false),
                                               tier_patterns(S0, false),
                                               CTS
@@ -599,7 +616,7 @@ read_calls(#{entry := Entry, tr := Tr, calls_seen := Seen0, calls_base := Base0}
 pause_account(#{paused_until := undefined} = S) -> S;
 pause_account(#{paused_since := Since, pause_mark := Mark} = S0) ->
     Now = now_mono(),
-    {Calls, T, S} = mark_calls(S0),
+    {Calls, T, S} = mark_calls(S0, 'end'),
     bump(untraced, Calls - Mark, bump(paused_us, Now - Since, S#{paused_since := Now, pause_mark := Calls,
                                                                   pause_read := T})).
 

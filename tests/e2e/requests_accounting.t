@@ -59,9 +59,11 @@ is "$(calls_part 'in the table')" "${in_table:-0}" "flood: 'in the table' is the
 check "flood: nothing heard of and counted nowhere" sh -c "! grep -q 'counted nowhere' '$T_DIR/fp.out'"
 # every part is counted on its own; the only calls no count can place are
 # those in flight at the instant a pause begins or ends (at most one per
-# scheduler each time: stamped before the read of the count, counted after
-# it) and those between the stop's switch and its read (none: the workload
-# has finished by then)
+# scheduler each time: stamped before the clock's reading, counted after
+# the counter's; the counter is read on both sides of the clock until no
+# call was counted between, see mark_calls/2 in the agent) and those
+# between the stop's switch and its read (none: the workload has finished
+# by then)
 pauses=$(sed -n 's/^# covers .* paused tracing \([0-9]*\) time(s).*/\1/p' "$T_DIR/fp.out")
 scheds=$(rpc "$NODE" "erlang system_info [schedulers_online]")
 left=$(calls_part 'while the entry pattern was switched')

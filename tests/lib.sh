@@ -461,9 +461,10 @@ otp_release() { rpc_eval "$1" "list_to_integer(erlang:system_info(otp_release))"
 # breakpoint NODE MFA TYPE: what trace_info(MFA, TYPE) says in flameprof's
 # tracing (FP_TRACE_INFO), e.g. "{call_count, false}" when nothing is set.
 breakpoint() { rpc_eval "$1" "($FP_TRACE_INFO)($2, $3)"; }
-# rpc_eval NODE 'EXPRS': evaluates Erlang expressions on the node (erl_call
-# -e), prints the value of the last one.
-rpc_eval() { printf '%s.\n' "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout 10 -e 2>&1 | sed -E 's/^\{ok, ?(.*)\}$/\1/'; }
+# rpc_eval NODE 'EXPRS' [SECONDS]: evaluates Erlang expressions on the node
+# (erl_call -e), prints the value of the last one; the node has SECONDS to
+# answer (default 10).
+rpc_eval() { printf '%s.\n' "$2" | "$ERL_CALL" -name "$1" -c "$T_COOKIE" -timeout "${3:-10}" -e 2>&1 | sed -E 's/^\{ok, ?(.*)\}$/\1/'; }
 # traced_procs NODE: how many processes of the node carry any trace flag.
 # A process that exits between processes() and trace_info/2 reads as
 # 'undefined': only a non-empty flag list counts.

@@ -136,12 +136,18 @@ check "requests lock: no tracer is left (the refused run's module included)" wai
 # (which ends the process running it, as an earlier agent's would be) and
 # starts. (code:load_binary/3's not_purged, the refusal for old code that
 # appears between that purge and the load, is left to a race no test makes.)
-OLD="Forms = [{attribute, 1, module, $AGENT}, {attribute, 1, export, [{wait, 0}]},
-  {function, 1, wait, 0, [{clause, 1, [], [], [{'receive', 1, [{clause, 1, [{atom, 1, stop}], [], [{atom, 1, ok}]}]}]}]}],
-  {ok, M, Bin} = compile:forms(Forms), {module, M} = code:load_binary(M, \"fp_test_old\", Bin),
+# The module is compiled here, not on the node: beside two busy loops the
+# node once took over 10 s to load its compiler for compile:forms/1, the
+# test's erl_call gave up, and the deletion then ran into the next run's
+# own agent (its init undef). The rpc still gets 60 s.
+mkdir -p "$T_DIR/old"
+printf -- '-module(%s).\n-export([wait/0]).\nwait() -> receive stop -> ok end.\n' "$AGENT" >"$T_DIR/old/$AGENT.erl"
+erlc -o "$T_DIR/old" "$T_DIR/old/$AGENT.erl"
+OLD="{ok, Bin} = file:read_file(\"$T_DIR/old/$AGENT.beam\"),
+  {module, M} = code:load_binary($AGENT, \"fp_test_old\", Bin),
   register(fp_test_old, spawn(M, wait, [])), true = code:delete(M),
   {erlang:module_loaded(M), erlang:check_old_code(M)}"
-is "$(rpc_eval "$NODE" "$OLD")" "{false, true}" "old code: the agent's module deleted, its old code still run by a process"
+is "$(rpc_eval "$NODE" "$OLD" 60)" "{false, true}" "old code: the agent's module deleted, its old code still run by a process"
 fp --duration 1s -o "$T_DIR/o4" "$NODE"
 is "$FP_RC" 0 "old code: the next run purges it and starts (exit 0)"
 check "... with its file" closed_some_ok "$T_DIR/o4"

@@ -154,7 +154,6 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=al
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $(wildcard */*.h) $(B)/config.mk
 	@mkdir -p $(@D) && $(CLANG) $(FUZZ_FLAGS) $(FP_CPPFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SRC_$*) $(EI_LIBS) $(FUZZ_LIBS_$*) -lpthread
 
-# One prove run over everything, so its summary is the last line.
 # FP_WORKLOADS and FP_EI_BIN: what every test script would otherwise work out
 # again (tests/lib.sh): the workloads compiled once, erl_interface's bin.
 TEST_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -167,8 +166,22 @@ $(B)/tests/ebin/.stamp: $(WORKLOADS)
 	erlc -o $(B)/tests/ebin $(WORKLOADS)
 	touch $@
 check check-unit check-e2e check-long check-fuzz: WERROR ?= 1
+# Two prove runs. The first runs CHECK_JOBS test files at a time (2 by
+# default, one per core of CI's machine): every test has its own scratch
+# directory, epmd port, node names and cookie (tests/lib.sh), and most of a
+# test's time is waiting on its nodes, so two at once took the tests from
+# 762 s to about 500 s. The second runs, one after the other and with
+# nothing beside them, the files marked "# check: alone" in their first
+# lines: those that compare what flameprof saw with an instrument over the
+# same seconds (perf, the workload's own clocks), where another test's CPU
+# would be part of what they measure. Both run, whatever the first says.
+CHECK_JOBS ?= 2
+ALONE_TESTS := $(shell grep -l '^\# check: alone' tests/e2e/*.t)
+SHARED_TESTS = $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t) $(filter-out $(ALONE_TESTS),$(wildcard tests/e2e/*.t))
 check: deps-check $(B)/flameprof $(B)/ixgen $(B)/obj/bench/pipeline.o $(TESTS:%=$(B)/tests/%) $(B)/tests/ebin/.stamp check-fuzz
-	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t) $(wildcard tests/e2e/*.t)
+	@rc=0; $(TEST_ENV) $(PROVE) -j$(CHECK_JOBS) $(SHARED_TESTS) || rc=1; \
+	echo "check: the files marked '# check: alone', one at a time:"; \
+	$(TEST_ENV) $(PROVE) $(ALONE_TESTS) || rc=1; exit $$rc
 # The same tests on a busy machine (scripts/check-loaded.sh): whatever CI's
 # machine is doing beside it, a test fails only when flameprof is wrong.
 check-loaded:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# check: alone (the burst's share of the rounds, which the host's other work changes; Makefile)
 # Sampling that does not alias with periodic work (issue 19, point 3): each
 # round falls at a random point of its period. On a process that works
 # for 3 ms of every 10 ms (fp_burst, 100 Hz):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# check: alone (the share of a scheduler each spinner gets, which the host's other work changes; Makefile)
 # Runnable is not running (issue 33): on a node of one scheduler (+S 1:1)
 # five processes that never wait (fp_busy:start(4): four burn_cpu/1 and
 # a deep_loop/0) each run a fifth of the time and wait in the run queue the

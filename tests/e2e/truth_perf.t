@@ -1,4 +1,5 @@
 #!/bin/bash
+# check: alone (perf's samples and flameprof's over the same seconds: another test's CPU would be in both; Makefile)
 # The truth of the on-CPU picture (issue 33), measured against an instrument
 # none of us wrote: Linux perf, sampling the node's scheduler threads on a
 # CPU (cpu-clock), with the node started with +JPperf true so that its JIT

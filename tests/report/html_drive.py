@@ -126,6 +126,12 @@ class Page:
             raise RuntimeError("evaluate %s: %s" % (expr, r["exceptionDetails"].get("text")))
         return r.get("result", {}).get("value")
 
+    def settle(self):
+        """Waits out a redraw the page has pending: a screenshot resizes the
+        viewport, and the page redraws 100 ms after a resize (its debounce),
+        so a point read right after one may be where a frame was before."""
+        self.eval("new Promise(r => setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(r)), 150))")
+
     def mouse(self, kind, x, y, pressed=False):
         p = {"type": kind, "x": x, "y": y, "button": "left" if kind != "mouseMoved" or pressed else "none",
              "buttons": 1 if pressed else 0, "clickCount": 1}
@@ -236,11 +242,21 @@ def drive(b, page_path, outdir, steps):
                       " s.dispatchEvent(new Event('input')); })()")
         if steps.get("zoom"):
             name = json.dumps(steps["zoom"])
+            page.settle()
             p = page.eval("window.FP.framePoint(%s)" % name)
-            out["zoom"] = {"found": bool(p)}
-            if p:
+            out["zoom"] = {"found": bool(p), "clicks": 0}
+            # a click that found the page mid-redraw (seen once with two
+            # tests beside each other: 167 px -> 167 px, nothing zoomed) is
+            # made again where the frame is now, at most three in all
+            while p and out["zoom"]["clicks"] < 3:
+                out["zoom"]["clicks"] += 1
                 page.click_at(p["x"], p["y"])
                 out["zoom"]["zoomed"] = page.eval("window.FP.zoomed()")
+                if out["zoom"]["zoomed"]:
+                    break
+                page.settle()
+                p = page.eval("window.FP.framePoint(%s)" % name) or p
+            if p:
                 after = page.eval("window.FP.framePoint(%s)" % name)
                 out["zoom"]["width_before"] = p["w"]
                 out["zoom"]["width_after"] = after["w"] if after else 0

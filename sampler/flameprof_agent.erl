@@ -163,9 +163,12 @@
             node_busy = false,    % the schedulers were busy at the last check
             sched = 0,            % the scheduler the coordinator is bound to (0: none), see move/2
             waits = #{},          % target pid => the stack it was last seen waiting at
-            %% worker pid => how often the status pass read its target
-            %% running (halved every ?RAN_HALF rounds): the weights of
-            %% the draw in displaced/2
+            %% target pid => {status code, stack id drawn} of its last sample
+            %% (drawable/2), kept whatever the status, where `last` is not
+            prior = #{},
+            %% worker pid => #{scheduler => how often the status pass, made
+            %% on that scheduler, read its target running} (halved every
+            %% ?RAN_HALF rounds): the weights of the draw in displaced/2
             ran = #{},
             sched_wall}).         % statistics(scheduler_wall_time) at win_start
 
@@ -536,7 +539,8 @@ drop_worker(W, S) ->
             unlink(W),
             S#s{workers = Ws, by_target = maps:remove(T, S#s.by_target),
                 busy = maps:remove(W, S#s.busy), last = maps:remove(T, S#s.last),
-                waits = maps:remove(T, S#s.waits), ran = maps:remove(W, S#s.ran)};
+                waits = maps:remove(T, S#s.waits), prior = maps:remove(T, S#s.prior),
+                ran = maps:remove(W, S#s.ran)};
         error -> S
     end.
 
@@ -665,14 +669,24 @@ statuses(Part, Workers) ->
 %% perf sees it: the draw is weighted by them (plus one, so that where no
 %% read can find anyone running, +S 1, the draw is even), and they are
 %% halved every ?RAN_HALF rounds to follow a node whose work changes.
+%%
+%% Only the reads of the passes made on other schedulers count: a pass on
+%% this one displaced the process that runs here, so its reads found every
+%% process but that one running. Counted in, they drew the picture towards
+%% an even share: three spinners on two schedulers, one of them alone on
+%% its scheduler with half the CPU (perf: its module 0.50 of the Erlang
+%% samples), were drawn at 0.37 and the other two above their share
+%% (module distance 0.13-0.14 in 2 of 4 runs). With two schedulers the
+%% reads on the other one are exactly those of the processes that run on
+%% this one; with more, they still leave out the reads that cannot be its.
 displaced(Read, S0) ->
-    S = ran(Read, S0),
+    Here = erlang:system_info(scheduler_id),
+    S = ran(Read, Here, S0),
     %% the targets that can be the one displaced first: most rounds of a node
     %% that is not saturated have none, and read no run queue at all
     case [W || {W, _, runnable} <- Read, drawable(W, S)] of
         [] -> {Read, S};
         Runnable ->
-            Here = erlang:system_info(scheduler_id),
             Queues = lists:sublist(erlang:statistics(run_queue_lengths),
                                    erlang:system_info(schedulers)),
             N = length(Runnable),
@@ -680,7 +694,7 @@ displaced(Read, S0) ->
                 andalso rand:uniform() * max(N, lists:sum(Queues)) < N of
                 false -> {Read, S};
                 true ->
-                    Out = weighted(Runnable, S#s.ran),
+                    Out = weighted(Runnable, Here, S#s.ran),
                     {[case E of
                           {Out, Info, runnable} -> {Out, Info, running};
                           _ -> E
@@ -688,22 +702,33 @@ displaced(Read, S0) ->
             end
     end.
 
-%% Counts the targets this pass read running, halving every count now and then.
-ran(Read, S) ->
+%% Counts the targets this pass read running, by the scheduler the pass ran
+%% on (worker => #{Scheduler => Count}), halving every count now and then.
+ran(Read, Here, S) ->
     Ran0 = case S#s.round rem ?RAN_HALF of
-               0 -> maps:filtermap(fun(_, C) when C >= 2 -> {true, C div 2};
-                                      (_, _) -> false
+               0 -> maps:filtermap(fun(_, ByS) ->
+                                           case maps:filtermap(fun(_, C) when C >= 2 -> {true, C div 2};
+                                                                  (_, _) -> false
+                                                               end, ByS) of
+                                               H when map_size(H) =:= 0 -> false;
+                                               H -> {true, H}
+                                           end
                                    end, S#s.ran);
                _ -> S#s.ran
            end,
-    Ran = lists:foldl(fun({W, _, running}, M) -> maps:update_with(W, fun(C) -> C + 1 end, 1, M);
+    Ran = lists:foldl(fun({W, _, running}, M) ->
+                              maps:update_with(W, fun(ByS) -> maps:update_with(Here, fun(C) -> C + 1 end, 1, ByS) end,
+                                               #{Here => 1}, M);
                          (_, M) -> M
                       end, Ran0, Read),
     S#s{ran = Ran}.
 
-%% One of Ws, each with the weight of its count in Ran plus one.
-weighted(Ws, Ran) ->
-    Weights = [{W, maps:get(W, Ran, 0) + 1} || W <- Ws],
+%% One of Ws, each with the weight of its count in Ran on the schedulers
+%% other than Here, plus one.
+weighted(Ws, Here, Ran) ->
+    Weights = [{W, maps:fold(fun(K, C, A) when K =/= Here -> A + C;
+                                (_, _, A) -> A
+                             end, 1, maps:get(W, Ran, #{}))} || W <- Ws],
     pick(rand:uniform(lists:sum([C || {_, C} <- Weights])), Weights).
 
 pick(K, [{W, C} | _]) when K =< C -> W;
@@ -713,12 +738,19 @@ pick(K, [{_, C} | Rest]) -> pick(K - C, Rest).
 %% its time slice was cut. A target just woken has not run yet and its stack
 %% is the receive it waited in: taken for the displaced one, a service's
 %% clients woken by their timers were written running at timer:sleep/1. So
-%% only a target read runnable at its last sample too, and not at the stack
-%% it was last seen waiting at, can be the one put back.
+%% only a target whose last sample found it on a CPU or in a run queue, at
+%% a stack that is not the one it was last seen waiting at (nor run to its
+%% receive, [ran_to_receive]), can be the one put back. Running counts: a
+%% rule that asked for runnable alone left out, in the first round of the
+%% coordinator on a scheduler, the process it displaced there, which the
+%% rounds on the other scheduler had read running, and every other round
+%% after it, once it had been put back (three spinners on two schedulers:
+%% the one alone on its scheduler, half the CPU by perf, drawn at 0.40).
 drawable(W, S) ->
     {T, _, _} = maps:get(W, S#s.workers),
-    case S#s.last of
-        #{T := {_, _, StackId, _, 1}} -> maps:get(T, S#s.waits, none) =/= StackId;
+    case S#s.prior of
+        #{T := {St, StackId}} when St =< 1; St =:= 3 ->
+            StackId =/= 0 andalso maps:get(T, S#s.waits, none) =/= StackId;
         _ -> false
     end.
 
@@ -945,7 +977,8 @@ take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
             {LabelId, S3} = label_id(LabelRef, S2),
             {Drawn1, Waits} = at_receive(Target, St, StackId, Drawn, S3#s.waits),
             {S3#s{samples = S3#s.samples + 1, waits = Waits,
-                  last = remember(Target, St, StackId, Metrics, Kind, S3#s.last)},
+                  last = remember(Target, St, StackId, Metrics, Kind, S3#s.last),
+                  prior = maps:put(Target, {St, Drawn1}, S3#s.prior)},
              {T, Idx, St, Drawn1, LabelId, Metrics}};
         _ -> {S, none}
     end.
@@ -1045,7 +1078,7 @@ reset(S) ->
     %% late samples still pending name ids the C side is about to forget
     Dicts = maps:with(maps:keys(Procs), S#s.dicts),
     S#s{next_id = 1, defs = [reset], reset_round = S#s.round - 1, pending = [], dicts = Dicts,
-        last = #{}, waits = #{},
+        last = #{}, waits = #{}, prior = #{},
         procs = Procs, workers = Ws, next_proc = lists:max([0 | maps:values(Procs)]) + 1}.
 
 %% ---------------------------------------------------------------- sending

@@ -141,7 +141,7 @@ say(m and m["covered"] == cov and m["total"] == sum(db.values()) and ("%.2f%%" %
     "search in diff mode: the matched share of DIR's range is the folded stacks' (%s of %s: %s)" % (cov, sum(db.values()), m and m["text"]))
 z = j2["zoom"]
 say(z["found"] and z.get("zoomed") == zoom and z.get("width_after", 0) > 1.5 * z.get("width_before", 1),
-    "a click on %s zooms into it in diff mode (%.0f px -> %.0f px, clicks: %s)" % (zoom, z.get("width_before", 0), z.get("width_after", 0), z.get("clicks")))
+    "a click on %s zooms into it in diff mode (%.0f px -> %.0f px)" % (zoom, z.get("width_before", 0), z.get("width_after", 0)))
 say(z.get("after_escape") is None, "Escape resets the zoom")
 
 # merged, wall-clock: --status all of both, category frames taken out

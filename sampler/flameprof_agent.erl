@@ -706,14 +706,9 @@ displaced(Read, S0) ->
 %% on (worker => #{Scheduler => Count}), halving every count now and then.
 ran(Read, Here, S) ->
     Ran0 = case S#s.round rem ?RAN_HALF of
-               0 -> maps:filtermap(fun(_, ByS) ->
-                                           case maps:filtermap(fun(_, C) when C >= 2 -> {true, C div 2};
-                                                                  (_, _) -> false
-                                                               end, ByS) of
-                                               H when map_size(H) =:= 0 -> false;
-                                               H -> {true, H}
-                                           end
-                                   end, S#s.ran);
+               %% a count that halves to 0 weighs what a missing one does;
+               %% drop_worker/2 takes a worker's counts with it
+               0 -> maps:map(fun(_, ByS) -> maps:map(fun(_, C) -> C div 2 end, ByS) end, S#s.ran);
                _ -> S#s.ran
            end,
     Ran = lists:foldl(fun({W, _, running}, M) ->

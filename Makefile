@@ -62,7 +62,7 @@ FUZZ_SRC_index += report/rep_names.c common/names.c
 FUZZ_SRC_calls  = calls/calls_decode.c node/term_check.c tracer/tracer_proto.c calls/calls_out.c common/text.c common/ctl_escape.c
 FUZZ_SRC_requests = requests/requests_decode.c node/term_check.c tracer/tracer_proto.c requests/req_table.c requests/hist.c common/text.c common/ctl_escape.c
 FUZZ_LIBS_requests = -lm
-FUZZ_SRC_rex    = node/rex_reply.c node/term_check.c
+FUZZ_SRC_rex    = node/rex_reply.c node/packet.c node/term_check.c
 FUZZ_SRC_epmd   = node/epmd_reply.c
 FUZZ     = decode format index calls requests rex epmd
 

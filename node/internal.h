@@ -44,10 +44,9 @@ struct node_s {
  * enum node_err with s->err set. */
 int node_epmd_port(node_t *s, const char *alive, struct in_addr *addr, long long deadline_ms);
 
-/* How long the rest of a packet may take once its length has arrived: ei
- * loses the part it has read when a read times out halfway, and the
- * connection cannot be read after that, so a packet is read whole, not
- * within the caller's (often short) wait. */
+/* How long the rest of a packet may go without a byte once it has begun:
+ * a packet read halfway leaves the connection unreadable, so it is read
+ * whole, not within the caller's (often short) wait. */
 #define NODE_PACKET_MS 10000
 
 /* rex.c: receives one message (at most NODE_MAX_MSG bytes, else

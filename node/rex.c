@@ -8,9 +8,10 @@
  * held for node_next(), up to a bound. Every wait has a deadline; ei's
  * "0 means forever" is never passed.
  *
- * Nothing a node sends is trusted (doc/security.md): ei grows its buffer
- * to whatever length a packet announces, so the length is peeked first and
- * a packet over NODE_MAX_MSG ends the run; every rex reply is opened by
+ * Nothing a node sends is trusted (doc/security.md): packets are read here,
+ * not by ei (which grows its buffer to whatever length a packet announces):
+ * a packet over NODE_MAX_MSG ends the run before anything is allocated for
+ * it, and its control message is read by packet.c; every rex reply is opened by
  * node_rex_reply_open() (term_check, then {rex, R}) and read with the sized
  * readers of rex_reply.h.
  */
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <sys/socket.h>
 #include "internal.h"
+#include "packet.h"
 
 static unsigned left_ms(long long deadline_ms)
 {
@@ -29,42 +31,99 @@ static unsigned left_ms(long long deadline_ms)
 	return left < 1 ? 1 : (unsigned)left;
 }
 
-/* Waits for the next packet and checks the length it announces before ei
- * reads it. @return 1 go on (a packet within the bound, or the end of the
- * connection for ei to report), 0 timeout, <0 error. */
-static int next_packet_fits(node_t *s, long long deadline_ms)
+static int lost(node_t *s, int err)
 {
-	for (;;) {
-		long long left = deadline_ms - fp_mono_ms();
+	return node_errf(s, NODE_ERR_LOST, "lost the connection to '%s' (%s); the node went down or closed it",
+			 s->node, err ? strerror(err) : "closed");
+}
+
+/* Reads n bytes into buf, each as soon as it arrives: bytes left unread
+ * in the kernel can stop the node from sending the rest (packet.c says
+ * how). Before the first byte of a packet (begun 0) the wait ends at
+ * deadline_ms; once a packet has begun it is read whole, and the wait ends
+ * only when nothing arrives for NODE_PACKET_MS. @return 1 read, 0 nothing
+ * arrived by deadline_ms, or a negative node_err. */
+static int read_exact(node_t *s, char *buf, size_t n, long long deadline_ms, int begun)
+{
+	size_t got = 0;
+	long long until = begun ? fp_mono_ms() + NODE_PACKET_MS : deadline_ms;
+	while (got < n) {
+		long long left = until - fp_mono_ms();
 		if (left <= 0)
-			return 0;
+			return begun ? node_errf(s, NODE_ERR_LOST,
+						 "'%s' stopped sending halfway through a message for %d s; the connection cannot be read after that",
+						 s->node, NODE_PACKET_MS / 1000)
+				     : 0;
 		struct pollfd p = { s->fd, POLLIN, 0 };
-		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (r < 0 && errno == EINTR)
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno != EINTR)
+			return lost(s, errno);
+		if (r <= 0)
 			continue;
-		if (r < 0)
-			return 1; /* ei meets the same failure and reports it */
-		if (r == 0)
-			continue; /* the deadline is checked above */
-		unsigned char h[4];
-		ssize_t n = recv(s->fd, h, sizeof h, MSG_PEEK | MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
-			continue;
-		if (n < (ssize_t)sizeof h && n > 0) {
-			/* a length cut across two segments: the rest is on its way */
-			struct timespec pause = { 0, 1000 * 1000 };
-			nanosleep(&pause, NULL);
-			continue;
+		ssize_t k = recv(s->fd, buf + got, n - got, MSG_DONTWAIT);
+		if (k == 0)
+			return lost(s, 0);
+		if (k < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				continue;
+			return lost(s, errno);
 		}
-		if (n <= 0)
-			return 1;
-		uint32_t len = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
-		if (len > NODE_MAX_MSG)
-			return node_errf(s, NODE_ERR_PROTO,
-				    "'%s' sent a message of %u bytes, more than flameprof accepts (%d MiB); the node is not behaving as an Erlang node should",
-				    s->node, (unsigned)len, NODE_MAX_MSG >> 20);
-		return 1;
+		got += (size_t)k;
+		begun = 1;
+		until = fp_mono_ms() + NODE_PACKET_MS;
 	}
+	return 1;
+}
+
+/* Writes all of buf (a tick's answer, an unlink's), or fails. */
+static int write_all(node_t *s, const char *buf, size_t n)
+{
+	size_t put = 0;
+	long long until = fp_mono_ms() + NODE_PACKET_MS;
+	while (put < n) {
+		long long left = until - fp_mono_ms();
+		if (left <= 0)
+			return node_errf(s, NODE_ERR_LOST, "'%s' stopped reading what flameprof sends for %d s",
+					 s->node, NODE_PACKET_MS / 1000);
+		struct pollfd p = { s->fd, POLLOUT, 0 };
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno != EINTR)
+			return lost(s, errno);
+		if (r <= 0)
+			continue;
+		ssize_t k = send(s->fd, buf + put, n - put, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (k < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				continue;
+			return lost(s, errno);
+		}
+		put += (size_t)k;
+	}
+	return 0;
+}
+
+/* {UNLINK_ID_ACK, Id, To, From}: what ei answers to an unlink. */
+static int ack_unlink(node_t *s, const char *id, size_t id_len, const erlang_msg *m)
+{
+	ei_x_buff a;
+	static const char head[5] = { 0, 0, 0, 0, ERL_PASS_THROUGH };
+	if (ei_x_new(&a) < 0)
+		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+	int r = ei_x_append_buf(&a, head, sizeof head) < 0 || ei_x_encode_version(&a) < 0 ||
+			ei_x_encode_tuple_header(&a, 4) < 0 || ei_x_encode_long(&a, 36) < 0 ||
+			ei_x_append_buf(&a, id, (int)id_len) < 0 || ei_x_encode_pid(&a, &m->to) < 0 ||
+			ei_x_encode_pid(&a, &m->from) < 0
+		? node_errf(s, NODE_ERR_NOMEM, "out of memory")
+		: 0;
+	if (r == 0) {
+		uint32_t n = (uint32_t)a.index - 4;
+		unsigned char *b = (unsigned char *)a.buff;
+		b[0] = (unsigned char)(n >> 24), b[1] = (unsigned char)(n >> 16), b[2] = (unsigned char)(n >> 8),
+		b[3] = (unsigned char)n;
+		r = write_all(s, a.buff, (size_t)a.index);
+	}
+	ei_x_free(&a);
+	return r;
 }
 
 /* A process of the node linked to ours has ended (an agent links its
@@ -94,37 +153,53 @@ static int exit_as_message(ei_x_buff *x, const erlang_msg *msg)
 int node_recv_one(node_t *s, ei_x_buff *x, erlang_msg *msg, long long deadline_ms)
 {
 	for (;;) {
-		if (fp_mono_ms() >= deadline_ms)
-			return 0;
-		int fits = next_packet_fits(s, deadline_ms);
-		if (fits <= 0)
-			return fits;
+		unsigned char h[4];
+		int r = read_exact(s, (char *)h, sizeof h, deadline_ms, 0);
+		if (r <= 0)
+			return r;
+		s->last_rx_ms = fp_mono_ms();
+		uint32_t len = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+		if (len == 0) { /* a tick: answered, as ei answers it */
+			static const char tock[4];
+			if ((r = write_all(s, tock, sizeof tock)) < 0)
+				return r;
+			continue;
+		}
+		if (len > NODE_MAX_MSG)
+			return node_errf(s, NODE_ERR_PROTO,
+				    "'%s' sent a message of %u bytes, more than flameprof accepts (%d MiB); the node is not behaving as an Erlang node should",
+				    s->node, (unsigned)len, NODE_MAX_MSG >> 20);
+		if ((size_t)x->buffsz < len) {
+			char *b = realloc(x->buff, len);
+			if (!b)
+				return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+			x->buff = b;
+			x->buffsz = (int)len;
+		}
 		x->index = 0;
-		int r = ei_xreceive_msg_tmo(s->fd, msg, x, NODE_PACKET_MS);
-		if (r == ERL_TICK) {
-			s->last_rx_ms = fp_mono_ms();
+		if ((r = read_exact(s, x->buff, len, deadline_ms, 1)) < 0)
+			return r;
+		s->last_rx_ms = fp_mono_ms();
+		struct node_packet p;
+		int kind = node_packet_open(x->buff, len, &p);
+		if (kind < 0)
+			return node_errf(s, NODE_ERR_PROTO,
+				    "'%s' sent a distribution packet that is not one; the node is not behaving as an Erlang node should",
+				    s->node);
+		if (kind == NODE_PACKET_UNLINK_ID) {
+			if ((r = ack_unlink(s, x->buff + p.id_at, p.id_len, &p.msg)) < 0)
+				return r;
 			continue;
 		}
-		if (r == ERL_MSG) {
-			s->last_rx_ms = fp_mono_ms();
-			if (msg->msgtype == ERL_SEND || msg->msgtype == ERL_REG_SEND)
-				return 1;
-			if (msg->msgtype == ERL_EXIT) {
-				if (exit_as_message(x, msg) < 0)
-					return node_errf(s, NODE_ERR_NOMEM, "out of memory");
-				return 1;
-			}
+		if (kind == NODE_PACKET_SIGNAL || (p.msg.msgtype != ERL_SEND && p.msg.msgtype != ERL_REG_SEND &&
+						   p.msg.msgtype != ERL_EXIT))
 			continue; /* links, exit/2, monitors: nothing of ours */
-		}
-		if (erl_errno == ETIMEDOUT)
-			return node_errf(s, NODE_ERR_LOST,
-				    "'%s' stopped sending halfway through a message for %d s; the connection cannot be read after that",
-				    s->node, NODE_PACKET_MS / 1000);
-		if (erl_errno == EAGAIN || erl_errno == EINTR)
-			continue;
-		return node_errf(s, NODE_ERR_LOST,
-			    "lost the connection to '%s' (%s); the node went down or closed it",
-			    s->node, erl_errno == EIO ? "closed" : strerror(erl_errno));
+		*msg = p.msg;
+		memmove(x->buff, x->buff + p.payload_at, len - p.payload_at);
+		x->index = (int)(len - p.payload_at);
+		if (kind == NODE_PACKET_EXIT && exit_as_message(x, msg) < 0)
+			return node_errf(s, NODE_ERR_NOMEM, "out of memory");
+		return 1;
 	}
 }
 

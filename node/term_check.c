@@ -150,12 +150,17 @@ static int term(struct walk *w, int depth)
 	}
 }
 
-int node_term_check(const char *buf, size_t len)
+long node_term_size(const char *buf, size_t len)
 {
 	struct walk w = { (const unsigned char *)buf, len };
 	if (take(&w, 1) < 0 || w.p[-1] != 131)
 		return -1;
 	if (term(&w, 0) < 0)
 		return -1;
-	return w.left == 0 ? 0 : -1;
+	return (long)(len - w.left);
+}
+
+int node_term_check(const char *buf, size_t len)
+{
+	return node_term_size(buf, len) == (long)len ? 0 : -1;
 }

@@ -2,13 +2,15 @@
  * fuzz_rex.c - libFuzzer over rex replies (node/rex_reply.c): whatever
  * a node's rex answers, node_rex_reply_open() refuses it or every reader reads
  * it within its bytes and its buffers, without a crash, a leak or an
- * over-read.
+ * over-read. The same bytes as a distribution packet (node/packet.c): its
+ * control message is refused or read within them.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_input.h"
+#include "../../node/packet.h"
 #include "../../node/rex_reply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -35,6 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)node_rex_reply_loaded(&r, atom, sizeof atom);
 		(void)node_rex_reply_bare_lock(&r, &pid);
 	}
+	struct node_packet p;
+	int kind = node_packet_open(buf, size, &p);
+	if (kind >= 0 && (p.payload_at > size || p.id_at + p.id_len > size))
+		abort(); /* what it points at lies outside the packet */
 	free(buf);
 	return 0;
 }

@@ -1,6 +1,8 @@
 %% make_corpus_replies - seeds for fuzz_rex and fuzz_epmd: each rex reply
 %% flameprof reads ({rex, R} as the node sends it, term_to_binary) and
-%% epmd's answers as bytes on the wire. Run by make_corpus.sh (a node of
+%% epmd's answers as bytes on the wire; and distribution packets as the
+%% node sends them to flameprof (pass-through, control message, message),
+%% which fuzz_rex also reads. Run by make_corpus.sh (a node of
 %% its own, so pids and refs carry a real node name).
 -module(make_corpus_replies).
 -export([main/1]).
@@ -19,6 +21,13 @@ main([RexDir, EpmdDir]) ->
            {scan, {ok, [{atom, 1, a}, {dot, 1}], 2}}],
     [ok = file:write_file(filename:join(RexDir, atom_to_list(N) ++ ".bin"),
                           term_to_binary({rex, R})) || {N, R} <- Rex],
+    Packets = [{packet_send, {2, '', Pid}, {rex, "25"}},
+               {packet_reg_send, {6, Pid, '', fp_junk}, {junk, 1}},
+               {packet_exit, {3, Pid, Pid, killed}, none},
+               {packet_unlink_id, {35, 1234567, Pid, Pid}, none}],
+    [ok = file:write_file(filename:join(RexDir, atom_to_list(N) ++ ".bin"),
+                          [$p, term_to_binary(C) | [term_to_binary(M) || M =/= none]])
+     || {N, C, M} <- Packets],
     Port = <<119, 0, 16#9c, 16#41, 77, 0, 0, 6, 0, 5, 0, 3, "app", 0, 0>>,
     Names = <<0, 0, 16#11, 16#11, "name app at port 40001\nname flameprof_root at port 40002\n">>,
     Epmd = [{port, Port}, {port_unknown, <<119, 1>>}, {names, Names},

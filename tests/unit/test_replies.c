@@ -1,7 +1,8 @@
 /*
  * test_replies.c - what a node, its epmd and the cookie file can hand
  * flameprof, without a node: rex replies (node/rex_reply.c), epmd's
- * answers (node/epmd_reply.c), text for the terminal
+ * answers (node/epmd_reply.c), distribution packets' control messages
+ * (node/packet.c), text for the terminal
  * (common/ctl_escape.c) and the cookie file's rules (node/cookie.c).
  * Each hostile case is refused within its buffer; ASan watches the rest.
  */
@@ -21,6 +22,7 @@
 #include "../../node/epmd_reply.h"
 #include "../../node/rex_reply.h"
 #include "../../node/node.h"
+#include "../../node/packet.h"
 
 
 /* {rex, R} with R encoded by the caller after this. */
@@ -271,12 +273,135 @@ static void test_cookie(void)
 	rmdir(dir);
 }
 
+/* A packet as the node sends it, without its length: pass-through, the
+ * control message ctl (with its version byte), then payload, if any. */
+static char *packet(const ei_x_buff *ctl, const ei_x_buff *payload, size_t *len)
+{
+	*len = 1 + (size_t)ctl->index + (payload ? (size_t)payload->index : 0);
+	char *b = malloc(*len);
+	if (!b)
+		abort();
+	b[0] = ERL_PASS_THROUGH;
+	memcpy(b + 1, ctl->buff, (size_t)ctl->index);
+	if (payload)
+		memcpy(b + 1 + ctl->index, payload->buff, (size_t)payload->index);
+	return b;
+}
+
+static void pid_of(erlang_pid *p, unsigned num)
+{
+	memset(p, 0, sizeof *p);
+	snprintf(p->node, sizeof p->node, "app@host");
+	p->num = num;
+	p->creation = 3;
+}
+
+static void test_packets(void)
+{
+	erlang_pid a, b;
+	pid_of(&a, 11);
+	pid_of(&b, 22);
+	ei_x_buff ctl, msg;
+	struct node_packet p;
+	size_t len;
+	char *pk;
+
+	E(ei_x_new_with_version(&msg));
+	tup(&msg, 2); atom(&msg, "rex"); atom(&msg, "ok");
+
+	/* {SEND, '', To} then the message */
+	E(ei_x_new_with_version(&ctl));
+	tup(&ctl, 3); lng(&ctl, ERL_SEND); atom(&ctl, ""); E(ei_x_encode_pid(&ctl, &b));
+	pk = packet(&ctl, &msg, &len);
+	is_int(node_packet_open(pk, len, &p), NODE_PACKET_MESSAGE, "SEND: a message");
+	ok(p.msg.msgtype == ERL_SEND && p.msg.to.num == 22, "SEND: to its pid");
+	ok(len - p.payload_at == (size_t)msg.index && memcmp(pk + p.payload_at, msg.buff, (size_t)msg.index) == 0,
+	   "SEND: the message follows, whole");
+	/* every cut of the control message is refused within its bytes */
+	int refused = 0;
+	for (size_t cut = 0; cut <= (size_t)ctl.index; cut++) {
+		char *c = malloc(cut + 1);
+		memcpy(c, pk, cut + 1);
+		refused += node_packet_open(c, cut + 1, &p) < 0;
+		free(c);
+	}
+	is_int(refused, ctl.index, "SEND: each of its %d cuts refused", ctl.index);
+	free(pk);
+	ei_x_free(&ctl);
+
+	/* {REG_SEND, From, '', Name}, and the traced {SEND_TT, '', To, Token} */
+	E(ei_x_new_with_version(&ctl));
+	tup(&ctl, 4); lng(&ctl, ERL_REG_SEND); E(ei_x_encode_pid(&ctl, &a)); atom(&ctl, ""); atom(&ctl, "fp_junk");
+	pk = packet(&ctl, &msg, &len);
+	is_int(node_packet_open(pk, len, &p), NODE_PACKET_MESSAGE, "REG_SEND: a message");
+	ok(p.msg.msgtype == ERL_REG_SEND && p.msg.from.num == 11 && strcmp(p.msg.toname, "fp_junk") == 0,
+	   "REG_SEND: from its pid, to its name");
+	free(pk);
+	ei_x_free(&ctl);
+	E(ei_x_new_with_version(&ctl));
+	tup(&ctl, 4); lng(&ctl, ERL_SEND_TT); atom(&ctl, ""); E(ei_x_encode_pid(&ctl, &b));
+	tup(&ctl, 5); lng(&ctl, 0); lng(&ctl, 1); lng(&ctl, 2); E(ei_x_encode_pid(&ctl, &a)); lng(&ctl, 3);
+	pk = packet(&ctl, &msg, &len);
+	is_int(node_packet_open(pk, len, &p), NODE_PACKET_MESSAGE, "SEND_TT: a message");
+	ok(p.msg.msgtype == ERL_SEND && len - p.payload_at == (size_t)msg.index, "SEND_TT: read as SEND, past its token");
+	free(pk);
+	ei_x_free(&ctl);
+
+	/* {EXIT, From, To, Reason}: the reason, without a version byte */
+	E(ei_x_new_with_version(&ctl));
+	tup(&ctl, 4); lng(&ctl, ERL_EXIT); E(ei_x_encode_pid(&ctl, &a)); E(ei_x_encode_pid(&ctl, &b)); atom(&ctl, "killed");
+	pk = packet(&ctl, NULL, &len);
+	is_int(node_packet_open(pk, len, &p), NODE_PACKET_EXIT, "EXIT: an exit");
+	int at = 0;
+	char reason[16];
+	ok(p.msg.from.num == 11 && ei_decode_atom(pk + p.payload_at, &at, reason) == 0 &&
+	   strcmp(reason, "killed") == 0 && p.payload_at + (size_t)at == len, "EXIT: from its pid, its reason last");
+	free(pk);
+	ei_x_free(&ctl);
+
+	/* {UNLINK_ID, Id, From, To}: Id kept for the answer; a link is a signal */
+	E(ei_x_new_with_version(&ctl));
+	tup(&ctl, 4); lng(&ctl, 35); lng(&ctl, 1234567); E(ei_x_encode_pid(&ctl, &a)); E(ei_x_encode_pid(&ctl, &b));
+	pk = packet(&ctl, NULL, &len);
+	is_int(node_packet_open(pk, len, &p), NODE_PACKET_UNLINK_ID, "UNLINK_ID: to be answered");
+	long id = 0;
+	at = 0;
+	ok(p.id_len == 5 && ei_decode_long(pk + p.id_at, &at, &id) == 0 && id == 1234567 && p.msg.to.num == 22,
+	   "UNLINK_ID: its Id, and whom it unlinks");
+	free(pk);
+	ei_x_free(&ctl);
+	E(ei_x_new_with_version(&ctl));
+	tup(&ctl, 3); lng(&ctl, ERL_LINK); E(ei_x_encode_pid(&ctl, &a)); E(ei_x_encode_pid(&ctl, &b));
+	pk = packet(&ctl, NULL, &len);
+	is_int(node_packet_open(pk, len, &p), NODE_PACKET_SIGNAL, "LINK: a signal, nothing of ours");
+	pk[0] = 'q';
+	is_int(node_packet_open(pk, len, &p), -1, "no pass-through byte: refused");
+	free(pk);
+	ei_x_free(&ctl);
+
+	/* a SEND with a pid where its cookie goes, a type that is not a number */
+	E(ei_x_new_with_version(&ctl));
+	tup(&ctl, 3); lng(&ctl, ERL_SEND); E(ei_x_encode_pid(&ctl, &a)); E(ei_x_encode_pid(&ctl, &b));
+	pk = packet(&ctl, &msg, &len);
+	is_int(node_packet_open(pk, len, &p), -1, "SEND with a pid for its cookie: refused");
+	free(pk);
+	ei_x_free(&ctl);
+	E(ei_x_new_with_version(&ctl));
+	tup(&ctl, 3); atom(&ctl, "send"); atom(&ctl, ""); E(ei_x_encode_pid(&ctl, &b));
+	pk = packet(&ctl, &msg, &len);
+	is_int(node_packet_open(pk, len, &p), -1, "a type that is not a number: refused");
+	free(pk);
+	ei_x_free(&ctl);
+	ei_x_free(&msg);
+}
+
 int main(void)
 {
 	subtest("rex: the release into its buffer", test_rex_word);
 	subtest("rex: opening a reply", test_rex_open);
 	subtest("rex: the sized readers", test_rex_readers);
 	subtest("epmd's answers", test_epmd);
+	subtest("distribution packets", test_packets);
 	subtest("control bytes for the terminal", test_escape);
 	subtest("the cookie file's rules", test_cookie);
 	return done_testing();

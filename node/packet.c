@@ -3,10 +3,11 @@
  *
  * flameprof reads each packet whole itself (rex.c), rather than through
  * ei_xreceive_msg(), so that every byte the kernel holds is read as it
- * comes: waiting to read until a packet's length had arrived whole left a
- * loopback connection stuck for good, the last bytes of a segment read by
- * no one and the kernel advertising no window while they stayed (seen
- * under a flood of small messages: tests/e2e/hostile_rex.t). What ei's
+ * comes. Waiting to read until a packet's length had arrived whole left a
+ * loopback connection stuck for good under a flood of small messages
+ * (tests/e2e/hostile_rex.t): 3 bytes of a length unread on our side, 0.9
+ * MB unsent on the node's, for 60 s, the kernel sending nothing more until
+ * they were read (as far as seen: a window it would not reopen). What ei's
  * receive does with the packet is done here, with the length in hand:
  * the types ei accepts, traced types as the untraced ones, an unlink
  * answered as ei answers it.

@@ -56,4 +56,17 @@ check "... and the subtitle says how many idle samples weigh 0" grep -q '[0-9,]*
 "$FLAMEPROF" report -q "$T_DIR/cpu" -o "$T_DIR/cpu.svg"
 check "a default capture's flame graph says the files hold on-CPU samples only" \
 	grep -q 'on-CPU: [0-9,]* of [0-9,]* samples (the files hold no others: record with --status all for the wall-clock view)' "$T_DIR/cpu.svg"
+# A process that writes a file (a dirty I/O NIF, prim_file:pwrite_nif/3),
+# sampled alone (--top 0),
+# serves a read that came during the NIF on its way back, in
+# erts_internal:dirty_nif_finalizer/1: a frame of our making, 20 % of the
+# on-CPU leaves on Yaws (its access log), left out like a BIF's way back.
+rpc_eval "$NODE" "register(fp_writer, spawn(fun() -> {ok, F} = file:open(\"$T_DIR/written\", [raw, write, binary]), B = binary:copy(<<\"x\">>, 1048576), W = fun W() -> ok = file:pwrite(F, 0, B), W() end, W() end)), ok" >/dev/null
+fp --duration 3s --top 0 --name fp_writer -o "$T_DIR/dirty" "$NODE"
+is "$FP_RC" 0 "a process in a dirty NIF: exits 0"
+nif=$(decompressed "$T_DIR"/dirty/*.perf.zst | grep -c 'prim_file:pwrite')
+check "its on-CPU samples are in prim_file's write ($nif frames)" test "$nif" -gt 10
+check "none is drawn in erts_internal:dirty_nif_finalizer/1" \
+	test -z "$(decompressed "$T_DIR"/dirty/*.perf.zst | grep dirty_nif_finalizer)"
+rpc_eval "$NODE" "exit(whereis(fp_writer), kill)" >/dev/null
 finish

@@ -46,11 +46,12 @@ diag "share of samples per 2 ms of the burst's 10 ms (then the count): $s"
 running=$(decompressed "$T_DIR"/hz100/*.perf.zst | grep -c '^running ')
 diag "running: $running of $n"
 if [ "$n" -ge 100 ]; then
-	# 5-45 %, not uniform: a round due while the burst holds the round's
+	# 2-50 %, not uniform: a round due while the burst holds the round's
 	# scheduler waits for the burst's time slice to end, so its first 2 ms
-	# lend samples to its next 2 (7.7 and 39.4 % in a forky run); a fixed
-	# phase still empties bins and fills one past 50 %
-	check "every 2 ms of the 10 ms phase holds 5-45 % of the samples (uniform: 20 %)" share_between "$s" 5 45
+	# lend samples to its next 2 (in a bare forky root, 5 runs: the first
+	# bin 5.8-13.6 %, the second 33.6-40.1 %; CI's once went past 5-45);
+	# a fixed phase still empties bins and fills one past 50 %
+	check "every 2 ms of the 10 ms phase holds 2-50 % of the samples (uniform: 20 %)" share_between "$s" 2 50
 	# the burst's own measure of its duty cycle: 30 % on a quiet machine,
 	# less where it wakes late on a loaded one
 	duty=$(rpc "$NODE" "fp_burst duty []")

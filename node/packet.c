@@ -16,7 +16,6 @@
 #include "packet.h"
 #include "term_check.h"
 
-#define UNLINK_ID 35 /* OTP 23's unlink protocol: {UNLINK_ID, Id, From, To} */
 
 static int pid_pair(const char *c, int *i, erlang_msg *m)
 {
@@ -66,7 +65,7 @@ int node_packet_open(const char *body, size_t len, struct node_packet *out)
 		m->msgtype = ERL_EXIT;
 		out->payload_at = 1 + (size_t)i; /* the reason, the control message's last element */
 		return NODE_PACKET_EXIT;
-	case UNLINK_ID: { /* {UNLINK_ID, Id, From, To} */
+	case NODE_UNLINK_ID: { /* {UNLINK_ID, Id, From, To} */
 		int id = i;
 		if (arity != 4 || ei_skip_term(c, &i) < 0)
 			return -1;

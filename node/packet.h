@@ -4,6 +4,11 @@
 #include <stddef.h>
 #include <ei.h>
 
+/* OTP 23's unlink protocol, which ei.h does not name: {UNLINK_ID, Id,
+ * From, To}, answered {UNLINK_ID_ACK, Id, To, From}. */
+#define NODE_UNLINK_ID 35
+#define NODE_UNLINK_ID_ACK 36
+
 /* What the node's control message asks of us. */
 enum node_packet_kind {
 	NODE_PACKET_MESSAGE,   /* SEND, REG_SEND: msg, and the message at payload_at */

@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/socket.h>
 #include "internal.h"
 #include "packet.h"
@@ -110,7 +109,7 @@ static int ack_unlink(node_t *s, const char *id, size_t id_len, const erlang_msg
 	if (ei_x_new(&a) < 0)
 		return node_errf(s, NODE_ERR_NOMEM, "out of memory");
 	int r = ei_x_append_buf(&a, head, sizeof head) < 0 || ei_x_encode_version(&a) < 0 ||
-			ei_x_encode_tuple_header(&a, 4) < 0 || ei_x_encode_long(&a, 36) < 0 ||
+			ei_x_encode_tuple_header(&a, 4) < 0 || ei_x_encode_long(&a, NODE_UNLINK_ID_ACK) < 0 ||
 			ei_x_append_buf(&a, id, (int)id_len) < 0 || ei_x_encode_pid(&a, &m->to) < 0 ||
 			ei_x_encode_pid(&a, &m->from) < 0
 		? node_errf(s, NODE_ERR_NOMEM, "out of memory")

@@ -65,6 +65,7 @@
 -define(MAX_IDS, 500000).                % intern table bounds; then a reset
 -define(MAX_TAB_WORDS, 2097152).         % 16 MiB of intern table on the node
 -define(MAX_PROCS, 100000).
+-define(MAX_WAIT_STACKS, 65536).         % stacks remembered as waits (at_receive/6)
 -define(PRUNE_EVERY, 12).                % scans between prunings of dead pids
 %% The first window's selection, like every later one, is by reductions
 %% gained: the first scan reads every process's reductions, waits this
@@ -162,7 +163,9 @@
             scan_per_s = 0.0,
             node_busy = false,    % the schedulers were busy at the last check
             sched = 0,            % the scheduler the coordinator is bound to (0: none), see move/2
-            waits = #{},          % target pid => the stack it was last seen waiting at
+            %% stack id => true: the stacks any target was seen waiting at
+            %% (at_receive/6), at most ?MAX_WAIT_STACKS; ids restart at a reset
+            waits = #{},
             %% target pid => {status code, stack id drawn} of its last sample
             %% (drawable/2), kept whatever the status, where `last` is not
             prior = #{},
@@ -539,7 +542,7 @@ drop_worker(W, S) ->
             unlink(W),
             S#s{workers = Ws, by_target = maps:remove(T, S#s.by_target),
                 busy = maps:remove(W, S#s.busy), last = maps:remove(T, S#s.last),
-                waits = maps:remove(T, S#s.waits), prior = maps:remove(T, S#s.prior),
+                prior = maps:remove(T, S#s.prior),
                 ran = maps:remove(W, S#s.ran)};
         error -> S
     end.
@@ -734,7 +737,7 @@ pick(K, [{_, C} | Rest]) -> pick(K - C, Rest).
 %% is the receive it waited in: taken for the displaced one, a service's
 %% clients woken by their timers were written running at timer:sleep/1. So
 %% only a target whose last sample found it on a CPU or in a run queue, at
-%% a stack that is not the one it was last seen waiting at (nor run to its
+%% a stack that is not one a process was seen waiting at (nor run to its
 %% receive, [ran_to_receive]), can be the one put back. Running counts: a
 %% rule that asked for runnable alone left out, in the first round of the
 %% coordinator on a scheduler, the process it displaced there, which the
@@ -745,7 +748,7 @@ drawable(W, S) ->
     {T, _, _} = maps:get(W, S#s.workers),
     case S#s.prior of
         #{T := {St, StackId}} when St =< 1; St =:= 3 ->
-            StackId =/= 0 andalso maps:get(T, S#s.waits, none) =/= StackId;
+            StackId =/= 0 andalso not is_map_key(StackId, S#s.waits);
         _ -> false
     end.
 
@@ -782,7 +785,7 @@ cheap_part([], _R, S, Ask, Cheap, Last, N) ->
                      win_cost = S#s.win_cost + N * ?COORD_CHEAP_US}};
 cheap_part([{W, Info, St} | Rest], R, S, Ask, Cheap, Last, N) ->
     case cheap(W, St, Info, S, Last) of
-        {Sample, S1, Last1} -> cheap_part(Rest, R, S1, Ask, [Sample | Cheap], Last1, N + 1);
+        {taken, Sample, S1, Last1} -> cheap_part(Rest, R, S1, Ask, [Sample | Cheap], Last1, N + 1);
         How ->
             W ! {sample, R, Info, How, now_us()},
             cheap_part(Rest, R, S, [W | Ask], Cheap, Last, N)
@@ -839,11 +842,11 @@ cheap(T, Idx, Code, Info, S, Last) ->
                                 Now =:= Prev, Lo =:= Hi, Code =:= Code0 -> Last;
                                 true -> Last#{T := setelement(5, setelement(1, setelement(2, Now, Reds), Reds), Code)}
                             end,
-                    {{now_us(), Idx, Code, StackId, LabelId, M1}, S1, Last1};
+                    {taken, {now_us(), Idx, Code, StackId, LabelId, M1}, S1, Last1};
                 #{T := {Lo, Hi, _, _, _}} when Reds >= Lo, Reds =< Hi, Code =/= 0, Code =/= 3 ->
-                    {check, Code};             % its names are wanted: the worker reads them
-                #{T := _} -> {full, Code};     % it ran, or is running now
-                _ -> {check, Code}
+                    {check, Code, Reds};       % its names are wanted: the worker reads them
+                #{T := _} -> {full, Code, Reds}; % it ran since its last sample
+                _ -> {check, Code, Reds}
             end;
         _ -> {full, 2}                         % gone: the worker says so
     end.
@@ -970,7 +973,7 @@ take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
                                        _ -> {Id, S1a} = stack_id(StackRef, S1), {Id, Id, S1a}
                                    end,
             {LabelId, S3} = label_id(LabelRef, S2),
-            {Drawn1, Waits} = at_receive(Target, St, StackId, Drawn, S3#s.waits),
+            {Drawn1, Waits} = at_receive(Target, St, StackId, Drawn, S3#s.waits, Kind),
             {S3#s{samples = S3#s.samples + 1, waits = Waits,
                   last = remember(Target, St, StackId, Metrics, Kind, S3#s.last),
                   prior = maps:put(Target, {St, Drawn1}, S3#s.prior)},
@@ -978,17 +981,34 @@ take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
         _ -> {S, none}
     end.
 
-%% A process read running whose stack is the one it was last seen waiting
-%% at served our read at that receive, its run over: the stack is not where
-%% it ran (read_in_time/4 cannot tell when a message was already waiting:
-%% a busy server drawn 6.6 % at its receive loop, where perf saw 0.1 %).
-at_receive(T, St, StackId, Drawn, Waits) when St =:= 0; St =:= 3 ->
+%% A process read running whose stack is one a process was seen waiting at
+%% served our read at that receive, its run over: the stack is not where it
+%% ran. read_in_time/4 cannot tell when a message was already waiting (a
+%% busy server drawn 6.6 % at its receive loop, where perf saw 0.1 %), nor
+%% when the process was woken again before the worker read its status (a
+%% client that sleeps 1 ms). Any target's waits count, not only this one's
+%% last: a client waits at two receives in turn (its call's reply, then
+%% timer:sleep/1), and one whose last wait was the other, or whose first
+%% sample this is, was drawn at timer:sleep/1 (truth_perf.t test 10 in CI).
+%% A stack is a call chain with a line in every frame, so another process
+%% at the same one is at the same receive. A wait is remembered from a full
+%% read of a target that was waiting before it and still is after it
+%% (moved/4), and from a cheap sample: a stack read before at the same
+%% reductions, so the process has run no code since and waits where that
+%% read left it (a burner that sleeps 20 ms, whose last read was served at
+%% its receive, had only cheap waiting samples, and one of its runs to the
+%% receive was drawn at timer:sleep/1).
+at_receive(_T, St, StackId, Drawn, Waits, _Kind) when St =:= 0; St =:= 3 ->
     case Waits of
-        #{T := StackId} -> {0, Waits};
+        #{StackId := _} -> {0, Waits};
         _ -> {Drawn, Waits}
     end;
-at_receive(T, 2, StackId, Drawn, Waits) -> {Drawn, Waits#{T => StackId}};
-at_receive(_T, _St, _StackId, Drawn, Waits) -> {Drawn, Waits}.
+at_receive(_T, 2, StackId, Drawn, Waits, Kind) when StackId =/= 0, Kind =/= moved ->
+    case map_size(Waits) < ?MAX_WAIT_STACKS of
+        true -> {Drawn, Waits#{StackId => true}};
+        false -> {Drawn, Waits}
+    end;
+at_receive(_T, _St, _StackId, Drawn, Waits, _Kind) -> {Drawn, Waits}.
 
 %% A target not found running is read by the coordinator next round
 %% (cheap/5). Reading a waiting process's stack costs it one
@@ -1172,25 +1192,43 @@ worker(Agent, P, Tab, Dict, Last) ->
 %% 100 processes on a saturated node); anything more is a signal the
 %% process must handle when it next runs (3.5 ms for the same 100, and most
 %% of what sampling costs a node). So the rest is asked only after it ran.
-%% How: {check, Code} or {full, Code} (cheap/5); Code, the status the
-%% coordinator read at the round's instant, is the sample's status.
+%% How: {check, Code, Reds0} or {full, Code, Reds0} for a target not
+%% running at the round's instant, Reds0 its reductions then; {full, Code}
+%% for one running (cheap/5). Code, the status the coordinator read at the
+%% round's instant, is the sample's status.
 %% T0: the round's instant, when the coordinator read the status.
-sample({check, Code}, P, {Reds0, StackKey, Frames, M} = Last, T0) when Code =/= 0, Code =/= 3 ->
-    case erlang:process_info(P, ?CHEAP_ITEMS) of
-        undefined -> gone;
-        [{reductions, Reds}, {message_queue_len, Q}, {sequential_trace_token, Tok}]
-          when Reds >= Reds0, Reds =< Reds0 + ?READ_CHARGE ->
-            {T0, Code, StackKey, Frames, Tok, setelement(1, setelement(2, M, Q), Reds), cheap};
-        _ -> full_sample(P, Code, Last, T0)
+%% "Not run since its last sample" is asked of the reductions at the
+%% instant, not of those the worker reads later: a target woken between the
+%% two (a server that gets its next request) has left the stack it had at
+%% the instant, which is still the one of its last sample.
+sample({check, Code, RedsThen}, P, {Reds0, StackKey, Frames, M} = Last, T0)
+  when Code =/= 0, Code =/= 3 ->
+    case RedsThen >= Reds0 andalso RedsThen =< Reds0 + ?READ_CHARGE of
+        true ->
+            case erlang:process_info(P, [message_queue_len, sequential_trace_token]) of
+                [{message_queue_len, Q}, {sequential_trace_token, Tok}] ->
+                    {T0, Code, StackKey, Frames, Tok, setelement(1, setelement(2, M, Q), RedsThen), cheap};
+                undefined -> gone
+            end;
+        false -> full_sample(P, Code, Last, T0, RedsThen)
     end;
-sample({_, Code}, P, Last, T0) -> full_sample(P, Code, Last, T0).
+sample({_, Code, RedsThen}, P, Last, T0) -> full_sample(P, Code, Last, T0, RedsThen);
+sample({_, Code}, P, Last, T0) -> full_sample(P, Code, Last, T0, running).
 
 %% The sample's time is the round's instant, when its status was read, not
 %% when the worker got to the read or the process got round to serving it:
 %% a worker on a bursting process's scheduler waits for the burst's time
 %% slice to end, and a burst read in its first 2 ms was stamped in its
 %% next 2 (2.7 % of the samples against 46.4 %).
-full_sample(P, Code, Last, T0) ->
+%% RedsThen: the target's reductions at that instant (running: it was on a
+%% CPU). A target that has run since then, read waiting or runnable at the
+%% instant, has a stack that is not the one it had: such a sample is of
+%% kind `moved` (moved/4), and its stack is never taken for a wait
+%% (at_receive/6): the service's server, woken by its next request, was
+%% read waiting in fp_truth_work:fib/1 in 98 of its 356 waiting samples,
+%% and with every wait remembered those stacks took its fib samples for
+%% runs to a receive (its on-CPU samples in fib fell from 228 to 89).
+full_sample(P, Code, Last, T0, RedsThen) ->
     case erlang:process_info(P, ?ITEMS) of
         undefined -> gone;
         [{current_function, CF}, {current_stacktrace, ST},
@@ -1210,8 +1248,29 @@ full_sample(P, Code, Last, T0) ->
                       {_, {Hash, _}, Frames, _} -> {Hash, Stack}; % as last time: no hashing
                       _ -> {stack_hash(Frames), Stack}
                   end,
-            {T0, Code, Key, Frames, Tok, M, full}
+            {T0, Code, Key, Frames, Tok, M, moved(P, Code, Reds, RedsThen)}
     end.
+
+%% Whether a target read waiting or runnable at the round's instant has run
+%% since (moved) or not (full). Its reductions cannot always tell: a target
+%% woken after the instant serves the read at the end of its first time
+%% slice, and the count it gives leaves that slice out (the slice's count
+%% is added when it is scheduled out). So a target read waiting must still
+%% be waiting, its count where the read left it, once the read is over:
+%% only then is the stack the one it waits at (both reads are direct, no
+%% signal: the status always, the count while it waits).
+moved(_P, _Code, Reds, RedsThen) when is_integer(RedsThen), Reds > RedsThen + ?READ_CHARGE ->
+    moved;
+moved(P, 2, Reds, _RedsThen) ->
+    case erlang:process_info(P, status) of
+        {status, waiting} ->
+            case erlang:process_info(P, reductions) of
+                {reductions, Now} when Now =< Reds + ?READ_CHARGE -> full;
+                _ -> moved
+            end;
+        _ -> moved
+    end;
+moved(_P, _Code, _Reds, _RedsThen) -> full.
 
 read_in_time(P, St, Kind, Ref) when St =:= 0, Kind =/= cheap; St =:= 3, Kind =/= cheap ->
     case erlang:process_info(P, status) of

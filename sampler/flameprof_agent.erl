@@ -166,6 +166,7 @@
             %% stack id => true: the stacks any target was seen waiting at
             %% (at_receive/6), at most ?MAX_WAIT_STACKS; ids restart at a reset
             waits = #{},
+            waited = #{},         % target pid => the stack of its last wait (waited/5)
             %% target pid => {status code, stack id drawn} of its last sample
             %% (drawable/2), kept whatever the status, where `last` is not
             prior = #{},
@@ -542,7 +543,7 @@ drop_worker(W, S) ->
             unlink(W),
             S#s{workers = Ws, by_target = maps:remove(T, S#s.by_target),
                 busy = maps:remove(W, S#s.busy), last = maps:remove(T, S#s.last),
-                prior = maps:remove(T, S#s.prior),
+                prior = maps:remove(T, S#s.prior), waited = maps:remove(T, S#s.waited),
                 ran = maps:remove(W, S#s.ran)};
         error -> S
     end.
@@ -974,10 +975,11 @@ take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
                                    end,
             {LabelId, S3} = label_id(LabelRef, S2),
             {Drawn1, Waits} = at_receive(Target, St, StackId, Drawn, S3#s.waits, Kind),
-            {S3#s{samples = S3#s.samples + 1, waits = Waits,
+            {Drawn2, Waited} = waited(Target, St, Drawn1, Kind, S3#s.waited),
+            {S3#s{samples = S3#s.samples + 1, waits = Waits, waited = Waited,
                   last = remember(Target, St, StackId, Metrics, Kind, S3#s.last),
-                  prior = maps:put(Target, {St, Drawn1}, S3#s.prior)},
-             {T, Idx, St, Drawn1, LabelId, Metrics}};
+                  prior = maps:put(Target, {St, Drawn2}, S3#s.prior)},
+             {T, Idx, St, Drawn2, LabelId, Metrics}};
         _ -> {S, none}
     end.
 
@@ -1009,6 +1011,17 @@ at_receive(_T, 2, StackId, Drawn, Waits, Kind) when StackId =/= 0, Kind =/= move
         false -> {Drawn, Waits}
     end;
 at_receive(_T, _St, _StackId, Drawn, Waits, _Kind) -> {Drawn, Waits}.
+
+%% A target read waiting at the round's instant and woken before its read
+%% (moved/4) answers with where it went, not where it waited: the service's
+%% server, woken by each of its requests, had 23 % of its waiting samples
+%% in its computing function, where the wall-clock view must show it at its
+%% receive. Such a sample is drawn at the stack it was last seen waiting at
+%% (a process that waits at one receive, as servers do, is drawn exactly;
+%% one that waits at several, at the last of them), else as it was read.
+waited(T, 2, Drawn, moved, Waited) -> {maps:get(T, Waited, Drawn), Waited};
+waited(T, 2, Drawn, _Kind, Waited) when Drawn =/= 0 -> {Drawn, Waited#{T => Drawn}};
+waited(_T, _St, Drawn, _Kind, Waited) -> {Drawn, Waited}.
 
 %% A target not found running is read by the coordinator next round
 %% (cheap/5). Reading a waiting process's stack costs it one
@@ -1093,7 +1106,7 @@ reset(S) ->
     %% late samples still pending name ids the C side is about to forget
     Dicts = maps:with(maps:keys(Procs), S#s.dicts),
     S#s{next_id = 1, defs = [reset], reset_round = S#s.round - 1, pending = [], dicts = Dicts,
-        last = #{}, waits = #{}, prior = #{},
+        last = #{}, waits = #{}, waited = #{}, prior = #{},
         procs = Procs, workers = Ws, next_proc = lists:max([0 | maps:values(Procs)]) + 1}.
 
 %% ---------------------------------------------------------------- sending

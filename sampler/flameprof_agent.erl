@@ -792,9 +792,11 @@ cheap_part([{W, Info, St} | Rest], R, S, Ask, Cheap, Last, N) ->
             cheap_part(Rest, R, S, [W | Ask], Cheap, Last, N)
     end.
 
-%% A sample taken here, or what to ask the worker: {check, Code} (read the
-%% cheap items; if the target has not run since its last sample, that is the
-%% sample) or {full, Code} (read it all: it ran). Code is the target's
+%% A sample taken here ({taken, ...}), or what to ask the worker:
+%% {check, Code, Reds} (if the target had not run since its last sample at
+%% the instant, when it had Reds, that sample's stack is this one's) or
+%% {full, Code, Reds} (read it all: it ran), {full, Code} for a target
+%% running at the instant (sample/4). Code is the target's
 %% status as read here, directly, at the round's instant: it is the status
 %% the sample is written with (doc/truth.md). A status read together with
 %% the stack is not the target's: the stack is a signal the target serves

@@ -1016,7 +1016,7 @@ at_receive(_T, _St, _StackId, Drawn, Waits, _Kind) -> {Drawn, Waits}.
 
 %% A target read waiting at the round's instant and woken before its read
 %% (moved/4) answers with where it went, not where it waited: the service's
-%% server, woken by each of its requests, had 23 % of its waiting samples
+%% server, woken by each of its requests, had 5-28 % of its waiting samples
 %% in its computing function, where the wall-clock view must show it at its
 %% receive. Such a sample is drawn at the stack it was last seen waiting at
 %% (a process that waits at one receive, as servers do, is drawn exactly;

@@ -65,7 +65,7 @@
 -define(MAX_IDS, 500000).                % intern table bounds; then a reset
 -define(MAX_TAB_WORDS, 2097152).         % 16 MiB of intern table on the node
 -define(MAX_PROCS, 100000).
--define(MAX_WAIT_STACKS, 65536).         % stacks remembered as waits (at_receive/6)
+-define(MAX_WAIT_STACKS, 65536).         % stacks remembered as waits (at_receive/5)
 -define(PRUNE_EVERY, 12).                % scans between prunings of dead pids
 %% The first window's selection, like every later one, is by reductions
 %% gained: the first scan reads every process's reductions, waits this
@@ -164,7 +164,7 @@
             node_busy = false,    % the schedulers were busy at the last check
             sched = 0,            % the scheduler the coordinator is bound to (0: none), see move/2
             %% stack id => true: the stacks any target was seen waiting at
-            %% (at_receive/6), at most ?MAX_WAIT_STACKS; ids restart at a reset
+            %% (at_receive/5), at most ?MAX_WAIT_STACKS; ids restart at a reset
             waits = #{},
             waited = #{},         % target pid => the stack of its last wait (waited/5)
             %% target pid => {status code, stack id drawn} of its last sample
@@ -976,7 +976,7 @@ take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
                                        _ -> {Id, S1a} = stack_id(StackRef, S1), {Id, Id, S1a}
                                    end,
             {LabelId, S3} = label_id(LabelRef, S2),
-            {Drawn1, Waits} = at_receive(Target, St, StackId, Drawn, S3#s.waits, Kind),
+            {Drawn1, Waits} = at_receive(St, StackId, Drawn, S3#s.waits, Kind),
             {Drawn2, Waited} = waited(Target, St, Drawn1, Kind, S3#s.waited),
             {S3#s{samples = S3#s.samples + 1, waits = Waits, waited = Waited,
                   last = remember(Target, St, StackId, Metrics, Kind, S3#s.last),
@@ -1002,17 +1002,17 @@ take_sample(W, R, T, St, StackRef, LabelRef, Metrics, Info, Kind, S0) ->
 %% read left it (a burner that sleeps 20 ms, whose last read was served at
 %% its receive, had only cheap waiting samples, and one of its runs to the
 %% receive was drawn at timer:sleep/1).
-at_receive(_T, St, StackId, Drawn, Waits, _Kind) when St =:= 0; St =:= 3 ->
+at_receive(St, StackId, Drawn, Waits, _Kind) when St =:= 0; St =:= 3 ->
     case Waits of
         #{StackId := _} -> {0, Waits};
         _ -> {Drawn, Waits}
     end;
-at_receive(_T, 2, StackId, Drawn, Waits, Kind) when StackId =/= 0, Kind =/= moved ->
+at_receive(2, StackId, Drawn, Waits, Kind) when StackId =/= 0, Kind =/= moved ->
     case map_size(Waits) < ?MAX_WAIT_STACKS of
         true -> {Drawn, Waits#{StackId => true}};
         false -> {Drawn, Waits}
     end;
-at_receive(_T, _St, _StackId, Drawn, Waits, _Kind) -> {Drawn, Waits}.
+at_receive(_St, _StackId, Drawn, Waits, _Kind) -> {Drawn, Waits}.
 
 %% A target read waiting at the round's instant and woken before its read
 %% (moved/4) answers with where it went, not where it waited: the service's
@@ -1239,7 +1239,7 @@ sample({_, Code}, P, Last, T0) -> full_sample(P, Code, Last, T0, running).
 %% CPU). A target that has run since then, read waiting or runnable at the
 %% instant, has a stack that is not the one it had: such a sample is of
 %% kind `moved` (moved/4), and its stack is never taken for a wait
-%% (at_receive/6): the service's server, woken by its next request, was
+%% (at_receive/5): the service's server, woken by its next request, was
 %% read waiting in fp_truth_work:fib/1 in 98 of its 356 waiting samples,
 %% and with every wait remembered those stacks took its fib samples for
 %% runs to a receive (its on-CPU samples in fib fell from 228 to 89).

@@ -66,7 +66,7 @@ FUZZ_SRC_rex    = node/rex_reply.c node/packet.c node/term_check.c
 FUZZ_SRC_epmd   = node/epmd_reply.c
 FUZZ     = decode format index calls requests rex epmd
 
-.PHONY: all check check-loaded check-unit check-e2e check-long check-fuzz bench bench-requests truth demo demo-requests demo-elixir fuzz install clean deps-demo deps-check
+.PHONY: all check check-parts check-loaded check-unit check-e2e check-long check-fuzz bench bench-requests truth demo demo-requests demo-elixir fuzz install clean deps-demo deps-check
 all: $(B)/flameprof
 
 # What each target needs beyond building, installed (or named) first:
@@ -165,7 +165,7 @@ $(B)/tests/ebin/.stamp: $(WORKLOADS)
 	rm -rf $(B)/tests/ebin && mkdir -p $(B)/tests/ebin
 	erlc -o $(B)/tests/ebin $(WORKLOADS)
 	touch $@
-check check-unit check-e2e check-long check-fuzz: WERROR ?= 1
+check check-parts check-unit check-e2e check-long check-fuzz: WERROR ?= 1
 # Two prove runs. The first runs CHECK_JOBS test files at a time (2 by
 # default, one per core of CI's machine): every test has its own scratch
 # directory, epmd port, node names and cookie (tests/lib.sh), and most of a
@@ -178,7 +178,16 @@ check check-unit check-e2e check-long check-fuzz: WERROR ?= 1
 CHECK_JOBS ?= 2
 ALONE_TESTS := $(shell grep -l '^\# check: alone' tests/e2e/*.t)
 SHARED_TESTS = $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t) $(filter-out $(ALONE_TESTS),$(wildcard tests/e2e/*.t))
-check: deps-check $(B)/flameprof $(B)/ixgen $(B)/obj/bench/pipeline.o $(TESTS:%=$(B)/tests/%) $(B)/tests/ebin/.stamp check-fuzz
+# What the tests run, built one job per core unless make was given -j (one
+# job at a time left one of CI's two cores idle: 79 s, against 49 s).
+CHECK_PARTS = $(B)/flameprof $(B)/ixgen $(B)/obj/bench/pipeline.o $(TESTS:%=$(B)/tests/%) \
+	$(B)/tests/ebin/.stamp $(FUZZ:%=$(B)/fuzz/fuzz_%)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+PAR = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
+check-parts: $(CHECK_PARTS)
+check: deps-check
+	@$(MAKE) --no-print-directory $(PAR) WERROR=$(WERROR) check-parts
+	tests/fuzz/run.sh 8
 	@rc=0; $(TEST_ENV) $(PROVE) -j$(CHECK_JOBS) $(SHARED_TESTS) || rc=1; \
 	echo "check: the files marked '# check: alone', one at a time:"; \
 	$(TEST_ENV) $(PROVE) $(ALONE_TESTS) || rc=1; exit $$rc
@@ -203,7 +212,8 @@ check-fuzz: deps-check $(FUZZ:%=$(B)/fuzz/fuzz_%)
 fuzz: deps-check $(FUZZ:%=$(B)/fuzz/fuzz_%)
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-demo: deps-demo $(B)/flameprof
+demo: deps-demo
+	@$(MAKE) --no-print-directory $(PAR) $(B)/flameprof
 	examples/demo.sh $(CURDIR)/$(B)/flameprof
 
 demo-requests: deps-demo $(B)/flameprof

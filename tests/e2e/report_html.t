@@ -110,8 +110,8 @@ t_drive=$(now_ms)
 timeout 90 python3 "$ROOT/tests/report/html_drive.py" \
 	"$T_DIR/profile.html" "$art" '{"a":[50,124],"b":[125,199],"search":"demo_shop:handle_call","zoom":"demo_shop:hog/1"}' \
 	"$T_DIR/profile.html" "$T_DIR/shots2" '{"merged":true,"wall":true,"a":[0,-1]}' \
-	"$T_DIR/hostile.html" "$T_DIR/shots_hostile" '{}' "$T_DIR/span.html" "$T_DIR/shots_span" '{}' \
-	"$T_DIR/deep.html" "$T_DIR/shots_deep" '{}' "$T_DIR/weighted.html" "$T_DIR/shots_w" '{"a":[50,124]}' > "$T_DIR/drive.out"
+	"$T_DIR/hostile.html" "$T_DIR/shots_hostile" '{}' "$T_DIR/span.html" "$T_DIR/shots_span" '{"shots":false}' \
+	"$T_DIR/deep.html" "$T_DIR/shots_deep" '{"shots":false}' "$T_DIR/weighted.html" "$T_DIR/shots_w" '{"a":[50,124],"shots":false}' > "$T_DIR/drive.out"
 is "$(wc -l < "$T_DIR/drive.out")" 6 "the driver reports on the 6 pages ($(( $(now_ms) - t_drive )) ms)"
 n=0
 for f in d1 d2 hostile span deep weighted; do n=$((n + 1)); sed -n "${n}p" "$T_DIR/drive.out" > "$T_DIR/$f.json"; done

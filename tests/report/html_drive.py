@@ -6,7 +6,8 @@
 # search share) for tests/e2e/report_html.t to compare with `report -f folded`, one line per
 # page, and saves screenshots into OUTDIR. One browser for all the pages.
 #   STEPS: a JSON object {"a": [cell, cell], "b": [cell, cell], "search": RE,
-#   "zoom": NAME, "merged": true, "wall": true}; cells are 20 ms cells from t0.
+#   "zoom": NAME, "merged": true, "wall": true, "shots": false (no screenshots: no one
+#   looks at them)}; cells are 20 ms cells from t0.
 #   A --diff page (report --diff BASE DIR -o diff.html) takes "whole_diff": true (the
 #   difference of the whole captures as loaded), "base_a" and "dir_b": [cell, cell] (a drag
 #   across BASE's heatmap, then DIR's) and "hover": NAME (the frame's description).
@@ -187,7 +188,10 @@ def drive(b, page_path, outdir, steps):
         out["load_wall_ms"] = (time.time() - t0) * 1000
         out["cols"] = page.eval("window.FP.cols")
         out["whole_total"] = page.eval("window.FP.total()")
-        shot = lambda name: page.screenshot(os.path.join(outdir, name))
+        # "shots": false where no one looks at the pictures (they took 11 of
+        # report_html.t's 24 s in the browser, most of it on the deep page)
+        shot = (lambda name: page.screenshot(os.path.join(outdir, name))) if steps.get("shots", True) \
+            else (lambda name: None)
         shot("html_whole.png")
         out["categories"] = page.eval("window.FP.categories()")
 

@@ -25,6 +25,8 @@ start_epmd && compile_workloads && start_node html "demo_shop:start(4)" || exit 
 fp --duration 5s --every 1s --status all --categories initial_call,name,queue -o "$T_DIR/cap" "$NODE"
 is "$FP_RC" 0 "a real capture (--status all) exits 0 ($(( $(now_ms) - t_start )) ms with the node's start)"
 check "the node is left as it was" node_clean "$NODE"
+# the rest reads files: the node's clients would only take CPU from the test beside this one
+kill_quietly KILL "$NODE_PID"
 
 "$FLAMEPROF" report "$T_DIR/cap" -o "$T_DIR/profile.html" 2>"$T_DIR/rep.err"
 is "$?" 0 "report -o profile.html exits 0 (the format from the name)"

@@ -187,7 +187,7 @@ PAR = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
 check-parts: $(CHECK_PARTS)
 check: deps-check
 	@$(MAKE) --no-print-directory $(PAR) WERROR=$(WERROR) check-parts
-	tests/fuzz/run.sh 8
+	tests/fuzz/run.sh $(CHECK_FUZZ_SECONDS)
 	@rc=0; $(TEST_ENV) $(PROVE) -j$(CHECK_JOBS) $(SHARED_TESTS) || rc=1; \
 	echo "check: the files marked '# check: alone', one at a time:"; \
 	$(TEST_ENV) $(PROVE) $(ALONE_TESTS) || rc=1; exit $$rc
@@ -207,8 +207,9 @@ check-long: deps-check $(B)/flameprof $(B)/tests/ebin/.stamp
 # epmd answers (tests/fuzz/run.sh):
 # a few seconds each in check, FUZZ_SECONDS each in fuzz.
 FUZZ_SECONDS ?= 300
+CHECK_FUZZ_SECONDS = 8
 check-fuzz: deps-check $(FUZZ:%=$(B)/fuzz/fuzz_%)
-	tests/fuzz/run.sh 8
+	tests/fuzz/run.sh $(CHECK_FUZZ_SECONDS)
 fuzz: deps-check $(FUZZ:%=$(B)/fuzz/fuzz_%)
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 

@@ -185,6 +185,7 @@ def nm(args, objs):
 
 have_nm = subprocess.run(["sh", "-c", "command -v nm"], capture_output=True).returncode == 0
 room_objs = {}  # room -> its objects, once they are all built
+room_defined = {}  # room -> {object: the names it exports}, read once for (b) and (d)
 for r in sorted(rooms):
     sources = [f for _, _, fs in os.walk(r) for f in fs if f.endswith(".c")]
     if not sources:
@@ -205,7 +206,7 @@ for r in sorted(rooms):
         continue
     room_objs[r] = objs
     bad, listed = [], []
-    defined = nm(["-g", "--defined-only"], objs)
+    defined = room_defined[r] = nm(["-g", "--defined-only"], objs)
     for o in objs:
         for sym in defined.get(o, ()):
             if sym == "main" or any(sym.startswith(p) for p in rooms[r]["prefixes"]):
@@ -228,8 +229,8 @@ for r in sorted(rooms):
 # calls/calls.h pulls in): that call has no arrow of its own, and (a), which
 # reads includes, cannot see it.
 owner = {}  # a name a room's objects define -> that room
-for r, objs in room_objs.items():
-    for o, syms in nm(["-g", "--defined-only"], objs).items():
+for r in room_objs:
+    for o, syms in room_defined[r].items():
         for sym in syms:
             owner[sym] = r
 for r in sorted(room_objs):

@@ -54,7 +54,8 @@ cleanup() {
 		echo "# $T_NAME ended (exit $rc) before its first test: its setup failed" >&2; T_FAILED=1
 	fi
 	for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
-	epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1
+	# only an epmd this test started: the port may be another test's
+	[ -n "${T_EPMD:-}" ] && epmd -port "$ERL_EPMD_PORT" -kill >/dev/null 2>&1
 	if [ "$T_FAILED" -eq 0 ] && [ -z "${KEEP:-}" ]; then rm -rf "$T_DIR"; else echo "# kept $T_DIR" >&2; fi
 }
 trap cleanup EXIT
@@ -123,12 +124,18 @@ skip() {
 # gen ARGS...: perf-script text made up for the report tests (tests/report/gen.py).
 gen() { python3 "$ROOT/tests/report/gen.py" "$@"; }
 
-# Private epmd on 127.0.0.1 only.
+# Private epmd on 127.0.0.1 only. A port whose epmd answers already is
+# another test's (two tests whose pids are 12,000 apart pick the same one):
+# sharing it, this test's nodes would lose their names when that test ends
+# and kills it.
 start_epmd() {
-	for _ in 1 2 3; do
-		epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
-		for _ in $(seq 100); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && return 0; sleep 0.1; done
-		echo "# epmd did not start on port $ERL_EPMD_PORT (taken?); trying another" >&2
+	for _ in 1 2 3 4 5; do
+		if ! epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1; then
+			epmd -daemon -port "$ERL_EPMD_PORT" -address 127.0.0.1 -relaxed_command_check
+			T_EPMD=1
+			for _ in $(seq 100); do epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1 && return 0; sleep 0.1; done
+		fi
+		echo "# epmd port $ERL_EPMD_PORT is taken; trying another" >&2
 		export ERL_EPMD_PORT=$(( 20000 + (ERL_EPMD_PORT - 20000 + 4001) % 12000 ))
 	done
 	echo "# epmd did not start" >&2; return 1

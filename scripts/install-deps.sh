@@ -9,9 +9,8 @@
 #          tests/report/html_drive.py), python3 with jsonschema, perl's
 #          prove, zstd, gzip, prlimit, chattr, hostname, go, elixir (with mix),
 #          GNU time, tmux (drives `flameprof top` on a terminal)
-#   check-build  build, and clang with its libFuzzer runtime: what building
-#          make check's parts needs (`make check` installs the rest of check's
-#          tools while it builds)
+#   fuzz   build, and clang with its libFuzzer runtime (make fuzz, make
+#          check-fuzz)
 #   demo-elixir  build, and elixir (examples/demo_elixir.sh)
 #
 # The Makefile runs it before building (build), and from `make demo` and
@@ -34,8 +33,8 @@ BUILD="cmd:erl:erlang-nox cmd:erlc:erlang-nox cmd:epmd:erlang-nox ei:ei.h:erlang
 cmd:cc:gcc hdr:stdio.h:libc6-dev cmd:make:make cmd:pkg-config:pkg-config pc:libzstd:libzstd-dev pc:zlib:zlib1g-dev
 cmd:od:coreutils"
 DEMO="$BUILD"
-CHECK_BUILD="$BUILD cmd:clang:clang fuzzer:libclang_rt.fuzzer:libclang-rt-dev"
-CHECK="$CHECK_BUILD cmd:valgrind:valgrind
+FUZZ="$BUILD cmd:clang:clang fuzzer:libclang_rt.fuzzer:libclang-rt-dev"
+CHECK="$FUZZ cmd:valgrind:valgrind
 cmd:chromium:chromium cmd:python3:python3 py:jsonschema:python3-jsonschema cmd:prove:perl
 cmd:zstd:zstd cmd:gzip:gzip cmd:prlimit:util-linux cmd:chattr:e2fsprogs cmd:hostname:hostname
 cmd:timeout:coreutils cmd:go:golang-go cmd:elixir:elixir cmd:mix:elixir file:/usr/bin/time:time cmd:tmux:tmux
@@ -45,9 +44,9 @@ case $target in
 build) NEED=$BUILD ;;
 demo) NEED=$DEMO ;;
 demo-elixir) NEED="$BUILD cmd:elixir:elixir" ;;
-check-build) NEED=$CHECK_BUILD ;;
+fuzz) NEED=$FUZZ ;;
 check) NEED=$CHECK ;;
-*) echo "install-deps: unknown target '$target'; use build, demo, demo-elixir, check-build or check" >&2; exit 64 ;;
+*) echo "install-deps: unknown target '$target'; use build, demo, demo-elixir, fuzz or check" >&2; exit 64 ;;
 esac
 
 # The fuzzer runtime ships with the clang of the same major version:
@@ -92,7 +91,6 @@ scan() {
 # how the user asked for it
 goal="make $target"
 [ "$target" = build ] && goal=make
-[ "$target" = check-build ] && goal="make check"
 
 scan
 [ -z "$MISSING" ] && exit 0
@@ -117,7 +115,7 @@ $SUDO apt-get install -y -qq --no-install-recommends $PKGS >/dev/null ||
 	{ echo "install-deps: apt-get could not install $PKGS" >&2; exit 1; }
 # clang's version is known only once clang is there: its fuzzer runtime second
 scan
-if [ -n "$PKGS" ] && [ "${target%-build}" = check ]; then
+if [ -n "$PKGS" ] && { [ "$target" = check ] || [ "$target" = fuzz ]; }; then
 	echo "install-deps: installing $PKGS" >&2
 	$SUDO apt-get install -y -qq --no-install-recommends $PKGS >/dev/null ||
 		{ echo "install-deps: apt-get could not install $PKGS" >&2; exit 1; }

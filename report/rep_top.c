@@ -104,6 +104,14 @@ static double share(int64_t part, int64_t whole)
 	return whole > 0 ? (double)part / (double)whole : 0;
 }
 
+/* part in percent of whole, rounded once: 100 * part is exact, so the
+ * table prints what anyone computes from the counts (100 * share() rounds
+ * twice, and printed 0.02 % where 100 * 1 / 4000 reads 0.03 %). */
+static double percent(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
+}
+
 static void write_json(FILE *f, const struct rep_view *v, const struct fn *fns, size_t n,
 		       int64_t whole)
 {
@@ -132,7 +140,7 @@ static int write_table(FILE *f, const struct rep_view *v, const struct fn *fns, 
 		       int64_t whole)
 {
 	char note[512], a[32];
-	double cum = 0;
+	int64_t cum = 0; /* sum% is the running sum of the counts, not of rounded shares */
 	rep_status_note(v, note, sizeof note);
 	fprintf(f, "%s %s in %zu functions%s%s\n", rep_thousands(whole, a), v->weight_name, n,
 		*note ? "; " : "", note);
@@ -145,10 +153,10 @@ static int write_table(FILE *f, const struct rep_view *v, const struct fn *fns, 
 		if (!(name = malloc(fi.name_len * 4 + 1)))
 			return -1;
 		fp_ctl_escape(name, fi.name_len * 4 + 1, fi.name, fi.name_len);
-		cum += share(fns[i].self, whole);
+		cum += fns[i].self;
 		fprintf(f, "%12" PRId64 " %6.2f%% %6.2f%% %12" PRId64 " %6.2f%%  %s\n", fns[i].self,
-			100 * share(fns[i].self, whole), 100 * cum, fns[i].total,
-			100 * share(fns[i].total, whole), name);
+			percent(fns[i].self, whole), percent(cum, whole), fns[i].total,
+			percent(fns[i].total, whole), name);
 		free(name);
 	}
 	return 0;

@@ -115,7 +115,8 @@ $SUDO apt-get install -y -qq --no-install-recommends $PKGS >/dev/null ||
 	{ echo "install-deps: apt-get could not install $PKGS" >&2; exit 1; }
 # clang's version is known only once clang is there: its fuzzer runtime second
 scan
-if [ -n "$PKGS" ] && { [ "$target" = check ] || [ "$target" = fuzz ]; }; then
+case $NEED in *fuzzer:*) second=1 ;; *) second=0 ;; esac
+if [ -n "$PKGS" ] && [ $second = 1 ]; then
 	echo "install-deps: installing $PKGS" >&2
 	$SUDO apt-get install -y -qq --no-install-recommends $PKGS >/dev/null ||
 		{ echo "install-deps: apt-get could not install $PKGS" >&2; exit 1; }

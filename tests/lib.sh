@@ -4,7 +4,8 @@
 # KEEP is set), its own epmd on a private port bound to 127.0.0.1, and nodes
 # with unique names and their own cookie; everything is stopped on exit,
 # whatever happens (erl_call_SUITE's discipline). A test that sets
-# T_TIMEOUT (seconds) before sourcing runs as a whole under timeout(1).
+# T_TIMEOUT (seconds) before sourcing runs as a whole under timeout(1); one
+# that sets T_SCHEDULERS gets nodes with that many schedulers (else one).
 # TAP verbs:
 #   plan N                      the plan first (else finish prints it last)
 #   ok COND MSG                 passes when COND is 0 or true
@@ -19,6 +20,16 @@ set -u
 if [ -n "${T_TIMEOUT:-}" ] && [ -z "${T_UNDER_TIMEOUT:-}" ]; then
 	T_UNDER_TIMEOUT=1 exec timeout "$T_TIMEOUT" bash "$0" "$@"
 fi
+# The emulator flags of every erl a test starts (its nodes, peers, elixir's
+# nodes; ERL_AFLAGS comes before a command line's own flags, so T_ERL_ARGS's
+# win): one scheduler, unless the test sets T_SCHEDULERS before sourcing this
+# (the files about sampling, tracing and faults while processes run on
+# several schedulers at once do), and no scheduler spinning while it waits
+# for work. A node that spins kept both of CI's cores busy for its whole
+# test: make check's first prove run took 668 s and 1,238 s of CPU with the
+# VM's defaults (two schedulers here, busy-waiting), 629 s without the
+# busy-waiting, 546 s and 936 s with one scheduler too (one run of each, 11-28).
+export ERL_AFLAGS="+S ${T_SCHEDULERS:-1} +sbwt none +sbwtdcpu none +sbwtdio none${ERL_AFLAGS:+ $ERL_AFLAGS}"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 READERS="$ROOT/tests/readers.py"
 # FP_EI_BIN, FP_WORKLOADS: given by make (once for all the tests), else worked out here

@@ -14,6 +14,7 @@
 #   and ends normally with exit 0.
 # Every time: no process of ours is left, backtrace_depth is restored, the
 # module is deleted and purged.
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node victim "fp_busy:start(4)" || exit 1
 MOD=$(our_module agent)

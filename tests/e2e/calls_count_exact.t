@@ -3,6 +3,7 @@
 # exactly K times while the breakpoints are set; the count printed (table
 # and JSON) is exactly K, and afterwards the node holds no breakpoint, no
 # tracer module and no registered name of ours.
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node cce "code:ensure_loaded(fp_calls_wl)" || exit 1
 K=12345

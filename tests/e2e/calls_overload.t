@@ -4,6 +4,7 @@
 # 4x their length at the start, for two checks half a second apart) the
 # tracer ends the run by itself, removes everything and sends what it
 # counted; flameprof prints it with a warning that says why (exit 0).
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node cov "code:ensure_loaded(fp_calls_wl)" || exit 1
 set_on() { [ "$(breakpoint "$NODE" "{fp_calls_wl,target,1}" call_time)" != "{call_time, false}" ]; }

@@ -6,6 +6,7 @@
 # "tracing session" sentence, having loaded, deleted or purged nothing (the
 # lock flameprof_tracer is taken before any code is touched), and the node
 # ends clean: no name, no module, no breakpoint.
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node crace "code:ensure_loaded(fp_calls_wl)" || exit 1
 MFA="{fp_calls_wl,target,1}"

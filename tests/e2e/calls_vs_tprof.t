@@ -8,6 +8,7 @@
 #  2. The same workload: tprof:profile/4 on hit(K) against flameprof calls
 #     around an rpc of hit(K): the same counts for every function.
 # On older nodes (no tprof) every check SKIPs with the reason.
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 OTP=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().')
 if [ "$OTP" -lt 27 ]; then

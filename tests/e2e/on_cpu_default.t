@@ -6,6 +6,7 @@
 # what was left out and how to keep it (--status all: the wall-clock view).
 # The report keeps on-CPU samples by default and says in both pictures what
 # it hid; --weight reductions_delta puts no weight on idle receive stacks.
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node oncpu "fp_busy:start(3)" || exit 1
 events() { decompressed "$1"/*.perf.zst | grep -c ' cpu-clock:'; }

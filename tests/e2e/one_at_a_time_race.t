@@ -5,6 +5,7 @@
 # exactly one records and exits 0, the 9 others exit 69 with the "already
 # being profiled" (or "under our node name") sentence and write nothing, and
 # the node ends as it was.
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node race "fp_busy:start(4)" || exit 1
 

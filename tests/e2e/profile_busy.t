@@ -2,6 +2,7 @@
 # A busy node is profiled for a few seconds: its busy functions are in the
 # output, the deep stack is seen whole, every reader rule holds, the files
 # are closed and renamed, and the node is left as it was.
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node busy "fp_busy:start(8)" || exit 1
 

@@ -10,6 +10,7 @@
 # entry returned (a cast) is counted and said under the table; a tier row
 # short of _total says why. The call_count goes with everything else at
 # the end. --stats and --slow-file refuse a file another user created.
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../requests_lib.sh"
 start_epmd && compile_workloads && start_node racc "code:ensure_loaded(fp_req_wl)" || exit 1

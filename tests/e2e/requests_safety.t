@@ -5,6 +5,7 @@
 # counted, resumed). One tracing session per node, shared with `calls`.
 # Patterns that match nothing and a bad --identity-fun are refused with one
 # sentence and exit 64. --sample-requests starts about that share.
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../requests_lib.sh"
 start_epmd && compile_workloads && start_node rsf "kv_service:start(1), code:ensure_loaded(fp_req_wl)" || exit 1

@@ -20,6 +20,7 @@
 # bunch wakeups, which alternates 1 ms bins high and low. With too few
 # samples for the statistics (a machine so loaded that the node answers a
 # tenth of what is asked) the checks are skipped, saying so.
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads && start_node jitter "fp_burst:start()" || exit 1
 

@@ -8,6 +8,7 @@
 # or dead within it. The summary says that part when it is 10 % or more,
 # even with -q; on long-lived spinners it says nothing.
 T_TIMEOUT=300
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads || exit 1
 # "N.N" of -v's note, or of the warning "N%": the part unseen

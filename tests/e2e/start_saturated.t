@@ -10,6 +10,7 @@
 # generous (a run must end within 60 s of its start); the times go into
 # the TAP output as comments, and their figures into doc/benchmarks.md.
 T_TIMEOUT=1500
+T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 if [ "${FP_CHECK_LOADED:-}" != 1 ]; then
 	echo "1..0 # SKIP only under make check-loaded (FP_CHECK_LOADED=1)"

@@ -29,7 +29,9 @@ fi
 # test: make check's first prove run took 668 s and 1,238 s of CPU with the
 # VM's defaults (two schedulers here, busy-waiting), 629 s without the
 # busy-waiting, 546 s and 936 s with one scheduler too (one run of each, 11-28).
-export ERL_AFLAGS="+S ${T_SCHEDULERS:-1} +sbwt none +sbwtdcpu none +sbwtdio none${ERL_AFLAGS:+ $ERL_AFLAGS}"
+# A test's own +S names both counts (T_ERL_ARGS="+S 2:2"): after this +S 1,
+# a bare +S 2 gives two schedulers with one of them online.
+export ERL_AFLAGS="+S ${T_SCHEDULERS:-1}:${T_SCHEDULERS:-1} +sbwt none +sbwtdcpu none +sbwtdio none${ERL_AFLAGS:+ $ERL_AFLAGS}"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 READERS="$ROOT/tests/readers.py"
 # FP_EI_BIN, FP_WORKLOADS: given by make (once for all the tests), else worked out here
@@ -166,7 +168,7 @@ compile_workloads() {
 # start_node NAME EVAL: a node NAME@127.0.0.1 running EVAL, distribution on
 # loopback only, backtrace_depth set to 13 (so a restore is visible).
 # Sets NODE_PID and prints nothing; waits until the node answers.
-# T_ERL_ARGS: more emulator flags (e.g. "+S 2 +JPperf true").
+# T_ERL_ARGS: more emulator flags (e.g. "+S 2:2 +JPperf true").
 start_node() { start_node_bg "$@" && node_ready; }
 # start_node_bg NAME EVAL: start_node without the wait, so that a test's
 # nodes boot at once (each boot is mostly waiting on a busy machine);

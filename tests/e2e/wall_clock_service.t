@@ -11,7 +11,7 @@
 T_TIMEOUT=120
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads || exit 1
-T_ERL_ARGS="+S 2" start_node wall "fp_truth:start(service)" || exit 1
+T_ERL_ARGS="+S 2:2" start_node wall "fp_truth:start(service)" || exit 1
 sleep 1  # past the start of every process
 
 fp --duration 6s --max-cost 0 --status all -o "$T_DIR/all" "$NODE"

@@ -24,8 +24,10 @@ fi
 # nodes; ERL_AFLAGS comes before a command line's own flags, so T_ERL_ARGS's
 # win): one scheduler, unless the test sets T_SCHEDULERS before sourcing this
 # (the files about sampling, tracing and faults while processes run on
-# several schedulers at once do), and no scheduler spinning while it waits
-# for work. A node that spins kept both of CI's cores busy for its whole
+# several schedulers at once do, and those that need on-CPU samples of
+# processes that seldom run: on one scheduler such a process is read
+# running only when the agent's own read displaced it), and no scheduler
+# spinning while it waits for work. A node that spins kept both of CI's cores busy for its whole
 # test: make check's first prove run took 668 s and 1,238 s of CPU with the
 # VM's defaults (two schedulers here, busy-waiting), 629 s without the
 # busy-waiting, 546 s and 936 s with one scheduler too (one run of each, 11-28).

@@ -27,12 +27,13 @@ fi
 # several schedulers at once do, and those that need on-CPU samples of
 # processes that seldom run: on one scheduler such a process is read
 # running only when the agent's own read displaced it), and no scheduler
-# spinning while it waits for work. A node that spins kept both of CI's cores busy for its whole
-# test: make check's first prove run took 668 s and 1,238 s of CPU with the
-# VM's defaults (two schedulers here, busy-waiting), 629 s without the
-# busy-waiting, 546 s and 936 s with one scheduler too (one run of each, 11-28).
-# A test's own +S names both counts (T_ERL_ARGS="+S 2:2"): after this +S 1,
-# a bare +S 2 gives two schedulers with one of them online.
+# spinning while it waits for work. A node that spins kept both of CI's
+# cores busy for its whole test: make check's first prove run took 668 s and
+# 1,238 s of CPU with the VM's defaults (two schedulers here, busy-waiting),
+# 629 s without the busy-waiting, 546 s and 936 s with one scheduler too
+# (one run of each, 11-28). A test's own +S names both counts
+# (T_ERL_ARGS="+S 2:2"): after this +S 1, a bare +S 2 gives two schedulers
+# with one of them online.
 export ERL_AFLAGS="+S ${T_SCHEDULERS:-1}:${T_SCHEDULERS:-1} +sbwt none +sbwtdcpu none +sbwtdio none${ERL_AFLAGS:+ $ERL_AFLAGS}"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 READERS="$ROOT/tests/readers.py"

@@ -68,7 +68,7 @@ le() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.arg
 # saturated node in 18 runs, 0.03-0.08 of it the two instruments' floor
 # (doc/truth.md; `make truth` measures both limits: shapes allocating and
 # calls). Measured with these shapes on a quiet machine (11-28, OTP 25):
-# spinners 0.013-0.052 in 5 runs, saturated 0.024-0.092 in 10. The test
+# spinners 0.013-0.075 in 7 runs, saturated 0.004-0.092 in 17. The test
 # still catches a picture gone wrong (spinners 0.20-0.31 and the service
 # 0.99 before issue 33; 0.13-0.14 in half the spinners' runs with the
 # put-back's weights of the round before).

@@ -9,9 +9,10 @@
 # waiting (doc/truth.md). The clients, which wait at two receives (the
 # server's reply, timer:sleep/1), are drawn at those two only.
 T_TIMEOUT=120
+T_SCHEDULERS=2 # the service as truth_perf.t runs it, on two schedulers (lib.sh)
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads || exit 1
-T_ERL_ARGS="+S 2:2" start_node wall "fp_truth:start(service)" || exit 1
+start_node wall "fp_truth:start(service)" || exit 1
 sleep 1  # past the start of every process
 
 fp --duration 6s --max-cost 0 --status all -o "$T_DIR/all" "$NODE"

@@ -78,11 +78,6 @@ requests() ->
 
 request() -> fp_truth_work:fib(27).
 
-%% No fun: a fold with fun erlang:'+'/2 spends a tenth of its time in a BIF,
-%% C code that perf names by its C symbol and flameprof by the Erlang
-%% function around it; one with an Erlang fun is read at the fun's calls,
-%% where its time slices end, far more often than it runs there (a stack
-%% read at a slice end is where the process's reductions ran out).
 %% The spinners compute without allocating, each in one module's code: a
 %% sum over a list built once, a walk to the end of an ordset built once.
 %% perf names Erlang code only: the time a process spends in the garbage
@@ -95,6 +90,12 @@ request() -> fp_truth_work:fib(27).
 %% of the comparison, measured by `make truth` and said in doc/truth.md;
 %% the spinners leave them out, so that what truth_perf.t measures is which
 %% process flameprof finds on a CPU.
+%%
+%% No fun: a fold with fun erlang:'+'/2 spends a tenth of its time in a BIF,
+%% C code that perf names by its C symbol and flameprof by the Erlang
+%% function around it; one with an Erlang fun is read at the fun's calls,
+%% where its time slices end, far more often than it runs there (a stack
+%% read at a slice end is where the process's reductions ran out).
 spin_lists() -> spin_lists(lists:seq(1, 2000)).
 
 spin_lists(L) ->

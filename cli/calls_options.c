@@ -34,37 +34,22 @@ enum kind { K_LIST, K_TYPE, K_FORMAT, K_PATTERN };
 #define F(field) offsetof(struct calls_config, field)
 
 static const struct fp_opt options[] = {
-	{ "type", 't', "TYPE", K_TYPE, F(type), 0, 0,
-	  "count (default: calls, every process), time (microseconds on a scheduler) or memory (heap words; OTP 26+)" },
-	{ "pattern", 'p', "MOD[:FUN[/ARITY]]", K_PATTERN, F(patterns), 0, 0,
-	  "trace the matching functions of a loaded module; '_' for any; Elixir's Mod.fun/arity too (repeatable, at least one)" },
-	{ "pid", 0, "PID", K_LIST, F(pids), 0, 0,
-	  "time or memory: measure in this process, e.g. '<0.123.0>' (repeatable)" },
-	{ "name", 0, "NAME", K_LIST, F(names), 0, 0,
-	  "time or memory: measure in this registered process, e.g. my_server or MyApp.Server (repeatable)" },
-	{ "all", 0, NULL, FP_K_SET, F(all), 1, 0,
-	  "time or memory: measure in every process, new ones too (the default)" },
-	{ "new", 0, NULL, FP_K_SET, F(new_procs), 1, 0,
-	  "time or memory: measure only in processes spawned during the run" },
-	{ "per-process", 0, NULL, FP_K_SET, F(per_process), 1, 0,
-	  "time or memory: one table per process, named by its registered name or initial call" },
-	FP_ROW_DURATION(struct calls_config,
-	  "trace for DUR, e.g. 500ms, 10s, 2m (default 10s; Ctrl-C or SIGTERM end it sooner, with results)"),
-	{ "top", 0, "N", FP_K_UINT, F(top), 0, 1000000,
-	  "print the N largest rows of each table (default: all)" },
-	{ "json", 0, "FILE", FP_K_STR, F(json), 0, 0,
-	  "also write every row to FILE as JSON ('-': standard output, instead of the table)" },
-	{ "format", 0, "FORMAT", K_FORMAT, F(format), 0, 0,
-	  "table (default, as OTP's tprof) or folded (lines for flame graph tools)" },
-	FP_ROW_NAMES(struct calls_config,
-	  "spell functions as elixir (Shop.Tax.rate/1) or erlang (Elixir.Shop.Tax:rate/1) in the output; auto (default): elixir when the node runs the elixir application"),
-	{ "limit", 0, "N", FP_K_UINT, F(limit), 1, 1000000,
-	  "refuse patterns that match more than N functions (default 1000)" },
-	{ "force", 0, NULL, FP_K_SET, F(force), 1, 0, "trace however many functions match" },
-	{ "max-run-queue", 0, "N", FP_K_UINT, F(max_run_queue), 0, 100000000,
-	  "end the run early, with its results, once the node's run queues stay above N (or 4x their length at the start) for 1 s (default 200; 0: never)" },
-	FP_ROW_NODE_NAME(struct calls_config,
-	  "our node name before '@' (default flameprof_calls_<user>, one run of yours per node at a time)"),
+	FP_OPT_OWN('t', "type", "TYPE", K_TYPE, F(type), "count (default: calls, every process), time (microseconds on a scheduler) or memory (heap words; OTP 26+)"),
+	FP_OPT_OWN('p', "pattern", "MOD[:FUN[/ARITY]]", K_PATTERN, F(patterns), "trace the matching functions of a loaded module; '_' for any; Elixir's Mod.fun/arity too (repeatable, at least one)"),
+	FP_OPT_OWN(0, "pid", "PID", K_LIST, F(pids), "time or memory: measure in this process, e.g. '<0.123.0>' (repeatable)"),
+	FP_OPT_OWN(0, "name", "NAME", K_LIST, F(names), "time or memory: measure in this registered process, e.g. my_server or MyApp.Server (repeatable)"),
+	FP_OPT_SWITCH(0, "all", F(all), 1, "time or memory: measure in every process, new ones too (the default)"),
+	FP_OPT_SWITCH(0, "new", F(new_procs), 1, "time or memory: measure only in processes spawned during the run"),
+	FP_OPT_SWITCH(0, "per-process", F(per_process), 1, "time or memory: one table per process, named by its registered name or initial call"),
+	FP_ROW_DURATION(struct calls_config, "trace for DUR, e.g. 500ms, 10s, 2m (default 10s; Ctrl-C or SIGTERM end it sooner, with results)"),
+	FP_OPT_UINT(0, "top", "N", F(top), 0, 1000000, "print the N largest rows of each table (default: all)"),
+	FP_OPT_STRING(0, "json", "FILE", F(json), "also write every row to FILE as JSON ('-': standard output, instead of the table)"),
+	FP_OPT_OWN(0, "format", "FORMAT", K_FORMAT, F(format), "table (default, as OTP's tprof) or folded (lines for flame graph tools)"),
+	FP_ROW_NAMES(struct calls_config, "spell functions as elixir (Shop.Tax.rate/1) or erlang (Elixir.Shop.Tax:rate/1) in the output; auto (default): elixir when the node runs the elixir application"),
+	FP_OPT_UINT(0, "limit", "N", F(limit), 1, 1000000, "refuse patterns that match more than N functions (default 1000)"),
+	FP_OPT_SWITCH(0, "force", F(force), 1, "trace however many functions match"),
+	FP_OPT_UINT(0, "max-run-queue", "N", F(max_run_queue), 0, 100000000, "end the run early, with its results, once the node's run queues stay above N (or 4x their length at the start) for 1 s (default 200; 0: never)"),
+	FP_ROW_NODE_NAME(struct calls_config, "our node name before '@' (default flameprof_calls_<user>, one run of yours per node at a time)"),
 	FP_ROW_COOKIE_FILE(struct calls_config),
 	FP_ROW_COOKIE(struct calls_config),
 	FP_ROW_CONNECT_TIMEOUT(struct calls_config),
@@ -127,20 +112,15 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		return r < 0 ? FP_OPT_USAGE : FP_OPT_OK;
 	}
 	}
-	snprintf(detail, cap, "%s: no such kind of option", spelled);
-	return FP_OPT_USAGE;
+	return fp_opt_fail(detail, cap, "%s: no such kind of option", spelled);
 }
 
 static void defaults(void *arg)
 {
-	struct calls_config *cfg = arg;
-	memset(cfg, 0, sizeof *cfg);
-	cfg->type = CALLS_COUNT;
-	cfg->duration_us = 10000000;
-	cfg->limit = 1000;
-	cfg->max_run_queue = 200;
-	cfg->connect_timeout_us = FP_CONNECT_TIMEOUT_US;
-	cfg->verbosity = 1;
+	*(struct calls_config *)arg = (struct calls_config){
+		.type = CALLS_COUNT, .duration_us = 10000000, .limit = 1000, .max_run_queue = 200,
+		FP_NODE_DEFAULTS,
+	};
 }
 
 /* Combinations, checked once everything is parsed. */
@@ -151,34 +131,34 @@ static int check(void *arg, char *detail, size_t cap)
 	if (cfg->help)
 		return FP_OPT_OK;
 	if (!cfg->node)
-		snprintf(detail, cap, "no node given; name the node to trace, e.g. 'flameprof calls --pattern mymod app@db1'");
-	else if (cfg->npatterns == 0)
-		snprintf(detail, cap, "no --pattern given; name what to trace, e.g. --pattern mymod:handle_call/3 (flameprof never traces what you did not name)");
-	else if (cfg->type == CALLS_COUNT && (explicit || cfg->all || cfg->new_procs || cfg->per_process))
-		snprintf(detail, cap, "--type count counts calls in every process together; --pid, --name, --all, --new and --per-process need --type time or memory");
-	else if ((cfg->all != 0) + (cfg->new_procs != 0) + (explicit != 0) > 1)
-		snprintf(detail, cap, "--all, --new and --pid/--name choose the processes in different ways; give one of them");
-	else if (cfg->duration_us < 1000 || cfg->connect_timeout_us < 100000)
-		snprintf(detail, cap, "--duration must be at least 1ms and --connect-timeout at least 100ms");
-	else if (fp_cookie_rows_check(cfg->cookie, cfg->cookie_file, detail, cap) != FP_OPT_OK)
+		return fp_opt_fail(detail, cap, "no node given; name the node to trace, e.g. 'flameprof calls --pattern mymod app@db1'");
+	if (cfg->npatterns == 0)
+		return fp_opt_fail(detail, cap, "no --pattern given; name what to trace, e.g. --pattern mymod:handle_call/3 (flameprof never traces what you did not name)");
+	if (cfg->type == CALLS_COUNT && (explicit || cfg->all || cfg->new_procs || cfg->per_process))
+		return fp_opt_fail(detail, cap, "--type count counts calls in every process together; --pid, --name, --all, --new and --per-process need --type time or memory");
+	if ((cfg->all != 0) + (cfg->new_procs != 0) + (explicit != 0) > 1)
+		return fp_opt_fail(detail, cap, "--all, --new and --pid/--name choose the processes in different ways; give one of them");
+	if (cfg->duration_us < 1000 || cfg->connect_timeout_us < 100000)
+		return fp_opt_fail(detail, cap, "--duration must be at least 1ms and --connect-timeout at least 100ms");
+	if (fp_cookie_rows_check(cfg->cookie, cfg->cookie_file, detail, cap) != FP_OPT_OK)
 		return FP_OPT_USAGE;
-	else if (cfg->json && strcmp(cfg->json, "-") == 0 && cfg->format == CALLS_FORMAT_FOLDED)
-		snprintf(detail, cap, "--json - and --format folded both want standard output; write the JSON to a file");
-	else
-		return FP_OPT_OK;
-	return FP_OPT_USAGE;
+	if (cfg->json && strcmp(cfg->json, "-") == 0 && cfg->format == CALLS_FORMAT_FOLDED)
+		return fp_opt_fail(detail, cap, "--json - and --format folded both want standard output; write the JSON to a file");
+	return FP_OPT_OK;
 }
 
 static void config_free(void *arg)
 {
 	struct calls_config *cfg = arg;
-	for (size_t k = 0; k < cfg->npatterns; k++)
-		free(cfg->pattern_text[k]);
-	cfg->npatterns = 0;
+	fp_opt_free_texts(cfg->pattern_text, &cfg->npatterns);
 }
 
 const struct fp_command fp_calls_command = {
 	.name = "flameprof calls",
+	.help_column = 30,
+	.hint_inline = 0,
+	.duration_eg = "10s",
+	FP_NODE_COMMAND(struct calls_config),
 	.synopsis = "usage: flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE\n\n"
 		    "Counts every call of the named functions on a running node, with the time\n"
 		    "or heap words they took, using the VM's call_count, call_time and\n"
@@ -193,10 +173,6 @@ const struct fp_command fp_calls_command = {
 		  "OTP 26, 73 JSON file or /tmp/flameprof-UID not usable, 74 I/O error, 75 node\n"
 		  "lost during the run, 76 protocol error, 77 cookie rejected or its file refused.\n"
 		  "See doc/calls.md and flameprof(1).\n",
-	.help_column = 30,
-	.hint_inline = 0,
-	.duration_eg = "10s",
-	FP_NODE_COMMAND(struct calls_config),
 };
 
 /* ---------------------------------------------------------------- the run */

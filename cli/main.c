@@ -12,14 +12,17 @@
  *      their session, connect to print, in their one file here: the
  *      front half of a command never in a second file of the same name);
  *   2. one file here, NAME_options.c (and its .h with fp_NAME_main()): its
- *      config, its table of struct fp_opt rows (the shared ones from
- *      session.h: FP_ROW_COOKIE_FILE, ..., FP_ROW_HELP, FP_ROW_DURATION,
- *      FP_ROW_NAMES, and FP_NODE_COMMAND for a command that talks to a
- *      node; the capture's sampling rows are options.h's FP_CAP_ROW_*),
- *      apply() for its own kinds (fp_opt_word() for a value that is one of
- *      a few words), check() for its combinations (fp_cookie_rows_check()
- *      among them), defaults(), and the run that maps the room's code to an
- *      exit status from <sysexits.h>;
+ *      config, its table of struct fp_opt rows, one line each, by kind
+ *      (optparse.h's FP_OPT_SWITCH, FP_OPT_UINT, ..., FP_OPT_OWN; the
+ *      shared ones from session.h: FP_ROW_COOKIE_FILE, ..., FP_ROW_HELP,
+ *      FP_ROW_DURATION, FP_ROW_NAMES, and FP_NODE_COMMAND for a command
+ *      that talks to a node; the capture's sampling rows are options.h's
+ *      FP_CAP_ROW_*), apply() for its own kinds (fp_opt_word() for a value
+ *      that is one of a few words, fp_opt_fail() for its sentence), check()
+ *      for its combinations (fp_cookie_rows_check() among them),
+ *      defaults() (a designated initializer with FP_NODE_DEFAULTS), and
+ *      the run that maps the room's code to an exit status from
+ *      <sysexits.h>;
  *   3. one row in commands[] below;
  *   4. its rows in doc/flameprof.1 (tests/unit/man_options.t compares them
  *      with --help), a paragraph in README.md, and its room's row and

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,8 +132,7 @@ int fp_opt_apply(const struct fp_command *cmd, void *cfg, const struct fp_opt *o
 	case FP_K_COOKIE_FILE:
 		return fp_cookie_file_option(val, spelled, (const char **)field, detail, cap);
 	}
-	snprintf(detail, cap, "%s: no such kind of option", spelled);
-	return FP_OPT_USAGE;
+	return fp_opt_fail(detail, cap, "%s: no such kind of option", spelled);
 }
 
 int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg, char *detail,
@@ -268,28 +268,33 @@ int fp_opt_main(const struct fp_command *cmd, int argc, char **argv, void *cfg, 
 	return rc;
 }
 
+int fp_opt_fail(char *detail, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(detail, cap, fmt, ap);
+	va_end(ap);
+	return FP_OPT_USAGE;
+}
+
 int fp_opt_whole(const struct fp_opt *o, const char *val, const char *spelled, long long *v,
 		 char *detail, size_t cap)
 {
 	char *end;
 	errno = 0;
 	*v = strtoll(val, &end, 10);
-	if (end == val || *end || errno || *v < o->min || *v > o->max) {
-		snprintf(detail, cap, "'%s' is not a valid value for %s: give a whole number from %lld to %lld",
-			 val, spelled, o->min, o->max);
-		return FP_OPT_USAGE;
-	}
+	if (end == val || *end || errno || *v < o->min || *v > o->max)
+		return fp_opt_fail(detail, cap, "'%s' is not a valid value for %s: give a whole number from %lld to %lld",
+				   val, spelled, o->min, o->max);
 	return FP_OPT_OK;
 }
 
 int fp_opt_duration(const char *val, const char *spelled, const char *eg, int64_t *us,
 		    char *detail, size_t cap)
 {
-	if (fp_parse_duration(val, us) < 0) {
-		snprintf(detail, cap, "'%s' is not a valid duration for %s: write e.g. 500ms, %s, 2m or 1h",
-			 val, spelled, eg);
-		return FP_OPT_USAGE;
-	}
+	if (fp_parse_duration(val, us) < 0)
+		return fp_opt_fail(detail, cap, "'%s' is not a valid duration for %s: write e.g. 500ms, %s, 2m or 1h",
+				   val, spelled, eg);
 	return FP_OPT_OK;
 }
 
@@ -306,6 +311,13 @@ char *fp_opt_repeat(const char *val, const char *spelled, char **texts, size_t n
 	return texts[n] = t;
 }
 
+void fp_opt_free_texts(char **texts, size_t *n)
+{
+	for (size_t k = 0; k < *n; k++)
+		free(texts[k]);
+	*n = 0;
+}
+
 int fp_opt_tier(const char *val, const char *spelled, struct fp_tier_pattern *tiers, char **texts,
 		size_t *n, char *detail, size_t cap)
 {
@@ -317,13 +329,11 @@ int fp_opt_tier(const char *val, const char *spelled, struct fp_tier_pattern *ti
 	case FP_TIER_OK:
 		return FP_OPT_OK;
 	case FP_TIER_RESERVED:
-		snprintf(detail, cap, "tier names starting with '_' are flameprof's own (_total); choose another name than '%s'",
-			 tp->name);
-		return FP_OPT_USAGE;
+		return fp_opt_fail(detail, cap, "tier names starting with '_' are flameprof's own (_total); choose another name than '%s'",
+				   tp->name);
 	default:
-		snprintf(detail, cap, "'%s' is not a tier for %s: write NAME=MOD:FUN/ARITY, e.g. db=kv_db:query/2 or db=MyApp.Repo.query/_",
-			 val, spelled);
-		return FP_OPT_USAGE;
+		return fp_opt_fail(detail, cap, "'%s' is not a tier for %s: write NAME=MOD:FUN/ARITY, e.g. db=kv_db:query/2 or db=MyApp.Repo.query/_",
+				   val, spelled);
 	}
 }
 
@@ -333,18 +343,15 @@ int fp_opt_name(const char *val, const char *spelled, char *detail, size_t cap)
 	struct fp_mfa_pattern p;
 	if (strlen(val) < sizeof text && (strcpy(text, val), fp_name_parse(text, &p) == 0))
 		return FP_OPT_OK;
-	snprintf(detail, cap, "'%s' is not a registered name for %s: write it as Erlang does (my_server, 'my server') or as Elixir does (MyApp.Server, :my_server)",
-		 val, spelled);
-	return FP_OPT_USAGE;
+	return fp_opt_fail(detail, cap, "'%s' is not a registered name for %s: write it as Erlang does (my_server, 'my server') or as Elixir does (MyApp.Server, :my_server)",
+			   val, spelled);
 }
 
 int fp_opt_target(const char *val, const char *spelled, int is_name, const char **list, size_t *n, size_t max,
 		  char *detail, size_t cap)
 {
-	if (*n == max) {
-		snprintf(detail, cap, "too many %s options: at most %zu", spelled, max);
-		return FP_OPT_USAGE;
-	}
+	if (*n == max)
+		return fp_opt_fail(detail, cap, "too many %s options: at most %zu", spelled, max);
 	if (is_name && fp_opt_name(val, spelled, detail, cap) != FP_OPT_OK)
 		return FP_OPT_USAGE;
 	list[(*n)++] = val;
@@ -355,8 +362,7 @@ int fp_opt_names(const char *val, const char *spelled, int *lang, char *detail, 
 {
 	if ((*lang = fp_names_parse(val)) >= 0)
 		return FP_OPT_OK;
-	snprintf(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
-	return FP_OPT_USAGE;
+	return fp_opt_fail(detail, cap, "'%s' is not a valid value for %s: give elixir, erlang or auto", val, spelled);
 }
 
 int fp_opt_word(const char *val, const char *spelled, const char *const *words, size_t n, const char *what,
@@ -374,9 +380,8 @@ int fp_opt_one_node(const char **node, const char *arg, char *detail, size_t cap
 	if (*node) {
 		/* a trace session's table or top's view is of one node; summing
 		 * them across a cluster is not built yet */
-		snprintf(detail, cap, "one node at a time: '%s' and '%s' given (only the capture, 'flameprof NODE...', "
-			 "takes several)", *node, arg);
-		return FP_OPT_USAGE;
+		return fp_opt_fail(detail, cap, "one node at a time: '%s' and '%s' given (only the capture, 'flameprof NODE...', "
+				   "takes several)", *node, arg);
 	}
 	*node = arg;
 	return FP_OPT_OK;
@@ -387,8 +392,7 @@ int fp_opt_tiers_check(const struct fp_tier_pattern *tiers, size_t n, char *deta
 	const char *twice = fp_tier_given_twice(tiers, n);
 	if (!twice)
 		return FP_OPT_OK;
-	snprintf(detail, cap, "tier '%s' is given twice with the same pattern", twice);
-	return FP_OPT_USAGE;
+	return fp_opt_fail(detail, cap, "tier '%s' is given twice with the same pattern", twice);
 }
 
 int fp_parse_duration(const char *text, int64_t *us)

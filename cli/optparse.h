@@ -46,6 +46,18 @@ enum fp_opt_kind {
 	                     command has a brief help) */
 };
 
+/* Rows by kind, as git's OPT_BOOL and OPT_STRING: a row says what it
+ * reads, and only the kinds with bounds take them. s: the short name (0:
+ * none); field: offsetof the config's field; help NULL: a hidden row. */
+#define FP_OPT_SWITCH(s, name, field, sets, help) { name, s, NULL, FP_K_SET, field, sets, 0, help }
+#define FP_OPT_STRING(s, name, value, field, help) { name, s, value, FP_K_STR, field, 0, 0, help }
+#define FP_OPT_DUR(s, name, value, field, help) { name, s, value, FP_K_DUR, field, 0, 0, help }
+#define FP_OPT_UINT(s, name, value, field, min, max, help) \
+	{ name, s, value, FP_K_UINT, field, min, max, help }
+#define FP_OPT_INT(s, name, value, field, min, max, help) { name, s, value, FP_K_INT, field, min, max, help }
+/* A value the command's own apply() reads: kind is the command's tag. */
+#define FP_OPT_OWN(s, name, value, kind, field, help) { name, s, value, kind, field, 0, 0, help }
+
 enum fp_opt_rc {
 	FP_OPT_OK = 0,
 	FP_OPT_STOP = 1,   /* parsing stopped early with success (report's --help) */
@@ -102,6 +114,10 @@ int fp_opt_parse(const struct fp_command *cmd, int argc, char **argv, void *cfg,
 /* A command's whole argv: fp_opt_parse, then cmd->check, and a usage error
  * said on stderr. @return 0, or 64 (EX_USAGE) once said. */
 int fp_opt_command(const struct fp_command *cmd, int argc, char **argv, void *cfg);
+/* A usage sentence, printf's way, into detail: for apply(), operand()
+ * and check(), as `return fp_opt_fail(detail, cap, "...", ...);`.
+ * @return FP_OPT_USAGE. */
+int fp_opt_fail(char *detail, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Value readers for apply(), each with its usage sentence in detail:
  * a whole number within o's [min, max], and a duration ("500ms", "5s",
  * "2m", "1h"; eg is the middle example the sentence gives, e.g. "5s").
@@ -115,6 +131,9 @@ int fp_opt_duration(const char *val, const char *spelled, const char *eg, int64_
  * and grows *n. @return the copy, or NULL with the sentence in detail. */
 char *fp_opt_repeat(const char *val, const char *spelled, char **texts, size_t n, size_t max,
 		    char *detail, size_t cap);
+/* What fp_opt_repeat() and fp_opt_tier() kept: texts[0..*n-1] freed, *n
+ * set to 0. */
+void fp_opt_free_texts(char **texts, size_t *n);
 /* --tier NAME=MOD:FUN/ARITY (record and requests alike): a copy of val
  * is parsed into tiers[*n], texts[*n] owns it (the caller frees it, also
  * after an error), and *n grows; at most FP_MAX_TIERS. @return as above. */

@@ -207,25 +207,20 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_DIFF: cfg->diff_base = val; break;
 	case O_NO_INDEX: cfg->no_index = 1; break;
 	case O_NODE:
-		if (cfg->nnodes == REP_MAX_NODES) {
-			snprintf(detail, cap, "too many --node options: at most %d (give a comma list)", REP_MAX_NODES);
-			return FP_OPT_USAGE;
-		}
+		if (cfg->nnodes == REP_MAX_NODES)
+			return fp_opt_fail(detail, cap, "too many --node options: at most %d (give a comma list)", REP_MAX_NODES);
 		cfg->nodes[cfg->nnodes++] = val;
 		break;
 	case O_NAMES:
-		if ((cfg->names = fp_names_parse(val)) < 0) {
-			snprintf(detail, cap, "unknown names '%s' (use elixir, erlang or auto)", val);
-			return FP_OPT_USAGE;
-		}
+		if ((cfg->names = fp_names_parse(val)) < 0)
+			return fp_opt_fail(detail, cap, "unknown names '%s' (use elixir, erlang or auto)", val);
 		break;
 	case O_HELP: return FP_OPT_STOP;
 	case O_FORMAT:
 		if ((cfg->format = report_format_find(val)) < 0) {
 			char list[256];
 			report_format_list(list, sizeof list);
-			snprintf(detail, cap, "unknown format '%s' (use %s)", val, list);
-			return FP_OPT_USAGE;
+			return fp_opt_fail(detail, cap, "unknown format '%s' (use %s)", val, list);
 		}
 		((struct report_args *)ctx)->format_given = 1;
 		break;
@@ -233,11 +228,9 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_TO: {
 		int64_t us;
 		int abs;
-		if (fp_parse_seconds(val, &us, &abs)) {
-			snprintf(detail, cap, "cannot read '%s' as seconds for %s (e.g. 12.5 or @1700000000.5)",
-				 val, spelled);
-			return FP_OPT_USAGE;
-		}
+		if (fp_parse_seconds(val, &us, &abs))
+			return fp_opt_fail(detail, cap, "cannot read '%s' as seconds for %s (e.g. 12.5 or @1700000000.5)",
+					   val, spelled);
 		if (o->id == O_FROM) {
 			cfg->has_from = 1;
 			cfg->from_us = us;
@@ -250,44 +243,32 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		break;
 	}
 	case O_STATUS:
-		if (!*val || strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_,-/:.") != strlen(val)) {
-			snprintf(detail, cap, "cannot read '%s' as a list of statuses (e.g. running,runnable)", val);
-			return FP_OPT_USAGE;
-		}
+		if (!*val || strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_,-/:.") != strlen(val))
+			return fp_opt_fail(detail, cap, "cannot read '%s' as a list of statuses (e.g. running,runnable)", val);
 		cfg->status = !strcmp(val, "all") ? NULL : !strcmp(val, "on-cpu") ? REP_ON_CPU : val;
 		cfg->status_default = 0;
 		break;
 	case O_PID:
-		if (cfg->npids == REP_MAX_PIDS) {
-			snprintf(detail, cap, "too many --pid options (at most %d)", REP_MAX_PIDS);
-			return FP_OPT_USAGE;
-		}
-		if (fp_parse_pid(val, &cfg->pids[cfg->npids])) {
-			snprintf(detail, cap, "cannot read '%s' as a process (use <0.N.S>, a tid, N/S or N)", val);
-			return FP_OPT_USAGE;
-		}
+		if (cfg->npids == REP_MAX_PIDS)
+			return fp_opt_fail(detail, cap, "too many --pid options (at most %d)", REP_MAX_PIDS);
+		if (fp_parse_pid(val, &cfg->pids[cfg->npids]))
+			return fp_opt_fail(detail, cap, "cannot read '%s' as a process (use <0.N.S>, a tid, N/S or N)", val);
 		cfg->npids++;
 		break;
 	case O_CATEGORY:
-		if (cfg->ncategories == REP_MAX_CATEGORIES || !*val) {
-			snprintf(detail, cap, "cannot use --category '%s' (at most %d, none empty)", val,
-				 REP_MAX_CATEGORIES);
-			return FP_OPT_USAGE;
-		}
+		if (cfg->ncategories == REP_MAX_CATEGORIES || !*val)
+			return fp_opt_fail(detail, cap, "cannot use --category '%s' (at most %d, none empty)", val,
+					   REP_MAX_CATEGORIES);
 		cfg->categories[cfg->ncategories++] = val;
 		break;
 	case O_WIDTH:
-		if (parse_px(val, 200, 100000, &d)) {
-			snprintf(detail, cap, "cannot use width '%s' (200 to 100000 pixels)", val);
-			return FP_OPT_USAGE;
-		}
+		if (parse_px(val, 200, 100000, &d))
+			return fp_opt_fail(detail, cap, "cannot use width '%s' (200 to 100000 pixels)", val);
 		cfg->width = (unsigned)d;
 		break;
 	case O_MIN_WIDTH:
-		if (parse_px(val, 0, 1000, &d)) {
-			snprintf(detail, cap, "cannot use min-width '%s' (0 to 1000 pixels)", val);
-			return FP_OPT_USAGE;
-		}
+		if (parse_px(val, 0, 1000, &d))
+			return fp_opt_fail(detail, cap, "cannot use min-width '%s' (0 to 1000 pixels)", val);
 		cfg->min_width = d;
 		break;
 	}
@@ -318,28 +299,19 @@ int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
 	/* Combinations. */
 	if (!ra.format_given && report_format_for_path(cfg->output) >= 0)
 		cfg->format = report_format_for_path(cfg->output);
-	if (cfg->ninputs == 0) {
-		snprintf(detail, cap, "no input given (name flameprof's files or their directory)");
-		return FP_OPT_USAGE;
-	}
+	if (cfg->ninputs == 0)
+		return fp_opt_fail(detail, cap, "no input given (name flameprof's files or their directory)");
 	if (cfg->has_from && cfg->has_to && cfg->from_abs == cfg->to_abs &&
 	    cfg->from_us >= cfg->to_us) {
-		snprintf(detail, cap, "the --from second is not before the --to second");
-		return FP_OPT_USAGE;
+		return fp_opt_fail(detail, cap, "the --from second is not before the --to second");
 	}
-	if (cfg->diff_base && cfg->format != REP_F_SVG && cfg->format != REP_F_HTML) {
-		snprintf(detail, cap, "--diff draws a flame graph SVG (-f svg) or a page (-f html); use "
-			 "-f folded on each capture for the rest");
-		return FP_OPT_USAGE;
-	}
-	if (cfg->json && cfg->format != REP_F_TOP) {
-		snprintf(detail, cap, "--json is for -f top (the other formats have one form each)");
-		return FP_OPT_USAGE;
-	}
-	if (cfg->heatmap && cfg->output && !strcmp(cfg->heatmap, cfg->output) && strcmp(cfg->output, "-")) {
-		snprintf(detail, cap, "--heatmap and --output both name '%s'", cfg->output);
-		return FP_OPT_USAGE;
-	}
+	if (cfg->diff_base && cfg->format != REP_F_SVG && cfg->format != REP_F_HTML)
+		return fp_opt_fail(detail, cap, "--diff draws a flame graph SVG (-f svg) or a page (-f html); use "
+				   "-f folded on each capture for the rest");
+	if (cfg->json && cfg->format != REP_F_TOP)
+		return fp_opt_fail(detail, cap, "--json is for -f top (the other formats have one form each)");
+	if (cfg->heatmap && cfg->output && !strcmp(cfg->heatmap, cfg->output) && strcmp(cfg->output, "-"))
+		return fp_opt_fail(detail, cap, "--heatmap and --output both name '%s'", cfg->output);
 	return FP_OPT_OK;
 }
 

@@ -115,8 +115,7 @@ int fp_cookie_rows_check(const char *cookie, const char *cookie_file, char *deta
 {
 	if (!cookie || !cookie_file)
 		return FP_OPT_OK;
-	snprintf(detail, cap, "--cookie and --cookie-file cannot be used together");
-	return FP_OPT_USAGE;
+	return fp_opt_fail(detail, cap, "--cookie and --cookie-file cannot be used together");
 }
 
 int fp_exit_for_node(int err)

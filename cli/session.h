@@ -46,22 +46,25 @@ int fp_exit_for_node(int err);
 	{ "cookie-file", 0, "FILE", FP_K_COOKIE_FILE, offsetof(T, cookie_file), 0, 0,              \
 	  "read the node's cookie from FILE (default ~/.erlang.cookie); NODE=FILE: that node's own (repeatable)" }
 #define FP_ROW_COOKIE(T)                                                                       \
-	{ "cookie", 0, "COOKIE", FP_K_STR, offsetof(T, cookie), 0, 0,                              \
-	  "the cookie itself: visible to every user in ps, prefer --cookie-file" }
+	FP_OPT_STRING(0, "cookie", "COOKIE", offsetof(T, cookie),                                  \
+	  "the cookie itself: visible to every user in ps, prefer --cookie-file")
 #define FP_ROW_CONNECT_TIMEOUT(T)                                                              \
 	{ "connect-timeout", 0, "DUR", FP_K_TIMEOUT, offsetof(T, connect_timeout_us), 0, 0,        \
 	  "give up connecting, and each setup request, after DUR (default 5s)" }
 /* help: the default name differs per command (flameprof_<role>_<user>) */
-#define FP_ROW_NODE_NAME(T, help) { "node-name", 0, "NAME", FP_K_STR, offsetof(T, node_name), 0, 0, help }
-#define FP_ROW_QUIET(T) { "quiet", 'q', NULL, FP_K_SET, offsetof(T, verbosity), 0, 0, "print errors only" }
-#define FP_ROW_VERBOSE_HELP(T, help) { "verbose", 'v', NULL, FP_K_SET, offsetof(T, verbosity), 2, 0, help }
+#define FP_ROW_NODE_NAME(T, help) FP_OPT_STRING(0, "node-name", "NAME", offsetof(T, node_name), help)
+#define FP_ROW_QUIET(T) FP_OPT_SWITCH('q', "quiet", offsetof(T, verbosity), 0, "print errors only")
+#define FP_ROW_VERBOSE_HELP(T, help) FP_OPT_SWITCH('v', "verbose", offsetof(T, verbosity), 2, help)
 #define FP_ROW_VERBOSE(T) FP_ROW_VERBOSE_HELP(T, "also print each step")
 #define FP_ROW_HELP(T) { "help", 'h', NULL, FP_K_HELP, offsetof(T, help), 1, 0, "print this help" }
 /* Rows most node commands have, with their own line: -d DUR into
  * duration_us, --names LANG into lang (an enum fp_names). */
-#define FP_ROW_DURATION(T, help) { "duration", 'd', "DUR", FP_K_DUR, offsetof(T, duration_us), 0, 0, help }
+#define FP_ROW_DURATION(T, help) FP_OPT_DUR('d', "duration", "DUR", offsetof(T, duration_us), help)
 #define FP_ROW_NAMES(T, help) { "names", 0, "LANG", FP_K_NAMES, offsetof(T, lang), 0, 0, help }
 #define FP_CONNECT_TIMEOUT_US 5000000 /* --connect-timeout's default */
+/* The shared rows' defaults, inside a command's designated initializer of
+ * its config in defaults(). */
+#define FP_NODE_DEFAULTS .connect_timeout_us = FP_CONNECT_TIMEOUT_US, .verbosity = 1
 /* The shared rows' own combination, for a command's check(): --cookie and
  * --cookie-file both given. @return FP_OPT_OK, or FP_OPT_USAGE with the
  * sentence in detail. */

@@ -23,39 +23,28 @@ enum kind { K_REC, K_VIEW, K_SORT };
 _Static_assert(offsetof(struct top_config, rec) == 0, "top_config.rec first");
 
 static const struct fp_opt options[] = {
-	{ "interval", 0, "DUR", FP_K_DUR, F(interval_us), 0, 0,
-	  "redraw every DUR (default 1s)" },
-	{ "window", 'w', "DUR", FP_K_DUR, F(window_us), 0, 0,
-	  "count the shares over the last DUR (default 10s)" },
-	{ "iterations", 'n', "N", FP_K_UINT, F(iterations), 1, 1000000,
-	  "stop after N refreshes (default: until 'q', Ctrl-C or SIGTERM)" },
-	{ "once", 0, NULL, FP_K_SET, F(iterations), 1, 0,
-	  "one refresh, then stop (the same as -n 1)" },
-	{ "view", 0, "VIEW", K_VIEW, F(view), 0, 0,
-	  "functions (default: the hottest functions) or processes (the busiest processes)" },
-	{ "sort", 0, "KEY", K_SORT, F(sort), 0, 0,
-	  "functions: self (default), total or function; processes: reductions (default), running, memory, queue or name" },
-	{ "rows", 0, "N", FP_K_UINT, F(rows), 1, 100000,
-	  "rows of each plain table (default 20; on a terminal: as many as fit)" },
-	{ "plain", 0, NULL, FP_K_SET, F(plain), 1, 0,
-	  "print plain tables, one per refresh, even on a terminal" },
+	FP_OPT_DUR(0, "interval", "DUR", F(interval_us), "redraw every DUR (default 1s)"),
+	FP_OPT_DUR('w', "window", "DUR", F(window_us), "count the shares over the last DUR (default 10s)"),
+	FP_OPT_UINT('n', "iterations", "N", F(iterations), 1, 1000000, "stop after N refreshes (default: until 'q', Ctrl-C or SIGTERM)"),
+	FP_OPT_SWITCH(0, "once", F(iterations), 1, "one refresh, then stop (the same as -n 1)"),
+	FP_OPT_OWN(0, "view", "VIEW", K_VIEW, F(view), "functions (default: the hottest functions) or processes (the busiest processes)"),
+	FP_OPT_OWN(0, "sort", "KEY", K_SORT, F(sort), "functions: self (default), total or function; processes: reductions (default), running, memory, queue or name"),
+	FP_OPT_UINT(0, "rows", "N", F(rows), 1, 100000, "rows of each plain table (default 20; on a terminal: as many as fit)"),
+	FP_OPT_SWITCH(0, "plain", F(plain), 1, "print plain tables, one per refresh, even on a terminal"),
 	FP_CAP_ROW_TOP(K_REC, "sample the N processes that gained the most reductions in each selection window (default 30)"),
 	FP_CAP_ROW_EVERY(K_REC, "pick the busiest processes again every DUR (default 2s)"),
 	FP_CAP_ROW_HZ(K_REC, "samples per second per process (default 49)"),
 	FP_CAP_ROW_DEPTH(K_REC, "stack frames kept, raises backtrace_depth while sampling (default 64)"),
 	FP_CAP_ROW_PID(K_REC),
 	FP_CAP_ROW_NAME(K_REC, "also sample this registered process (repeatable)"),
-	FP_ROW_NAMES(struct cap_config,
-	  "spell functions and names as elixir (Shop.Pricing.handle_call/3, :gen_server.loop/7) or erlang does; auto (default): elixir when the node runs the elixir application"),
-	FP_CAP_ROW_MAX_COST(K_REC,
-	  "the capture's cost budget: while the node is busy, keep sampling under PCT of its schedulers (default 1%; 0: none)"),
+	FP_ROW_NAMES(struct cap_config, "spell functions and names as elixir (Shop.Pricing.handle_call/3, :gen_server.loop/7) or erlang does; auto (default): elixir when the node runs the elixir application"),
+	FP_CAP_ROW_MAX_COST(K_REC, "the capture's cost budget: while the node is busy, keep sampling under PCT of its schedulers (default 1%; 0: none)"),
 	FP_CAP_ROW_FORCE(K_REC),
 	FP_ROW_COOKIE_FILE(struct cap_config),
 	FP_ROW_COOKIE(struct cap_config),
 	FP_ROW_CONNECT_TIMEOUT(struct cap_config),
 	FP_CAP_ROW_SILENCE_TIMEOUT(K_REC),
-	FP_ROW_NODE_NAME(struct cap_config,
-	  "our own node name on the target (default flameprof_<user>: top and a capture exclude each other)"),
+	FP_ROW_NODE_NAME(struct cap_config, "our own node name on the target (default flameprof_<user>: top and a capture exclude each other)"),
 	FP_ROW_QUIET(struct cap_config),
 	FP_ROW_VERBOSE_HELP(struct cap_config, "also print each step (before and after the view)"),
 	FP_ROW_HELP(struct cap_config),
@@ -88,15 +77,12 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 		for (int k = 0; k < TOP_PROC_SORTS; k++)
 			if (strcmp(val, proc_sorts[k]) == 0)
 				cfg->sort = 100 + k;
-		if (cfg->sort < 0) {
-			snprintf(detail, cap, "'%s' is not a sort key for %s: use self, total or function (functions), "
-				 "reductions, running, memory, queue or name (processes)", val, spelled);
-			return FP_OPT_USAGE;
-		}
+		if (cfg->sort < 0)
+			return fp_opt_fail(detail, cap, "'%s' is not a sort key for %s: use self, total or function (functions), "
+					   "reductions, running, memory, queue or name (processes)", val, spelled);
 		return FP_OPT_OK;
 	}
-	snprintf(detail, cap, "%s: no such kind of option", spelled);
-	return FP_OPT_USAGE;
+	return fp_opt_fail(detail, cap, "%s: no such kind of option", spelled);
 }
 
 static void defaults(void *arg)
@@ -123,34 +109,30 @@ static int check(void *arg, char *detail, size_t cap)
 		return FP_OPT_OK;
 	if (cfg->sort >= 100 && cfg->view == TOP_FUNCTIONS && cfg->sort != -1)
 		cfg->view = TOP_PROCESSES; /* a processes key picks its view */
-	else if (cfg->sort >= 0 && cfg->sort < 100 && cfg->view == TOP_PROCESSES) {
-		snprintf(detail, cap, "--sort %s is a key of the functions view; the processes view sorts by reductions, running, memory, queue or name",
-			 fun_sorts[cfg->sort]);
-		return FP_OPT_USAGE;
-	}
+	else if (cfg->sort >= 0 && cfg->sort < 100 && cfg->view == TOP_PROCESSES)
+		return fp_opt_fail(detail, cap, "--sort %s is a key of the functions view; the processes view sorts by reductions, running, memory, queue or name",
+				   fun_sorts[cfg->sort]);
 	if (cfg->sort >= 100)
 		cfg->sort -= 100;
 	if (!r->node)
-		snprintf(detail, cap, "no node given; name the node to watch, e.g. 'flameprof top app@db1'");
-	else if (cfg->interval_us < 100000 || cfg->window_us < cfg->interval_us)
-		snprintf(detail, cap, "--interval must be at least 100ms and --window at least one --interval");
-	else if (cfg->window_us / cfg->interval_us > 3600)
-		snprintf(detail, cap, "--window covers at most 3600 intervals; lengthen --interval or shorten --window");
-	else if (r->every_us < 100000)
-		snprintf(detail, cap, "--every must be at least 100ms");
-	else if (r->connect_timeout_us < 100000 || r->silence_timeout_us < 1000000)
-		snprintf(detail, cap, "--connect-timeout must be at least 100ms and --silence-timeout at least 1s");
-	else if (fp_cookie_rows_check(r->cookie, r->cookie_file, detail, cap) != FP_OPT_OK)
+		return fp_opt_fail(detail, cap, "no node given; name the node to watch, e.g. 'flameprof top app@db1'");
+	if (cfg->interval_us < 100000 || cfg->window_us < cfg->interval_us)
+		return fp_opt_fail(detail, cap, "--interval must be at least 100ms and --window at least one --interval");
+	if (cfg->window_us / cfg->interval_us > 3600)
+		return fp_opt_fail(detail, cap, "--window covers at most 3600 intervals; lengthen --interval or shorten --window");
+	if (r->every_us < 100000)
+		return fp_opt_fail(detail, cap, "--every must be at least 100ms");
+	if (r->connect_timeout_us < 100000 || r->silence_timeout_us < 1000000)
+		return fp_opt_fail(detail, cap, "--connect-timeout must be at least 100ms and --silence-timeout at least 1s");
+	if (fp_cookie_rows_check(r->cookie, r->cookie_file, detail, cap) != FP_OPT_OK)
 		return FP_OPT_USAGE;
-	else if (r->top + r->npids + r->nnames == 0)
-		snprintf(detail, cap, "--top 0 with no --pid or --name leaves nothing to watch");
-	else if ((double)(r->top + r->npids + r->nnames) * r->hz > CAP_LOAD_BOUND && !r->force)
-		snprintf(detail, cap, "--top %u at --hz %g asks for %.0f samples/s, beyond the %s the agent delivers on the node without harm; "
-			 "lower --top or --hz, or add --force", r->top, r->hz, (r->top + r->npids + r->nnames) * r->hz,
-			 CAP_LOAD_BOUND_TEXT);
-	else
-		return FP_OPT_OK;
-	return FP_OPT_USAGE;
+	if (r->top + r->npids + r->nnames == 0)
+		return fp_opt_fail(detail, cap, "--top 0 with no --pid or --name leaves nothing to watch");
+	if ((double)(r->top + r->npids + r->nnames) * r->hz > CAP_LOAD_BOUND && !r->force)
+		return fp_opt_fail(detail, cap, "--top %u at --hz %g asks for %.0f samples/s, beyond the %s the agent delivers on the node without harm; "
+				   "lower --top or --hz, or add --force", r->top, r->hz, (r->top + r->npids + r->nnames) * r->hz,
+				   CAP_LOAD_BOUND_TEXT);
+	return FP_OPT_OK;
 }
 
 static void config_free(void *arg)
@@ -161,6 +143,10 @@ static void config_free(void *arg)
 
 const struct fp_command fp_top_command = {
 	.name = "flameprof top",
+	.help_column = 26,
+	.hint_inline = 0,
+	.duration_eg = "1s",
+	FP_NODE_COMMAND(struct cap_config),
 	.synopsis = "usage: flameprof top [options] NODE\n\n"
 		    "A live view of a running node, redrawn every second: the hottest functions\n"
 		    "(their share of the on-CPU samples, self and total, over the last 10 s) or\n"
@@ -177,10 +163,6 @@ const struct fp_command fp_top_command = {
 		  "write to standard output, 75 node lost, 76 protocol error, 77 cookie\n"
 		  "rejected or its file refused.\n"
 		  "See flameprof(1) and README.md.\n",
-	.help_column = 26,
-	.hint_inline = 0,
-	.duration_eg = "1s",
-	FP_NODE_COMMAND(struct cap_config),
 };
 
 static int top_run(void *cfg)

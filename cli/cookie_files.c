@@ -35,12 +35,18 @@ int fp_cookie_file_option(const char *val, const char *spelled, const char **pla
 		*plain = val;
 		return FP_OPT_OK;
 	}
-	if (!eq[1])
-		return fp_opt_fail(detail, cap, "%s '%s' names no file; give it as %s NODE=FILE", spelled, val, spelled);
-	if (fp_cookie_file_for(node))
-		return fp_opt_fail(detail, cap, "%s gives the cookie of '%s' twice", spelled, node);
-	if (nfiles == FP_MAX_COOKIE_FILES)
-		return fp_opt_fail(detail, cap, "more than %d %s NODE=FILE given", FP_MAX_COOKIE_FILES, spelled);
+	if (!eq[1]) {
+		snprintf(detail, cap, "%s '%s' names no file; give it as %s NODE=FILE", spelled, val, spelled);
+		return FP_OPT_USAGE;
+	}
+	if (fp_cookie_file_for(node)) {
+		snprintf(detail, cap, "%s gives the cookie of '%s' twice", spelled, node);
+		return FP_OPT_USAGE;
+	}
+	if (nfiles == FP_MAX_COOKIE_FILES) {
+		snprintf(detail, cap, "more than %d %s NODE=FILE given", FP_MAX_COOKIE_FILES, spelled);
+		return FP_OPT_USAGE;
+	}
 	memcpy(files[nfiles].node, node, n + 1);
 	files[nfiles++].file = eq + 1;
 	return FP_OPT_OK;

@@ -7,9 +7,11 @@
 # its defaults while `perf record -e cpu-clock -F 997` samples the node's
 # threads over the same seconds; tests/truth.py reduces both to the leaf
 # Erlang function of each on-CPU sample and prints the module-level total variation distance (TVD),
-# the function-level one, and flameprof's weight on functions perf saw in
-# under 0.5 % of its samples. Each shape runs REPS times; the summary gives
-# min, median and max of each figure.
+# the function-level one, flameprof's weight on functions perf saw in
+# under 0.5 % of its samples, and the module distance that the two sample
+# sizes alone give (floor: two perfect samplers would be that far apart).
+# Each shape runs REPS times; the summary gives min, median and max of each
+# figure.
 #
 #   REPS=5 SECS=10 SHAPES="spinners service saturated strings allocating calls" bench/truth.sh build/flameprof
 set -u
@@ -25,7 +27,7 @@ perf record -q -e cpu-clock -F 99 -o "$W/probe.data" -- sleep 0.1 >"$W/probe.log
 erlc -o "$W" "$ROOT"/tests/workloads/fp_truth.erl "$ROOT"/tests/workloads/fp_truth_work.erl || exit 1
 
 echo "truth: flameprof's on-CPU leaves against perf's, $REPS runs of $SECS s per shape, +S $SCHED, OTP $(erl -noshell -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().')"
-printf '%-10s %4s %8s %8s %8s %9s %9s\n' shape run tvd_mod tvd_fun rare fp_erl perf_erl
+printf '%-10s %4s %8s %8s %8s %8s %9s %9s\n' shape run tvd_mod tvd_fun rare floor fp_erl perf_erl
 for shape in $SHAPES; do
 	for rep in $(seq "$REPS"); do
 		NODE="truth$rep$$@127.0.0.1"
@@ -49,8 +51,8 @@ for shape in $SHAPES; do
 		python3 - "$shape" "$rep" "$W/$shape.$rep.json" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[3]))
-print("%-10s %4s %8.3f %8.3f %8.3f %9d %9d" % (sys.argv[1], sys.argv[2], r["tvd_module"],
-      r["tvd_function"], r["rare_weight"], r["fp_erlang"], r["perf_erlang"]))
+print("%-10s %4s %8.3f %8.3f %8.3f %8.3f %9d %9d" % (sys.argv[1], sys.argv[2], r["tvd_module"],
+      r["tvd_function"], r["rare_weight"], r["floor_module"], r["fp_erlang"], r["perf_erlang"]))
 EOF
 	done
 done
@@ -67,6 +69,7 @@ for shape in sys.argv[2:]:
     def mmm(k):
         v = sorted(r[k] for r in runs)
         return "%.3f / %.3f / %.3f" % (v[0], statistics.median(v), v[-1])
-    print("%-10s module TVD %s   function TVD %s   rare weight %s   (%d runs)"
-          % (shape, mmm("tvd_module"), mmm("tvd_function"), mmm("rare_weight"), len(runs)))
+    print("%-10s module TVD %s   function TVD %s   rare weight %s   floor %s   (%d runs)"
+          % (shape, mmm("tvd_module"), mmm("tvd_function"), mmm("rare_weight"), mmm("floor_module"),
+             len(runs)))
 EOF

@@ -27,9 +27,17 @@ Prints, and with --json writes as one JSON line:
   tvd_function  the same over functions
   rare_weight   flameprof's share on functions perf saw in under 0.5 % of
                 its samples
+  floor_module  the module distance that the two sample sizes alone give:
+                the median over 200 pairs of draws from perf's leaves, one
+                as large as flameprof's sample, one as large as perf's
+                (floor_low, floor_high: their 5th and 95th percentiles). A
+                distance near it is noise: two perfect samplers that caught
+                so few samples of a node whose CPU is spread over many
+                modules would be that far apart
   the top functions of each side
 """
 import json
+import random
 import re
 import subprocess
 import sys
@@ -154,6 +162,21 @@ def tvd(p, q):
     return 0.5 * sum(abs(p.get(k, 0.0) - q.get(k, 0.0)) for k in set(p) | set(q))
 
 
+def floor(perf, n, draws=200):
+    """Module distances between a draw of n samples and one of as many as
+    perf has, both from perf's leaves: (5th percentile, median, 95th
+    percentile). Seeded: the same files give the same figures."""
+    rng = random.Random(33)
+    keys = list(perf)
+    weights = [perf[k] for k in keys]
+    m = sum(weights)
+
+    def draw(k):
+        return share(by_module(Counter(rng.choices(keys, weights, k=k))))
+    d = sorted(tvd(draw(n), draw(m)) for _ in range(draws))
+    return d[draws // 20], d[draws // 2], d[draws - 1 - draws // 20]
+
+
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
@@ -170,9 +193,13 @@ def main(argv):
         "tvd_module": round(tvd(share(by_module(perf)), share(by_module(fp))), 4),
         "tvd_function": round(tvd(pf, ff), 4),
         "rare_weight": round(sum(v for k, v in ff.items() if pf.get(k, 0.0) < 0.005), 4),
+    }
+    low, mid, high = floor(perf, sum(fp.values()))
+    res.update({
+        "floor_module": round(mid, 4), "floor_low": round(low, 4), "floor_high": round(high, 4),
         "perf_top": [[k, round(v, 4)] for k, v in sorted(pf.items(), key=lambda x: -x[1])[:8]],
         "fp_top": [[k, round(v, 4)] for k, v in sorted(ff.items(), key=lambda x: -x[1])[:8]],
-    }
+    })
     if "--json" in argv:
         print(json.dumps(res))
         return
@@ -180,6 +207,8 @@ def main(argv):
           % (res["perf_samples"], res["perf_erlang"], res["fp_samples"], res["fp_erlang"]))
     print("module TVD %.3f, function TVD %.3f, flameprof's weight on functions perf saw < 0.5 %%: %.3f"
           % (res["tvd_module"], res["tvd_function"], res["rare_weight"]))
+    print("sample size alone: draws of %d and %d samples from perf's leaves are module TVD %.3f apart (5-95 %%: %.3f-%.3f)"
+          % (res["fp_erlang"], res["perf_erlang"], res["floor_module"], res["floor_low"], res["floor_high"]))
     for side in ("perf_top", "fp_top"):
         print("%s: %s" % (side, ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res[side])))
 

@@ -187,19 +187,17 @@ def main(argv):
     if not perf or not fp:
         sys.exit("truth.py: no Erlang samples in %s" % (argv[1] if not perf else argv[2]))
     pf, ff = share(perf), share(fp)
+    low, mid, high = floor(perf, sum(fp.values()))
     res = {
         "perf_samples": perf_total, "perf_erlang": sum(perf.values()),
         "fp_samples": fp_total, "fp_erlang": sum(fp.values()),
         "tvd_module": round(tvd(share(by_module(perf)), share(by_module(fp))), 4),
         "tvd_function": round(tvd(pf, ff), 4),
         "rare_weight": round(sum(v for k, v in ff.items() if pf.get(k, 0.0) < 0.005), 4),
-    }
-    low, mid, high = floor(perf, sum(fp.values()))
-    res.update({
         "floor_module": round(mid, 4), "floor_low": round(low, 4), "floor_high": round(high, 4),
         "perf_top": [[k, round(v, 4)] for k, v in sorted(pf.items(), key=lambda x: -x[1])[:8]],
         "fp_top": [[k, round(v, 4)] for k, v in sorted(ff.items(), key=lambda x: -x[1])[:8]],
-    })
+    }
     if "--json" in argv:
         print(json.dumps(res))
         return

@@ -100,7 +100,7 @@ $(B)/gen/$(3)_blob.c: $(B)/gen/$(1).beam $(B)/gen/$(1).P scripts/embed.sh
 	(scripts/embed.sh fp_$(3)_beam $$< && scripts/embed.sh fp_$(3)_source $(B)/gen/$(1).P) > $$@
 endef
 TRACE_HRL = $(wildcard tracer/*.hrl)
-$(eval $(call EMBED_ERL,$(AGENT_MOD),sampler/flameprof_agent.erl,agent,tracer/fp_purge.hrl tracer/fp_life.hrl tracer/fp_names.hrl sampler/fp_stack.hrl))
+$(eval $(call EMBED_ERL,$(AGENT_MOD),sampler/flameprof_agent.erl,agent,tracer/fp_purge.hrl tracer/fp_life.hrl tracer/fp_names.hrl sampler/fp_stack.hrl sampler/fp_receives.hrl))
 $(eval $(call EMBED_ERL,$(TRACER_MOD),calls/flameprof_tracer.erl,tracer,$(TRACE_HRL)))
 $(eval $(call EMBED_ERL,$(REQUESTS_MOD),requests/flameprof_requests.erl,requests,$(TRACE_HRL)))
 # The purge's text (tracer/fp_purge.hrl) for node/load.c: the string

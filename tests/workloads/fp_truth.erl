@@ -18,6 +18,11 @@
 %%              computing function, nearly all the processes wake often
 %%              and do little; the computing is fp_truth_work's, the waking
 %%              and sleeping fp_truth's and timer's
+%%   draining:  a server that empties its mailbox with a receive that never
+%%              waits (`after 0`, as RabbitMQ's gen_server2:drain/1) before it
+%%              computes what it got, fed by 10 clients that send a request
+%%              every 1-2 ms: reads it serves at that receive are not where
+%%              it ran, and no process is ever seen waiting there
 %%   saturated: eight spinners in three modules' code on a node with fewer
 %%              schedulers, so that run queues are never empty
 %%   strings:   a known limit, not a test: see start(strings)
@@ -28,7 +33,7 @@
 -module(fp_truth).
 -export([start/1, spin_fib/0, spin_lists/0, spin_sets/0, spin_trees/0, alloc_lists/0, alloc_trees/0, spin_string/0,
          server/0, client/1, timer_loop/0, ticker/1, listener/0, burner/0,
-         requests/0, request/0]).
+         requests/0, request/0, drainer/0, feeder/1]).
 
 start(spinners) ->
     spawn(?MODULE, spin_fib, []),
@@ -58,6 +63,10 @@ start(strings) ->
 start(requests) ->
     spawn(?MODULE, spin_lists, []),
     spawn(?MODULE, requests, []),
+    ok;
+start(draining) ->
+    Server = spawn(?MODULE, drainer, []),
+    [spawn(?MODULE, feeder, [Server]) || _ <- lists:seq(1, 10)],
     ok;
 start(service) ->
     register(fp_truth_server, spawn(?MODULE, server, [])),
@@ -121,6 +130,27 @@ alloc_lists() ->
 alloc_trees() ->
     fp_truth_work:trees(500),
     alloc_trees().
+
+%% The draining server: it waits for a request, takes all the others that
+%% came meanwhile (drain/1 runs no code of its own: a receive and a cons),
+%% then computes each.
+drainer() ->
+    receive N -> drain([N]) end.
+
+drain(Acc) ->
+    receive N -> drain([N | Acc])
+    after 0 -> compute(lists:reverse(Acc))
+    end.
+
+compute([{ack, From} | T]) -> From ! ack, compute(T);
+compute([N | T]) -> _ = fp_truth_work:fib(N), compute(T);
+compute([]) -> drainer().
+
+feeder(Server) ->
+    [Server ! 7 + rand:uniform(3) || _ <- lists:seq(1, 10)],
+    Server ! {ack, self()},
+    receive ack -> ok end,
+    feeder(Server).
 
 spin_string() ->
     _ = string:tokens("the quick brown fox jumps over the lazy dog again", " "),

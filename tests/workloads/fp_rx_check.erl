@@ -28,7 +28,7 @@ check_code(File, {N, L, D}) ->
 
 check_lines(Src, {N, L, D}) ->
     {ok, _, Bin} = compile:file(Src, [binary, report]),
-    {ok, _, {_, _, _, Funs, _}} = compile:file(Src, ['S', binary, report]),
+    {ok, _, {_, _, _, Funs, _}} = compile:file(Src, [to_asm, binary, report]),
     Want = lists:usort(lists:append([rx_of(Code, 0, []) || {function, _, _, _, Code} <- Funs])),
     tally(Src, receive_lines(Bin), {ok, Want}, {N, L, D}).
 

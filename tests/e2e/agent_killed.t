@@ -11,7 +11,8 @@
 #   run started as soon as it has exited works (the node is ready: no old
 #   code left that nobody purges);
 #   a worker, the scanner: the capture goes on (they are started again)
-#   and ends normally with exit 0.
+#   and ends normally with exit 0; the reader of the receives' lines too
+#   (not started again: the modules it has not read yet stay as read).
 # Every time: no process of ours is left, backtrace_depth is restored, the
 # module is deleted and purged.
 T_SCHEDULERS=2 # processes running on several schedulers at once are part of what it checks (lib.sh)
@@ -30,7 +31,7 @@ no_process_of_ours() {
 	[ "$(eval_on "[P || P <- erlang:processes(), element(1, element(2, erlang:process_info(P, initial_call))) =:= '$MOD']." )" = "{ok, []}" ]
 }
 
-for victim in "init 1 coordinator 70" "guardian 4 guardian 70" "lock - lock 70" "guardian 4 lock+guardian 70" "guardian 4 lock,guardian 70" "- - all 70" "worker 4 worker 0" "scanner 2 scanner 0"; do
+for victim in "init 1 coordinator 70" "guardian 4 guardian 70" "lock - lock 70" "guardian 4 lock+guardian 70" "guardian 4 lock,guardian 70" "- - all 70" "worker 5 worker 0" "scanner 2 scanner 0" "reader 1 reader 0"; do
 	set -- $victim
 	fun=$1 arity=$2 what=$3 want=$4
 	# what the sentence names: the first of them the coordinator hears of

@@ -16,6 +16,10 @@
 %% processes on a saturated node, in parallel about 1.3 ms: doc/benchmarks.md,
 %% "Measurements behind the code"; doc/design.md has the agent's life cycle).
 %%
+%% A reader process, at low priority, reads where a module's receives are
+%% (fp_receives.hrl) the first time a running process's stack tops in it, so
+%% that a read served at a receive is known for one (served_at_receive/5).
+%%
 %% It ships as little as it can: each distinct stack, frame and seq_trace
 %% label gets a small integer once, and a sample is a tuple of integers.
 %% Batches go out with nosuspend sends and are counted when dropped, so the
@@ -245,7 +249,8 @@ init(Opts) ->
 %% coordinator, the node is restored. When
 %% the coordinator ends on its own (finish/2) it has done all but the
 %% module; for any other end the guardian restores backtrace_depth (the
-%% workers and the scanner are linked to the coordinator and die with it),
+%% workers, the scanner and the reader are linked to the coordinator and
+%% die with it),
 %% frees the name and tells the C-node. Either way it deletes the module
 %% last (the purge this starts kills whatever still runs our code).
 guardian(Coordinator, Sink, Lock, Depth) ->
@@ -329,7 +334,8 @@ request_scan(S, Now) ->
     %% process, once picked, would stay "busy" because it is sampled. Under
     %% the cost budget each was sampled in only a part of the rounds.
     Cost = round(?SAMPLE_COST * (S#s.round - S#s.select_round) * S#s.share),
-    Exclude = maps:merge(maps:from_list([{P, true} || P <- [self() | induced(S#s.sink)]]),
+    Exclude = maps:merge(maps:from_list([{P, true} || P <- [self(), S#s.reader | induced(S#s.sink)],
+                                                      is_pid(P)]),
                          S#s.workers),
     S#s.scanner ! {scan, Exclude, S#s.by_target, Cost, S#s.top,
                    min(?BASELINE_MS, S#s.every_us div 1000)},

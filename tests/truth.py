@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """truth.py - compares flameprof's on-CPU picture with Linux perf's.
 
-    truth.py PERF_SCRIPT FOLDED [--json]
+    truth.py PERF_SCRIPT FOLDED [--json] [--comm COMM --dirty-io MODULE]
 
 PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record -e cpu-clock`
 of the node's beam process, started with `+JPperf true` so that its JIT
@@ -35,6 +35,15 @@ Prints, and with --json writes as one JSON line:
                 so few samples of a node whose CPU is spread over many
                 modules would be that far apart
   the top functions of each side
+
+With --comm COMM (`perf script -F comm` of the same record, a thread name a
+sample) and --dirty-io MODULE, a second reading: perf's samples on the
+dirty I/O schedulers' threads that are neither Erlang code nor the
+scheduler's own loop count for MODULE, the module whose NIFs run there
+(prim_file, OTP's file I/O: perf sees that CPU in C and in the kernel,
+flameprof at the NIF or its caller, as the process's). Printed as
+tvd_module_dirty_io beside the first; the first reading is unchanged.
+A node whose own NIFs run dirty I/O work is misread by it.
 """
 import json
 import random
@@ -107,19 +116,45 @@ def perf_leaves(path):
     the scheduler's sched_yield "called" from a client's loop on OTP 27).
     Time in C (BIFs, the garbage collector, the emulator) counts for
     neither side: flameprof's workloads here compute in Erlang code."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        text = f.read()
-    lines = text.split("\n")
-    if any(not l.strip() for l in lines[:-1]):     # call chains, a blank line after each
-        leaves = [b.strip("\n").split("\n", 1)[0] for b in re.split(r"\n\s*\n", text) if b.strip()]
-    else:
-        leaves = [l for l in lines if l.strip()]
+    leaves = perf_sample_lines(path)
     c = Counter()
     for line in leaves:
         leaf = erlang_frame(line)
         if leaf and counted(leaf) and not ours(MFA.match(leaf).group(1)):
             c[leaf] += 1
     return c, len(leaves)
+
+
+def perf_sample_lines(path):
+    """perf script's line of each sample's leaf, in the record's order."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    lines = text.split("\n")
+    if any(not l.strip() for l in lines[:-1]):     # call chains, a blank line after each
+        return [b.strip("\n").split("\n", 1)[0] for b in re.split(r"\n\s*\n", text) if b.strip()]
+    return [l for l in lines if l.strip()]
+
+
+# The scheduler's own loop on a dirty scheduler's thread: waiting for work,
+# not running a NIF. (Kernel time cannot be told apart without call chains:
+# a NIF's system calls and the scheduler's yields both land there.)
+SCHED_LOOP = re.compile(r"^\s*(?:[0-9a-f]+\s+)?(erts_schedule|erts_dirty_process_main|__sched_yield|"
+                        r"sched_yield|ethr_\w+|erts_tse_\w+|erts_thr_\w+)\s")
+
+
+def dirty_io_samples(path_perf, path_comm):
+    """perf's samples on a dirty I/O scheduler thread (OTP names them
+    N_dirty_io_sch..., perf keeps 15 characters) that are not Erlang code
+    and not the scheduler's own loop."""
+    leaves = perf_sample_lines(path_perf)
+    with open(path_comm, encoding="utf-8", errors="replace") as f:
+        comms = [l.strip() for l in f if l.strip()]
+    if len(comms) != len(leaves):
+        sys.exit("truth.py: %s has %d samples, %s %d: not the same record"
+                 % (path_comm, len(comms), path_perf, len(leaves)))
+    return sum(1 for line, comm in zip(leaves, comms)
+               if re.sub(r"^[0-9]+_", "", comm).startswith("dirty_io")
+               and not erlang_frame(line) and not SCHED_LOOP.match(line))
 
 
 def folded_leaves(path):
@@ -198,6 +233,13 @@ def main(argv):
         "perf_top": [[k, round(v, 4)] for k, v in sorted(pf.items(), key=lambda x: -x[1])[:8]],
         "fp_top": [[k, round(v, 4)] for k, v in sorted(ff.items(), key=lambda x: -x[1])[:8]],
     }
+    if "--comm" in argv and "--dirty-io" in argv:
+        module = argv[argv.index("--dirty-io") + 1]
+        n = dirty_io_samples(argv[1], argv[argv.index("--comm") + 1])
+        with_io = by_module(perf)
+        with_io[module] += n
+        res["perf_dirty_io"] = n
+        res["tvd_module_dirty_io"] = round(tvd(share(with_io), share(by_module(fp))), 4)
     if "--json" in argv:
         print(json.dumps(res))
         return
@@ -207,6 +249,9 @@ def main(argv):
           % (res["tvd_module"], res["tvd_function"], res["rare_weight"]))
     print("sample size alone: draws of %d and %d samples from perf's leaves are module TVD %.3f apart (5-95 %%: %.3f-%.3f)"
           % (res["fp_erlang"], res["perf_erlang"], res["floor_module"], res["floor_low"], res["floor_high"]))
+    if "tvd_module_dirty_io" in res:
+        print("with perf's %d samples on the dirty I/O schedulers (not Erlang code, not their own loop) "
+              "counted for %s: module TVD %.3f" % (res["perf_dirty_io"], module, res["tvd_module_dirty_io"]))
     for side in ("perf_top", "fp_top"):
         print("%s: %s" % (side, ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res[side])))
 

@@ -140,7 +140,7 @@
             last = #{},
             scanner,              % the process that picks the busiest
             %% module => true, and {module, line} => true for each line a
-            %% receive of its is read at (learn/2, served_at_receive/4);
+            %% receive of its is read at (learn/2, served_at_receive/5);
             %% written here, read by the workers
             rx,
             rx_modules = 0,       % modules asked of the reader

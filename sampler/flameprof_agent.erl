@@ -1107,7 +1107,7 @@ reader(Agent) ->
         {learn, M} ->
             Lines = try code:which(M) of
                         Path when is_list(Path) ->
-                            case filelib_size(Path) =< ?MAX_RX_FILE andalso file:read_file(Path) of
+                            case file_size(Path) =< ?MAX_RX_FILE andalso file:read_file(Path) of
                                 {ok, Bin} -> receive_lines(Bin);
                                 _ -> error
                             end;
@@ -1118,7 +1118,7 @@ reader(Agent) ->
             reader(Agent)
     end.
 
-filelib_size(Path) ->
+file_size(Path) ->
     case file:read_file_info(Path) of
         {ok, Info} -> element(2, Info);      % #file_info.size
         _ -> infinity

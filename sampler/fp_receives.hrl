@@ -37,17 +37,20 @@
 
 receive_lines(<<"FOR1", _:32, "BEAM", Chunks/binary>>) ->
     try
-        {ok, Code} = rx_chunk(<<"Code">>, Chunks),
         {ok, LineChunk} = rx_chunk(<<"Line">>, Chunks),
-        <<HdrSize:32, Hdr:HdrSize/binary, Instrs/binary>> = Code,
-        <<_InstrSet:32, MaxOp:32, _/binary>> = Hdr,
-        true = MaxOp =< ?RX_MAX_OPCODE,
         Lines = rx_line_table(LineChunk),
-        Idxs = rx_walk(Instrs, 0, []),
-        {ok, lists:usort([element(I, Lines) || I <- Idxs, I >= 1, I =< tuple_size(Lines)])}
+        {ok, lists:usort([element(I, Lines) || I <- rx_line_indexes(Chunks), I =< tuple_size(Lines)])}
     catch _:_ -> error
     end;
 receive_lines(_) -> error.
+
+%% The line instruction indexes (from 1) in force at the Code chunk's
+%% loop_recs; a crash where the code is not one this table can read.
+rx_line_indexes(Chunks) ->
+    {ok, <<HdrSize:32, Hdr:HdrSize/binary, Instrs/binary>>} = rx_chunk(<<"Code">>, Chunks),
+    <<_InstrSet:32, MaxOp:32, _/binary>> = Hdr,
+    true = MaxOp =< ?RX_MAX_OPCODE,
+    [I || I <- rx_walk(Instrs, 0, []), I >= 1].
 
 rx_chunk(Id, <<Id:4/binary, Len:32, Data:Len/binary, _/binary>>) -> {ok, Data};
 rx_chunk(Id, <<_:4/binary, Len:32, Rest/binary>>) ->

@@ -107,8 +107,8 @@ def erlang_frame(line):
     return name
 
 
-def perf_leaves(path):
-    """The leaf of each perf sample, where it is Erlang code.
+def perf_leaves(leaves):
+    """The leaf of each perf sample (perf_sample_lines/1), where it is Erlang code.
 
     perf's call chains (-g) are read past, not followed: the emulator's C
     code keeps no frame pointers, so a chain from C back into Erlang code
@@ -116,7 +116,6 @@ def perf_leaves(path):
     the scheduler's sched_yield "called" from a client's loop on OTP 27).
     Time in C (BIFs, the garbage collector, the emulator) counts for
     neither side: flameprof's workloads here compute in Erlang code."""
-    leaves = perf_sample_lines(path)
     c = Counter()
     for line in leaves:
         leaf = erlang_frame(line)
@@ -142,16 +141,15 @@ SCHED_LOOP = re.compile(r"^\s*(?:[0-9a-f]+\s+)?(erts_schedule|erts_dirty_process
                         r"sched_yield|ethr_\w+|erts_tse_\w+|erts_thr_\w+)\s")
 
 
-def dirty_io_samples(path_perf, path_comm):
-    """perf's samples on a dirty I/O scheduler thread (OTP names them
-    N_dirty_io_sch..., perf keeps 15 characters) that are not Erlang code
-    and not the scheduler's own loop."""
-    leaves = perf_sample_lines(path_perf)
+def dirty_io_samples(leaves, path_comm):
+    """perf's samples (perf_sample_lines/1) on a dirty I/O scheduler thread
+    (OTP names them N_dirty_io_sch..., perf keeps 15 characters) that are
+    not Erlang code and not the scheduler's own loop."""
     with open(path_comm, encoding="utf-8", errors="replace") as f:
         comms = [l.strip() for l in f if l.strip()]
     if len(comms) != len(leaves):
-        sys.exit("truth.py: %s has %d samples, %s %d: not the same record"
-                 % (path_comm, len(comms), path_perf, len(leaves)))
+        sys.exit("truth.py: %s has %d samples, the perf script %d: not the same record"
+                 % (path_comm, len(comms), len(leaves)))
     return sum(1 for line, comm in zip(leaves, comms)
                if re.sub(r"^[0-9]+_", "", comm).startswith("dirty_io")
                and not erlang_frame(line) and not SCHED_LOOP.match(line))
@@ -217,7 +215,8 @@ def main(argv):
         sys.exit(__doc__)
     BIFS.update(ask_bifs(argv[1], argv[2]))
 
-    perf, perf_total = perf_leaves(argv[1])
+    perf_lines = perf_sample_lines(argv[1])
+    perf, perf_total = perf_leaves(perf_lines)
     fp, fp_total = folded_leaves(argv[2])
     if not perf or not fp:
         sys.exit("truth.py: no Erlang samples in %s" % (argv[1] if not perf else argv[2]))
@@ -235,7 +234,7 @@ def main(argv):
     }
     if "--comm" in argv and "--dirty-io" in argv:
         module = argv[argv.index("--dirty-io") + 1]
-        n = dirty_io_samples(argv[1], argv[argv.index("--comm") + 1])
+        n = dirty_io_samples(perf_lines, argv[argv.index("--comm") + 1])
         with_io = by_module(perf)
         with_io[module] += n
         res["perf_dirty_io"] = n

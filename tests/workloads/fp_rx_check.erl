@@ -7,7 +7,7 @@
 %%    lines are compared);
 %%  - lines: for each .erl given, compiled here, the lines must be those of
 %%    the last line instruction before each loop_rec in the compiler's
-%%    assembly listing (the 'S' output, with file and line spelled out).
+%%    assembly listing (compile's to_asm, with file and line spelled out).
 %% Prints one line per module that differs and a summary line.
 -module(fp_rx_check).
 -export([main/1]).
@@ -49,8 +49,7 @@ tally(Name, Got, Want, {N, L, D}) ->
 %% The line instruction indexes in force at the module's loop_recs, by
 %% the include's own walk.
 receive_line_indexes(<<"FOR1", _:32, "BEAM", Chunks/binary>>) ->
-    {ok, <<HdrSize:32, _:HdrSize/binary, Instrs/binary>>} = rx_chunk(<<"Code">>, Chunks),
-    lists:usort([I || I <- rx_walk(Instrs, 0, []), I >= 1]).
+    lists:usort(rx_line_indexes(Chunks)).
 
 count({ok, L}) -> length(L);
 count(L) -> length(L).

@@ -20,9 +20,10 @@
 %%              and sleeping fp_truth's and timer's
 %%   draining:  a server that empties its mailbox with a receive that never
 %%              waits (`after 0`, as RabbitMQ's gen_server2:drain/1) before it
-%%              computes what it got, fed by 10 clients that send a request
-%%              every 1-2 ms: reads it serves at that receive are not where
-%%              it ran, and no process is ever seen waiting there
+%%              computes what it got, fed by 10 clients that each send 10
+%%              requests (fib of 8-10) and wait for its word: reads it serves
+%%              at that receive are not where it ran, and no process is ever
+%%              seen waiting there
 %%   saturated: eight spinners in three modules' code on a node with fewer
 %%              schedulers, so that run queues are never empty
 %%   strings:   a known limit, not a test: see start(strings)

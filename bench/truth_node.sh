@@ -15,7 +15,11 @@
 # no leaf comparison shows: time in C has no Erlang frame; and the
 # comparison again with perf's samples on the dirty I/O schedulers counted
 # for prim_file, whose NIFs run there (Yaws: a third of its CPU). KEEP=DIR keeps
-# perf's and flameprof's files there.
+# perf's and flameprof's files there. CHAINS=1 records perf's call chains
+# (DWARF, 16 KiB of stack a sample: about 10 MB a second on two busy
+# schedulers) and prints the normal schedulers' samples by what they ran:
+# Erlang code, BIFs (by name), receiving, garbage collection, the
+# scheduler's loop; the comparison of leaves is the same either way.
 set -u
 FP=${1:?usage: bench/truth_node.sh FLAMEPROF NODE BEAM_PID [FLAMEPROF OPTION...]}
 NODE=${2:?usage: bench/truth_node.sh FLAMEPROF NODE BEAM_PID [FLAMEPROF OPTION...]}
@@ -30,7 +34,10 @@ W=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/fp-truth-node.XXXXXX")}
 mkdir -p "$W" || exit 1
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
 
-perf record -q -e cpu-clock -F 997 -p "$PID" -o "$W/p.data" -- sleep "$SECS" >"$W/perf.log" 2>&1 &
+chains=
+[ "${CHAINS:-0}" = 1 ] && chains="--call-graph dwarf,16384"
+# shellcheck disable=SC2086 # $chains is two words or none
+perf record -q -e cpu-clock -F 997 $chains -p "$PID" -o "$W/p.data" -- sleep "$SECS" >"$W/perf.log" 2>&1 &
 pp=$!
 rm -rf "$W/out"
 "$FP" -q --duration "${SECS}s" -o "$W/out" "$@" "$NODE"
@@ -44,7 +51,7 @@ perf script -i "$W/p.data" -F comm >"$W/comm.txt" 2>/dev/null
 echo "truth_node: $NODE over $SECS s, flameprof's on-CPU leaves against perf's"
 # the second reading counts perf's dirty I/O threads for prim_file, OTP's
 # file I/O, whose NIFs run there (tests/truth.py)
-python3 "$ROOT/tests/truth.py" "$W/p.txt" "$W/f.txt" --comm "$W/comm.txt" --dirty-io prim_file || exit 1
+python3 "$ROOT/tests/truth.py" "$W/p.txt" "$W/f.txt" --comm "$W/comm.txt" --dirty-io prim_file ${chains:+--chains} || exit 1
 # OTP names its threads N_scheduler, N_dirty_cpu_sch..., N_dirty_io_sch...
 # (perf keeps 15 characters of a name)
 awk '{ t = $1; sub(/^[0-9]+_/, "", t)

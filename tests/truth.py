@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """truth.py - compares flameprof's on-CPU picture with Linux perf's.
 
-    truth.py PERF_SCRIPT FOLDED [--json] [--comm COMM --dirty-io MODULE]
+    truth.py PERF_SCRIPT FOLDED [--json] [--comm COMM --dirty-io MODULE] [--chains]
 
 PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record -e cpu-clock`
 of the node's beam process, started with `+JPperf true` so that its JIT
@@ -44,6 +44,17 @@ scheduler's own loop count for MODULE, the module whose NIFs run there
 flameprof at the NIF or its caller, as the process's). Printed as
 tvd_module_dirty_io beside the first; the first reading is unchanged.
 A node whose own NIFs run dirty I/O work is misread by it.
+
+With --chains (PERF_SCRIPT recorded with `perf record --call-graph dwarf`),
+what no leaf comparison shows: perf's samples on the normal schedulers'
+threads (with --comm; else all) by what the code asked for, read from each
+sample's call chain. DWARF unwinds the emulator's C code up to the JIT's
+code that called it, and that caller says what the C was for: a BIF (named
+by its C function, the one the JIT's BIF call stub called: erl_send is
+`!`, erts_internal_port_command_3 is port_command/2's), a receive, the
+garbage collector, or the scheduler's own loop. Printed as c_time (shares
+of those samples) and c_bifs (the BIFs with most samples); the readings
+above are unchanged.
 """
 import json
 import random
@@ -141,15 +152,84 @@ SCHED_LOOP = re.compile(r"^\s*(?:[0-9a-f]+\s+)?(erts_schedule|erts_dirty_process
                         r"sched_yield|ethr_\w+|erts_tse_\w+|erts_thr_\w+)\s")
 
 
+# C a chain reaches through the JIT's stubs, and what it was for. A BIF is
+# named by the C function the stub called (past beam_jit_call_bif, which
+# calls the BIF for it); C that Erlang code calls directly (apply, the
+# process dictionary, term comparison) is "other C called from Erlang code".
+BIF_STUBS = re.compile(r"^\$global::(call_light_bif_shared|call_bif_shared|i_bif_body_shared|"
+                       r"bif_\w+_shared|i_bif\w*)$")
+RECEIVE_C = re.compile(r"^(erts_proc_sig_receive_helper|beam_jit_wait_timeout|beam_jit_timeout\w*|"
+                       r"beam_jit_remove_message|erts_save_message_in_proc|erts_msgq_\w+)$")
+GC_C = re.compile(r"^(erts_garbage_collect\w*|erts_gc_after_bif_call\w*|erts_gc_\w+)$")
+
+
+def perf_sample_chains(path):
+    """Each perf sample's call chain, leaf first, as symbol names, with
+    "$" kept on the JIT's (perf script -F ip,sym,dso of a record with -g)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        blocks = [b for b in re.split(r"\n\s*\n", f.read()) if b.strip()]
+    return [[re.sub(r"^\s*(?:[0-9a-f]+\s+)?(.*?)(?:\s+\([^()]*\))?\s*$", r"\1", l)
+             for l in b.strip("\n").split("\n") if l.strip()] for b in blocks]
+
+
+def c_time_kind(chain):
+    """What a sample's chain (perf_sample_chains/1) ran, for --chains: a
+    (kind, name) pair."""
+    if not chain:
+        return ("other", "")
+    if re.match(r"^\$[^:]", chain[0]) and not chain[0].startswith("$global::"):
+        return ("Erlang code", "")
+    j = next((i for i, f in enumerate(chain) if f.startswith("$")), None)
+    below = [f for f in chain[:j] if f != "[unknown]" and not f.endswith("(inlined)")] if j is not None else chain
+    callee = below[-1] if below else ""
+    if j is None:
+        return ("the scheduler's loop and other C", "")
+    jit = chain[j]
+    if any(RECEIVE_C.match(f) for f in below) or jit == "$global::i_loop_rec_shared":
+        return ("receiving", "")
+    if any(GC_C.match(f) for f in below) or jit.startswith("$global::garbage_collect"):
+        return ("garbage collection", "")
+    if BIF_STUBS.match(jit):
+        if callee == "beam_jit_call_bif" and len(below) > 1:
+            callee = below[-2]
+        return ("BIFs", callee or "(the stub itself)")
+    if jit == "$global::process_main":
+        return ("the scheduler's loop and other C", "")
+    if jit.startswith("$global::"):
+        return ("the JIT's other stubs", jit[len("$global::"):])
+    return ("other C called from Erlang code", callee)
+
+
+def c_time(chains, comms=None):
+    """Shares of c_time_kind/1 over the normal schedulers' samples (all
+    samples without comms), and the BIFs' names by samples."""
+    kinds, bifs = Counter(), Counter()
+    for i, chain in enumerate(chains):
+        if comms is not None and not re.sub(r"^[0-9]+_", "", comms[i]).startswith("scheduler"):
+            continue
+        kind, name = c_time_kind(chain)
+        kinds[kind] += 1
+        if kind == "BIFs":
+            bifs[name] += 1
+    n = sum(kinds.values())
+    return n, {k: round(v / n, 4) for k, v in kinds.most_common()} if n else {}, \
+        [[k, round(v / n, 4)] for k, v in bifs.most_common(8)] if n else []
+
+
+def read_comms(path_comm, n):
+    with open(path_comm, encoding="utf-8", errors="replace") as f:
+        comms = [l.strip() for l in f if l.strip()]
+    if len(comms) != n:
+        sys.exit("truth.py: %s has %d samples, the perf script %d: not the same record"
+                 % (path_comm, len(comms), n))
+    return comms
+
+
 def dirty_io_samples(leaves, path_comm):
     """perf's samples (perf_sample_lines/1) on a dirty I/O scheduler thread
     (OTP names them N_dirty_io_sch..., perf keeps 15 characters) that are
     not Erlang code and not the scheduler's own loop."""
-    with open(path_comm, encoding="utf-8", errors="replace") as f:
-        comms = [l.strip() for l in f if l.strip()]
-    if len(comms) != len(leaves):
-        sys.exit("truth.py: %s has %d samples, the perf script %d: not the same record"
-                 % (path_comm, len(comms), len(leaves)))
+    comms = read_comms(path_comm, len(leaves))
     return sum(1 for line, comm in zip(leaves, comms)
                if re.sub(r"^[0-9]+_", "", comm).startswith("dirty_io")
                and not erlang_frame(line) and not SCHED_LOOP.match(line))
@@ -239,6 +319,9 @@ def main(argv):
         with_io[module] += n
         res["perf_dirty_io"] = n
         res["tvd_module_dirty_io"] = round(tvd(share(with_io), share(by_module(fp))), 4)
+    if "--chains" in argv:
+        comms = read_comms(argv[argv.index("--comm") + 1], len(perf_lines)) if "--comm" in argv else None
+        res["c_time_samples"], res["c_time"], res["c_bifs"] = c_time(perf_sample_chains(argv[1]), comms)
     if "--json" in argv:
         print(json.dumps(res))
         return
@@ -253,6 +336,11 @@ def main(argv):
               "counted for %s: module TVD %.3f" % (res["perf_dirty_io"], module, res["tvd_module_dirty_io"]))
     for side in ("perf_top", "fp_top"):
         print("%s: %s" % (side, ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res[side])))
+    if "c_time" in res:
+        print("perf's %d samples on the %s, by what they ran (call chains): %s"
+              % (res["c_time_samples"], "normal schedulers" if "--comm" in argv else "node's threads",
+                 ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res["c_time"].items())))
+        print("c_bifs: %s" % ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res["c_bifs"]))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,10 @@
 %%              requests (fib of 8-10) and wait for its word: reads it serves
 %%              at that receive are not where it ran, and no process is ever
 %%              seen waiting there
+%%   writing:   a process that writes 4 KiB to a port (`cat > /dev/null`) at
+%%              every turn, beside the fib spinner: most of the writer's CPU
+%%              is the port_command BIF's C and the kernel's, which only
+%%              perf's call chains name (tests/e2e/truth_chains.t)
 %%   saturated: eight spinners in three modules' code on a node with fewer
 %%              schedulers, so that run queues are never empty
 %%   strings:   a known limit, not a test: see start(strings)
@@ -34,7 +38,7 @@
 -module(fp_truth).
 -export([start/1, spin_fib/0, spin_lists/0, spin_sets/0, spin_trees/0, alloc_lists/0, alloc_trees/0, spin_string/0,
          server/0, client/1, timer_loop/0, ticker/1, listener/0, burner/0,
-         requests/0, request/0, drainer/0, feeder/1]).
+         requests/0, request/0, drainer/0, feeder/1, writer/0]).
 
 start(spinners) ->
     spawn(?MODULE, spin_fib, []),
@@ -64,6 +68,10 @@ start(strings) ->
 start(requests) ->
     spawn(?MODULE, spin_lists, []),
     spawn(?MODULE, requests, []),
+    ok;
+start(writing) ->
+    spawn(?MODULE, spin_fib, []),
+    spawn(?MODULE, writer, []),
     ok;
 start(draining) ->
     Server = spawn(?MODULE, drainer, []),
@@ -186,3 +194,13 @@ burner() ->
     fp_truth_work:burn_until(erlang:monotonic_time(millisecond) + 5),
     timer:sleep(20),
     burner().
+
+%% The writing shape's writer: the port is its own, so it dies with it.
+writer() ->
+    Port = open_port({spawn_executable, "/bin/sh"},
+                     [binary, out, {args, ["-c", "exec cat > /dev/null"]}]),
+    write(Port, binary:copy(<<"x">>, 4096)).
+
+write(Port, Block) ->
+    true = erlang:port_command(Port, Block),
+    write(Port, Block).

@@ -12,14 +12,14 @@
 # Prints tests/truth.py's comparison (module and function distance, the top
 # functions of each side), then where perf saw the node's CPU by thread kind
 # (normal schedulers, dirty CPU and dirty I/O schedulers, the rest), which
-# no leaf comparison shows: time in C has no Erlang frame; and the
-# comparison again with perf's samples on the dirty I/O schedulers counted
-# for prim_file, whose NIFs run there (Yaws: a third of its CPU). KEEP=DIR keeps
+# no leaf comparison shows: time in C has no Erlang frame. KEEP=DIR keeps
 # perf's and flameprof's files there. CHAINS=1 records perf's call chains
 # (DWARF, 16 KiB of stack a sample: about 10 MB a second on two busy
-# schedulers) and prints the normal schedulers' samples by what they ran:
-# Erlang code, BIFs (by name), receiving, garbage collection, the
-# scheduler's loop; the comparison of leaves is the same either way.
+# schedulers) and prints the normal schedulers' samples by what they ran
+# (Erlang code, BIFs by name, receiving, garbage collection, the
+# scheduler's loop), and the comparison again with perf's samples in NIF
+# calls on the dirty I/O schedulers counted for prim_file, whose NIFs run
+# there; the comparison of leaves is the same either way.
 set -u
 FP=${1:?usage: bench/truth_node.sh FLAMEPROF NODE BEAM_PID [FLAMEPROF OPTION...]}
 NODE=${2:?usage: bench/truth_node.sh FLAMEPROF NODE BEAM_PID [FLAMEPROF OPTION...]}
@@ -49,9 +49,9 @@ perf script -i "$W/p.data" -F comm >"$W/comm.txt" 2>/dev/null
 "$FP" report -q -f folded "$W/out" -o "$W/f.txt" || exit 1
 
 echo "truth_node: $NODE over $SECS s, flameprof's on-CPU leaves against perf's"
-# the second reading counts perf's dirty I/O threads for prim_file, OTP's
-# file I/O, whose NIFs run there (tests/truth.py)
-python3 "$ROOT/tests/truth.py" "$W/p.txt" "$W/f.txt" --comm "$W/comm.txt" --dirty-io prim_file ${chains:+--chains} || exit 1
+# with chains, a second reading counts perf's NIF calls on the dirty I/O
+# threads for prim_file, OTP's file I/O, whose NIFs run there (tests/truth.py)
+python3 "$ROOT/tests/truth.py" "$W/p.txt" "$W/f.txt" ${chains:+--chains --comm "$W/comm.txt" --dirty-io prim_file} || exit 1
 # OTP names its threads N_scheduler, N_dirty_cpu_sch..., N_dirty_io_sch...
 # (perf keeps 15 characters of a name)
 awk '{ t = $1; sub(/^[0-9]+_/, "", t)

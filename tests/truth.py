@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """truth.py - compares flameprof's on-CPU picture with Linux perf's.
 
-    truth.py PERF_SCRIPT FOLDED [--json] [--comm COMM --dirty-io MODULE] [--chains]
+    truth.py PERF_SCRIPT FOLDED [--json] [--chains [--comm COMM [--dirty-io MODULE]]]
 
 PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record -e cpu-clock`
 of the node's beam process, started with `+JPperf true` so that its JIT
@@ -36,15 +36,6 @@ Prints, and with --json writes as one JSON line:
                 modules would be that far apart
   the top functions of each side
 
-With --comm COMM (`perf script -F comm` of the same record, a thread name a
-sample) and --dirty-io MODULE, a second reading: perf's samples on the
-dirty I/O schedulers' threads that are neither Erlang code nor the
-scheduler's own loop count for MODULE, the module whose NIFs run there
-(prim_file, OTP's file I/O: perf sees that CPU in C and in the kernel,
-flameprof at the NIF or its caller, as the process's). Printed as
-tvd_module_dirty_io beside the first; the first reading is unchanged.
-A node whose own NIFs run dirty I/O work is misread by it.
-
 With --chains (PERF_SCRIPT recorded with `perf record --call-graph dwarf`),
 what no leaf comparison shows: perf's samples on the normal schedulers'
 threads (with --comm; else all) by what the code asked for, read from each
@@ -54,7 +45,18 @@ by its C function, the one the JIT's BIF call stub called: erl_send is
 `!`, erts_internal_port_command_3 is port_command/2's), a receive, the
 garbage collector, or the scheduler's own loop. Printed as c_time (shares
 of those samples) and c_bifs (the BIFs with most samples); the readings
-above are unchanged.
+above are unchanged. COMM is `perf script -F comm` of the same record (a
+thread name a sample).
+
+With --dirty-io MODULE too, a second reading: perf's samples on the dirty
+I/O schedulers' threads whose chain runs through a NIF call
+(erts_call_dirty_nif) count for MODULE, the module whose NIFs run there
+(prim_file, OTP's file I/O: perf sees that CPU in C and in the kernel,
+flameprof at the NIF or its caller, as the process's). Printed as
+tvd_module_dirty_io beside the first, which is unchanged. A node whose own
+NIFs run dirty I/O work is misread by it. Without chains the dirty
+schedulers' own loop cannot be told from a NIF: its yields are kernel
+samples too (Yaws: 3,450 of 3,557 such samples were the loop).
 """
 import json
 import random
@@ -145,13 +147,6 @@ def perf_sample_lines(path):
     return [l for l in lines if l.strip()]
 
 
-# The scheduler's own loop on a dirty scheduler's thread: waiting for work,
-# not running a NIF. (Kernel time cannot be told apart without call chains:
-# a NIF's system calls and the scheduler's yields both land there.)
-SCHED_LOOP = re.compile(r"^\s*(?:[0-9a-f]+\s+)?(erts_schedule|erts_dirty_process_main|__sched_yield|"
-                        r"sched_yield|ethr_\w+|erts_tse_\w+|erts_thr_\w+)\s")
-
-
 # C a chain reaches through the JIT's stubs, and what it was for. A BIF is
 # named by the C function the stub called (past beam_jit_call_bif, which
 # calls the BIF for it); C that Erlang code calls directly (apply, the
@@ -225,14 +220,12 @@ def read_comms(path_comm, n):
     return comms
 
 
-def dirty_io_samples(leaves, path_comm):
-    """perf's samples (perf_sample_lines/1) on a dirty I/O scheduler thread
-    (OTP names them N_dirty_io_sch..., perf keeps 15 characters) that are
-    not Erlang code and not the scheduler's own loop."""
-    comms = read_comms(path_comm, len(leaves))
-    return sum(1 for line, comm in zip(leaves, comms)
-               if re.sub(r"^[0-9]+_", "", comm).startswith("dirty_io")
-               and not erlang_frame(line) and not SCHED_LOOP.match(line))
+def dirty_io_samples(chains, comms):
+    """perf's samples (perf_sample_chains/1) on a dirty I/O scheduler's
+    thread (OTP names them N_dirty_io_sch..., perf keeps 15 characters)
+    whose chain runs through a NIF call, not the scheduler's own loop."""
+    return sum(1 for chain, comm in zip(chains, comms)
+               if re.sub(r"^[0-9]+_", "", comm).startswith("dirty_io") and "erts_call_dirty_nif" in chain)
 
 
 def folded_leaves(path):
@@ -312,16 +305,20 @@ def main(argv):
         "perf_top": [[k, round(v, 4)] for k, v in sorted(pf.items(), key=lambda x: -x[1])[:8]],
         "fp_top": [[k, round(v, 4)] for k, v in sorted(ff.items(), key=lambda x: -x[1])[:8]],
     }
-    if "--comm" in argv and "--dirty-io" in argv:
-        module = argv[argv.index("--dirty-io") + 1]
-        n = dirty_io_samples(perf_lines, argv[argv.index("--comm") + 1])
-        with_io = by_module(perf)
-        with_io[module] += n
-        res["perf_dirty_io"] = n
-        res["tvd_module_dirty_io"] = round(tvd(share(with_io), share(by_module(fp))), 4)
+    if "--dirty-io" in argv and not ("--chains" in argv and "--comm" in argv):
+        sys.exit("truth.py: --dirty-io needs --chains and --comm: record with perf's call chains "
+                 "(perf record --call-graph dwarf) and give the threads' names")
     if "--chains" in argv:
-        comms = read_comms(argv[argv.index("--comm") + 1], len(perf_lines)) if "--comm" in argv else None
-        res["c_time_samples"], res["c_time"], res["c_bifs"] = c_time(perf_sample_chains(argv[1]), comms)
+        chains = perf_sample_chains(argv[1])
+        comms = read_comms(argv[argv.index("--comm") + 1], len(chains)) if "--comm" in argv else None
+        res["c_time_samples"], res["c_time"], res["c_bifs"] = c_time(chains, comms)
+        if "--dirty-io" in argv:
+            module = argv[argv.index("--dirty-io") + 1]
+            n = dirty_io_samples(chains, comms)
+            with_io = by_module(perf)
+            with_io[module] += n
+            res["perf_dirty_io"] = n
+            res["tvd_module_dirty_io"] = round(tvd(share(with_io), share(by_module(fp))), 4)
     if "--json" in argv:
         print(json.dumps(res))
         return
@@ -332,8 +329,8 @@ def main(argv):
     print("sample size alone: draws of %d and %d samples from perf's leaves are module TVD %.3f apart (5-95 %%: %.3f-%.3f)"
           % (res["fp_erlang"], res["perf_erlang"], res["floor_module"], res["floor_low"], res["floor_high"]))
     if "tvd_module_dirty_io" in res:
-        print("with perf's %d samples on the dirty I/O schedulers (not Erlang code, not their own loop) "
-              "counted for %s: module TVD %.3f" % (res["perf_dirty_io"], module, res["tvd_module_dirty_io"]))
+        print("with perf's %d samples in NIF calls on the dirty I/O schedulers counted for %s: module TVD %.3f"
+              % (res["perf_dirty_io"], module, res["tvd_module_dirty_io"]))
     for side in ("perf_top", "fp_top"):
         print("%s: %s" % (side, ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res[side])))
     if "c_time" in res:

@@ -44,18 +44,21 @@ rm -rf "$W/out"
 rc=$?
 wait "$pp" || { echo "truth_node: perf failed: $(tail -1 "$W/perf.log")" >&2; exit 1; }
 [ "$rc" = 0 ] || { echo "truth_node: flameprof exited $rc" >&2; exit 1; }
-perf script -i "$W/p.data" -F ip,sym,dso >"$W/p.txt" 2>/dev/null
-perf script -i "$W/p.data" -F comm >"$W/comm.txt" 2>/dev/null
+# the leaves (--hide-call-graph: a record with chains too), and the chains
+perf script -i "$W/p.data" -F ip,sym,dso --hide-call-graph >"$W/p.txt" 2>/dev/null
+perf script -i "$W/p.data" -F comm --hide-call-graph >"$W/comm.txt" 2>/dev/null
+[ -z "$chains" ] || perf script -i "$W/p.data" -F comm,ip,sym,dso >"$W/chains.txt" 2>/dev/null
 "$FP" report -q -f folded "$W/out" -o "$W/f.txt" || exit 1
 
 echo "truth_node: $NODE over $SECS s, flameprof's on-CPU leaves against perf's"
 # with chains, a second reading counts perf's NIF calls on the dirty I/O
 # threads for prim_file, OTP's file I/O, whose NIFs run there (tests/truth.py)
-python3 "$ROOT/tests/truth.py" "$W/p.txt" "$W/f.txt" ${chains:+--chains --comm "$W/comm.txt" --dirty-io prim_file} || exit 1
-# OTP names its threads N_scheduler, N_dirty_cpu_sch..., N_dirty_io_sch...
-# (perf keeps 15 characters of a name)
+python3 "$ROOT/tests/truth.py" "$W/p.txt" "$W/f.txt" ${chains:+--chains "$W/chains.txt" --dirty-io prim_file} || exit 1
+# OTP 25-26 name its threads N_scheduler, N_dirty_cpu_sch..., N_dirty_io_sch...
+# (perf keeps 15 characters of a name), OTP 27 and later erts_sched_N,
+# erts_dcpus_N, erts_dios_N
 awk '{ t = $1; sub(/^[0-9]+_/, "", t)
-       k = t == "scheduler" ? "schedulers" : t ~ /^dirty_cpu/ ? "dirty CPU schedulers" : t ~ /^dirty_io/ ? "dirty I/O schedulers" : "other threads"
+       k = t ~ /^(scheduler$|erts_sched_)/ ? "schedulers" : t ~ /^(dirty_cpu|erts_dcpus_)/ ? "dirty CPU schedulers" : t ~ /^(dirty_io|erts_dios_)/ ? "dirty I/O schedulers" : "other threads"
        n[k]++; all++ }
      END { printf "perf by thread kind:"
            for (k in n) printf " %s %.1f%%", k, 100 * n[k] / all

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """truth.py - compares flameprof's on-CPU picture with Linux perf's.
 
-    truth.py PERF_SCRIPT FOLDED [--json] [--chains [--comm COMM [--dirty-io MODULE]]]
+    truth.py PERF_SCRIPT FOLDED [--json] [--chains CHAINS [--dirty-io MODULE]]
 
 PERF_SCRIPT is `perf script -F ip,sym,dso` of a `perf record -e cpu-clock`
 of the node's beam process, started with `+JPperf true` so that its JIT
@@ -36,17 +36,20 @@ Prints, and with --json writes as one JSON line:
                 modules would be that far apart
   the top functions of each side
 
-With --chains (PERF_SCRIPT recorded with `perf record --call-graph dwarf`),
-what no leaf comparison shows: perf's samples on the normal schedulers'
-threads (with --comm; else all) by what the code asked for, read from each
+With --chains CHAINS (`perf script -F comm,ip,sym,dso` of a record made
+with `perf record --call-graph dwarf`: a line with the thread's name, then
+the sample's chain), what no leaf comparison shows: perf's samples on the
+normal schedulers' threads by what the code asked for, read from each
 sample's call chain. DWARF unwinds the emulator's C code up to the JIT's
 code that called it, and that caller says what the C was for: a BIF (named
 by its C function, the one the JIT's BIF call stub called: erl_send is
 `!`, erts_internal_port_command_3 is port_command/2's), a receive, the
 garbage collector, or the scheduler's own loop. Printed as c_time (shares
 of those samples) and c_bifs (the BIFs with most samples); the readings
-above are unchanged. COMM is `perf script -F comm` of the same record (a
-thread name a sample).
+above are unchanged. PERF_SCRIPT of such a record is read with
+`--hide-call-graph` (its leaves). A perf that puts no JIT frame in its
+chains (perf 7.2 with OTP 29 was seen so) gives no such reading: truth.py
+says so, and c_time is absent.
 
 With --dirty-io MODULE too, a second reading: perf's samples on the dirty
 I/O schedulers' threads whose chain runs through a NIF call
@@ -159,12 +162,25 @@ GC_C = re.compile(r"^(erts_garbage_collect\w*|erts_gc_after_bif_call\w*|erts_gc_
 
 
 def perf_sample_chains(path):
-    """Each perf sample's call chain, leaf first, as symbol names, with
-    "$" kept on the JIT's (perf script -F ip,sym,dso of a record with -g)."""
+    """(thread name, chain) of each perf sample of a CHAINS file (see the
+    top): the chain leaf first, as symbol names, "$" kept on the JIT's. A
+    sample's chain may be empty (perf could not unwind it)."""
+    samples = []
     with open(path, encoding="utf-8", errors="replace") as f:
-        blocks = [b for b in re.split(r"\n\s*\n", f.read()) if b.strip()]
-    return [[re.sub(r"^\s*(?:[0-9a-f]+\s+)?(.*?)(?:\s+\([^()]*\))?\s*$", r"\1", l)
-             for l in b.strip("\n").split("\n") if l.strip()] for b in blocks]
+        for line in f:
+            if not line.strip():
+                continue
+            if not line[0].isspace():
+                samples.append((line.split()[0], []))
+            elif samples:
+                samples[-1][1].append(re.sub(r"^\s*(?:[0-9a-f]+\s+)?(.*?)(?:\s+\([^()]*\))?\s*$", r"\1", line))
+    return samples
+
+
+# OTP 25-26 name the threads N_scheduler, N_dirty_io_sch... (perf keeps 15
+# characters); OTP 27 and later erts_sched_N, erts_dios_N.
+NORMAL_THREAD = re.compile(r"^([0-9]+_scheduler|erts_sched_[0-9]+)$")
+DIRTY_IO_THREAD = re.compile(r"^([0-9]+_dirty_io_sch\w*|erts_dios_[0-9]+)$")
 
 
 def c_time_kind(chain):
@@ -195,12 +211,12 @@ def c_time_kind(chain):
     return ("other C called from Erlang code", callee)
 
 
-def c_time(chains, comms=None):
-    """Shares of c_time_kind/1 over the normal schedulers' samples (all
-    samples without comms), and the BIFs' names by samples."""
+def c_time(samples):
+    """Shares of c_time_kind/1 over the normal schedulers' samples
+    (perf_sample_chains/1), and the BIFs' names by samples."""
     kinds, bifs = Counter(), Counter()
-    for i, chain in enumerate(chains):
-        if comms is not None and not re.sub(r"^[0-9]+_", "", comms[i]).startswith("scheduler"):
+    for thread, chain in samples:
+        if not NORMAL_THREAD.match(thread):
             continue
         kind, name = c_time_kind(chain)
         kinds[kind] += 1
@@ -211,21 +227,11 @@ def c_time(chains, comms=None):
         [[k, round(v / n, 4)] for k, v in bifs.most_common(8)] if n else []
 
 
-def read_comms(path_comm, n):
-    with open(path_comm, encoding="utf-8", errors="replace") as f:
-        comms = [l.strip() for l in f if l.strip()]
-    if len(comms) != n:
-        sys.exit("truth.py: %s has %d samples, the perf script %d: not the same record"
-                 % (path_comm, len(comms), n))
-    return comms
-
-
-def dirty_io_samples(chains, comms):
+def dirty_io_samples(samples):
     """perf's samples (perf_sample_chains/1) on a dirty I/O scheduler's
-    thread (OTP names them N_dirty_io_sch..., perf keeps 15 characters)
-    whose chain runs through a NIF call, not the scheduler's own loop."""
-    return sum(1 for chain, comm in zip(chains, comms)
-               if re.sub(r"^[0-9]+_", "", comm).startswith("dirty_io") and "erts_call_dirty_nif" in chain)
+    thread whose chain runs through a NIF call, not the scheduler's loop."""
+    return sum(1 for thread, chain in samples
+               if DIRTY_IO_THREAD.match(thread) and "erts_call_dirty_nif" in chain)
 
 
 def folded_leaves(path):
@@ -305,20 +311,22 @@ def main(argv):
         "perf_top": [[k, round(v, 4)] for k, v in sorted(pf.items(), key=lambda x: -x[1])[:8]],
         "fp_top": [[k, round(v, 4)] for k, v in sorted(ff.items(), key=lambda x: -x[1])[:8]],
     }
-    if "--dirty-io" in argv and not ("--chains" in argv and "--comm" in argv):
-        sys.exit("truth.py: --dirty-io needs --chains and --comm: record with perf's call chains "
-                 "(perf record --call-graph dwarf) and give the threads' names")
+    if "--dirty-io" in argv and "--chains" not in argv:
+        sys.exit("truth.py: --dirty-io needs --chains: record with perf's call chains "
+                 "(perf record --call-graph dwarf) and give their script")
     if "--chains" in argv:
-        chains = perf_sample_chains(argv[1])
-        comms = read_comms(argv[argv.index("--comm") + 1], len(chains)) if "--comm" in argv else None
-        res["c_time_samples"], res["c_time"], res["c_bifs"] = c_time(chains, comms)
-        if "--dirty-io" in argv:
-            module = argv[argv.index("--dirty-io") + 1]
-            n = dirty_io_samples(chains, comms)
-            with_io = by_module(perf)
-            with_io[module] += n
-            res["perf_dirty_io"] = n
-            res["tvd_module_dirty_io"] = round(tvd(share(with_io), share(by_module(fp))), 4)
+        samples = perf_sample_chains(argv[argv.index("--chains") + 1])
+        if not any(f.startswith("$") for _, chain in samples for f in chain):
+            res["c_time_none"] = "perf's call chains name no frame of the JIT's here (its map unread)"
+        else:
+            res["c_time_samples"], res["c_time"], res["c_bifs"] = c_time(samples)
+            if "--dirty-io" in argv:
+                module = argv[argv.index("--dirty-io") + 1]
+                n = dirty_io_samples(samples)
+                with_io = by_module(perf)
+                with_io[module] += n
+                res["perf_dirty_io"] = n
+                res["tvd_module_dirty_io"] = round(tvd(share(with_io), share(by_module(fp))), 4)
     if "--json" in argv:
         print(json.dumps(res))
         return
@@ -333,10 +341,11 @@ def main(argv):
               % (res["perf_dirty_io"], module, res["tvd_module_dirty_io"]))
     for side in ("perf_top", "fp_top"):
         print("%s: %s" % (side, ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res[side])))
+    if "c_time_none" in res:
+        print("no reading of the call chains: %s" % res["c_time_none"])
     if "c_time" in res:
-        print("perf's %d samples on the %s, by what they ran (call chains): %s"
-              % (res["c_time_samples"], "normal schedulers" if "--comm" in argv else "node's threads",
-                 ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res["c_time"].items())))
+        print("perf's %d samples on the normal schedulers, by what they ran (call chains): %s"
+              % (res["c_time_samples"], ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res["c_time"].items())))
         print("c_bifs: %s" % ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in res["c_bifs"]))
 
 

@@ -35,14 +35,21 @@ perf record -q -e cpu-clock -F 997 --call-graph dwarf,16384 -p "$NODE_PID" -o "$
 perf_pid=$!
 fp --duration 4s --max-cost 0 -o "$T_DIR/out" "$NODE"
 wait "$perf_pid"
-perf script -i "$T_DIR/p.data" -F ip,sym,dso >"$T_DIR/p.txt" 2>/dev/null
-perf script -i "$T_DIR/p.data" -F comm >"$T_DIR/comm.txt" 2>/dev/null
+perf script -i "$T_DIR/p.data" -F ip,sym,dso --hide-call-graph >"$T_DIR/p.txt" 2>/dev/null
+perf script -i "$T_DIR/p.data" -F comm,ip,sym,dso >"$T_DIR/chains.txt" 2>/dev/null
 kill "$NODE_PID" 2>/dev/null
 rm -f "/tmp/perf-$NODE_PID.map"
 is "$FP_RC" 0 "the capture beside perf exits 0"
 "$FLAMEPROF" report -q -f folded "$T_DIR/out" -o "$T_DIR/f.txt"
-python3 "$ROOT/tests/truth.py" "$T_DIR/p.txt" "$T_DIR/f.txt" --comm "$T_DIR/comm.txt" --chains | sed 's/^/# /'
-python3 "$ROOT/tests/truth.py" "$T_DIR/p.txt" "$T_DIR/f.txt" --comm "$T_DIR/comm.txt" --chains --json >"$T_DIR/r.json"
+python3 "$ROOT/tests/truth.py" "$T_DIR/p.txt" "$T_DIR/f.txt" --chains "$T_DIR/chains.txt" | sed 's/^/# /'
+python3 "$ROOT/tests/truth.py" "$T_DIR/p.txt" "$T_DIR/f.txt" --chains "$T_DIR/chains.txt" --json >"$T_DIR/r.json"
+# A perf that leaves the JIT's frames out of its chains (perf 7.2 with OTP
+# 29 was seen so) has no such reading to check.
+none=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("c_time_none", ""))' "$T_DIR/r.json" 2>/dev/null)
+if [ -n "$none" ]; then
+	for i in $(seq 4); do skip "no reading of perf's call chains here: $none ($(perf --version))"; done
+	finish; exit
+fi
 # share KIND | share bif NAME: a share of the normal schedulers' samples
 share() {
 	python3 -c 'import json, sys

@@ -173,7 +173,10 @@ def perf_sample_chains(path):
             if not line[0].isspace():
                 samples.append((line.split()[0], []))
             elif samples:
-                samples[-1][1].append(re.sub(r"^\s*(?:[0-9a-f]+\s+)?(.*?)(?:\s+\([^()]*\))?\s*$", r"\1", line))
+                frame = re.sub(r"^\s*(?:[0-9a-f]+\s+)?(.*?)(?:\s+\([^()]*\))?\s*$", r"\1", line)
+                if not frame.startswith("$"):
+                    frame = frame.split("(")[0]     # C++'s parameters (OTP 27's JIT helpers)
+                samples[-1][1].append(frame)
     return samples
 
 

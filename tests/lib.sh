@@ -144,6 +144,25 @@ gen() { python3 "$ROOT/tests/report/gen.py" "$@"; }
 # another test's (two tests whose pids are 12,000 apart pick the same one):
 # sharing it, this test's nodes would lose their names when that test ends
 # and kills it.
+
+# perf_jit_or_skip N [PERF RECORD OPTION...]: where perf cannot sample with
+# those options (perf_event_open refused), or the emulator has no JIT (no
+# perf map to name Erlang code), skip the N tests that follow with one
+# sentence, and end the file.
+perf_jit_or_skip() {
+	local n=$1 why=
+	shift
+	if ! command -v perf >/dev/null 2>&1 ||
+		! perf record -q -e cpu-clock -F 99 "$@" -o "$T_DIR/probe.data" -- sleep 0.1 >"$T_DIR/probe.log" 2>&1; then
+		why="perf cannot sample here (perf_event_open refused: $(tail -1 "$T_DIR/probe.log" 2>/dev/null))"
+	elif [ "$(erl -noshell -eval 'io:format("~s", [erlang:system_info(emu_flavor)]), halt().')" != jit ]; then
+		why="this emulator has no JIT, so no perf map to name Erlang code"
+	fi
+	[ -z "$why" ] && return 0
+	for _ in $(seq "$n"); do skip "$why"; done
+	finish
+	exit 0
+}
 start_epmd() {
 	for _ in 1 2 3 4 5; do
 		if ! epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1; then

@@ -14,19 +14,8 @@
 T_TIMEOUT=120
 . "$(dirname "$0")/../lib.sh"
 
-perf_ok() {
-	command -v perf >/dev/null 2>&1 &&
-		perf record -q -e cpu-clock -F 99 --call-graph dwarf -o "$T_DIR/probe.data" -- sleep 0.1 >"$T_DIR/probe.log" 2>&1
-}
-if ! perf_ok; then
-	for i in $(seq 5); do skip "perf cannot sample here with call chains ($(tail -1 "$T_DIR/probe.log" 2>/dev/null))"; done
-	finish; exit
-fi
+perf_jit_or_skip 5 --call-graph dwarf
 start_epmd && compile_workloads || exit 1
-if [ "$(erl -noshell -eval 'io:format("~s", [erlang:system_info(emu_flavor)]), halt().')" != jit ]; then
-	for i in $(seq 5); do skip "this emulator has no JIT, so no perf map to name Erlang code"; done
-	finish; exit
-fi
 
 T_ERL_ARGS="+S 2:2 +JPperf true" start_node truth_chains "fp_truth:start(writing)" || exit 1
 sleep 1

@@ -17,19 +17,8 @@
 T_TIMEOUT=300
 . "$(dirname "$0")/../lib.sh"
 
-perf_ok() {
-	command -v perf >/dev/null 2>&1 &&
-		perf record -q -e cpu-clock -F 99 -o "$T_DIR/probe.data" -- sleep 0.1 >"$T_DIR/probe.log" 2>&1
-}
-if ! perf_ok; then
-	for i in $(seq 13); do skip "perf cannot sample here (perf_event_open refused: $(tail -1 "$T_DIR/probe.log" 2>/dev/null))"; done
-	finish; exit
-fi
+perf_jit_or_skip 13
 start_epmd && compile_workloads || exit 1
-if [ "$(erl -noshell -eval 'io:format("~s", [erlang:system_info(emu_flavor)]), halt().')" != jit ]; then
-	for i in $(seq 13); do skip "this emulator has no JIT, so no perf map to name Erlang code"; done
-	finish; exit
-fi
 
 SECS=${TRUTH_SECS:-12}
 # shape NAME SCHEDULERS: a node of that shape; perf and flameprof over the

@@ -190,15 +190,15 @@ def c_time_kind(chain):
     """What a sample's chain (perf_sample_chains/1) ran, for --chains: a
     (kind, name) pair."""
     if not chain:
-        return ("other", "")
-    if re.match(r"^\$[^:]", chain[0]) and not chain[0].startswith("$global::"):
+        return ("no chain", "")
+    if chain[0].startswith("$") and not chain[0].startswith("$global::"):
         return ("Erlang code", "")
     j = next((i for i, f in enumerate(chain) if f.startswith("$")), None)
-    below = [f for f in chain[:j] if f != "[unknown]" and not f.endswith("(inlined)")] if j is not None else chain
-    callee = below[-1] if below else ""
     if j is None:
         return ("the scheduler's loop and other C", "")
     jit = chain[j]
+    below = [f for f in chain[:j] if f != "[unknown]"]     # C, leaf first
+    callee = below[-1] if below else ""
     if any(RECEIVE_C.match(f) for f in below) or jit == "$global::i_loop_rec_shared":
         return ("receiving", "")
     if any(GC_C.match(f) for f in below) or jit.startswith("$global::garbage_collect"):

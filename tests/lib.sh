@@ -140,11 +140,6 @@ skip() {
 # gen ARGS...: perf-script text made up for the report tests (tests/report/gen.py).
 gen() { python3 "$ROOT/tests/report/gen.py" "$@"; }
 
-# Private epmd on 127.0.0.1 only. A port whose epmd answers already is
-# another test's (two tests whose pids are 12,000 apart pick the same one):
-# sharing it, this test's nodes would lose their names when that test ends
-# and kills it.
-
 # perf_jit_or_skip N [PERF RECORD OPTION...]: where perf cannot sample with
 # those options (perf_event_open refused), or the emulator has no JIT (no
 # perf map to name Erlang code), skip the N tests that follow with one
@@ -163,6 +158,11 @@ perf_jit_or_skip() {
 	finish
 	exit 0
 }
+
+# Private epmd on 127.0.0.1 only. A port whose epmd answers already is
+# another test's (two tests whose pids are 12,000 apart pick the same one):
+# sharing it, this test's nodes would lose their names when that test ends
+# and kills it.
 start_epmd() {
 	for _ in 1 2 3 4 5; do
 		if ! epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1; then

@@ -11,17 +11,30 @@
 %%
 %% probe/1 reads the server's status alone, then, where it was running, its
 %% stack, as flameprof's agent does, and counts the stacks' top frames.
+%% probe_after/1 sends no signal while the server runs: where it read
+%% running it reads the status again until it is not (5 ms at most), and
+%% reads the stack then, so the slice ended where the server's own work
+%% ended it, not where our read did. start(varied) files each message
+%% through 1 to 4 more calls (pad/1, by rand:uniform/1), so that a message
+%% no longer costs the same reductions each time.
 -module(fp_after_receive).
--export([start/0, probe/1, pick/1, priority/3]).
+-export([start/0, start/1, probe/1, probe_after/1, pick/1, priority/3]).
 
-start() ->
-    Server = spawn(fun server/0),
+start() -> start(fixed).
+
+start(How) ->
+    Server = spawn(fun() -> server(How) end),
     register(fp_after_receive, Server),
     [spawn(fun() -> client(Server) end) || _ <- lists:seq(1, 8)],
     ok.
 
-server() ->
-    loop(fun(Msg, Q) -> P = pick(Q), priority(Msg, P, Q) end).
+server(fixed) ->
+    loop(fun(Msg, Q) -> P = pick(Q), priority(Msg, P, Q) end);
+server(varied) ->
+    loop(fun(Msg, Q) -> P = pick(Q), pad(rand:uniform(4)), priority(Msg, P, Q) end).
+
+pad(0) -> ok;
+pad(N) -> pad(N - 1).
 
 loop(F) ->
     receive M -> work(drain(F, [{0, M}])), loop(F) end.
@@ -48,9 +61,11 @@ client(Server) ->
     receive done -> ok end,
     client(Server).
 
-probe(N) ->
-    Server = whereis(fp_after_receive),
-    Tops = [top(Server) || _ <- lists:seq(1, N)],
+probe(N) -> count([top(whereis(fp_after_receive)) || _ <- lists:seq(1, N)]).
+
+probe_after(N) -> count([top_after(whereis(fp_after_receive)) || _ <- lists:seq(1, N)]).
+
+count(Tops) ->
     Count = lists:foldl(fun(K, D) -> maps:update_with(K, fun(V) -> V + 1 end, 1, D) end, #{}, Tops),
     [io:format("~6b ~p~n", [V, K]) || {K, V} <- lists:reverse(lists:keysort(2, maps:to_list(Count)))],
     ok.
@@ -62,6 +77,28 @@ top(Server) ->
             case process_info(Server, current_stacktrace) of
                 {current_stacktrace, [{M, F, A, _} | _]} -> {running, {M, F, A}};
                 _ -> gone
+            end;
+        {status, S} -> S
+    end.
+
+top_after(Server) ->
+    timer:sleep(1),
+    case process_info(Server, status) of
+        {status, running} ->
+            Then = until_off(Server, erlang:monotonic_time(microsecond) + 5000),
+            case process_info(Server, current_stacktrace) of
+                {current_stacktrace, [{M, F, A, _} | _]} -> {running, Then, {M, F, A}};
+                _ -> gone
+            end;
+        {status, S} -> S
+    end.
+
+until_off(P, Deadline) ->
+    case process_info(P, status) of
+        {status, running} ->
+            case erlang:monotonic_time(microsecond) > Deadline of
+                true -> still_running;
+                false -> until_off(P, Deadline)
             end;
         {status, S} -> S
     end.

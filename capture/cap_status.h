@@ -44,6 +44,8 @@ struct cap_status {
 	                                millionths of its schedulers (its budget's model) */
 	uint64_t work_reds;          /* the node's reductions over the scans' windows (not the agent's) */
 	uint64_t unseen_reds;        /* the part done by processes born or dead within a window */
+	unsigned at_once;            /* schedulers that can run at the same time, last round; 0: not said */
+	int busy_permille;           /* schedulers the node kept busy since the start, thousandths; -1: not known */
 	long long duration_ms;       /* --duration; 0: until stopped */
 	unsigned share_min;          /* its lowest so far */
 	double budget_us;            /* target time spent under a share below 1000 */
@@ -71,6 +73,18 @@ void cap_status_tick_nodes(struct cap_status *const *sts, const rot_t *const *ro
 #define CAP_UNSEEN_MIN_PERMILLE 100
 #define CAP_UNSEEN_MIN_PER_S 100000.0
 int cap_status_unseen_permille(const struct cap_status *st);
+/* On a node that can run one scheduler at a time (one online, or one
+ * processor), each read takes the scheduler the node runs on: how many
+ * schedulers the on-CPU samples hold (processes read
+ * on a CPU per round, at --hz) and how many the node kept busy, through
+ * *held and *busy; 1 when the samples hold less than 1/CAP_ONE_SCHED_PART
+ * of a node busy CAP_ONE_SCHED_MIN_BUSY permille or more, 0 when they do
+ * not, -1 when it cannot be told (more schedulers, no budget's figures, no
+ * sample). written and hidden: the samples by status, as the summary's. */
+#define CAP_ONE_SCHED_MIN_BUSY 100
+#define CAP_ONE_SCHED_PART 4
+int cap_status_one_sched(const struct cap_status *st, const uint64_t written[FP_STATUS_COUNT],
+			 const uint64_t hidden[FP_STATUS_COUNT], double *held, double *busy);
 /* The closing summary: where the files are and how to open them; first,
  * even with -q, the part of the node's work no selection could see. */
 void cap_status_summary(struct cap_status *st, const rot_t *rot, const struct cap_config *cfg,

@@ -460,14 +460,16 @@ static int samples(struct dec_tables *t, struct cur *c, struct sampler_batch *b)
 }
 
 /* {Start, Duration, Lateness, Asked, Answered, LateTotal, MissedTotal,
- *  DroppedTotal, Selected, SharePermille, CostPpm, Unseen, Work}; rounds
- * of 10 (no cost: 0) and 11 (no work figures: 0) are read too. */
+ *  DroppedTotal, Selected, SharePermille, CostPpm, Unseen, Work, AtOnce,
+ *  BusyPermille}; rounds of 10 (no cost: 0), 11 (no work figures: 0) and
+ *  13 (no schedulers' figures: 0 at once, busy unknown) are read too. */
 static int round_info(struct cur *c, struct sampler_round *r)
 {
-	long long v[13] = { 0 };
+	long long v[15] = { 0 };
 	int n;
-	if (ei_decode_tuple_header(c->buf, &c->i, &n) < 0 || n < 10 || n > 13 || n == 12)
-		return fail(c, "expected a tuple of 13 at byte %d", c->i);
+	if (ei_decode_tuple_header(c->buf, &c->i, &n) < 0 || n < 10 || n > 15 || n == 12 || n == 14)
+		return fail(c, "expected a tuple of 15 at byte %d", c->i);
+	v[14] = -1;
 	for (int k = 0; k < n; k++)
 		if (get_int(c, &v[k]) < 0)
 			return -1;
@@ -486,6 +488,8 @@ static int round_info(struct cur *c, struct sampler_round *r)
 	 * cut to it, not trusted */
 	r->work_reds = v[12] < 0 ? 0 : (uint64_t)v[12];
 	r->unseen_reds = v[11] < 0 ? 0 : (uint64_t)v[11] > r->work_reds ? r->work_reds : (uint64_t)v[11];
+	r->at_once = v[13] < 0 ? 0 : v[13] > 65535 ? 65535 : (unsigned)v[13];
+	r->busy_permille = v[14] < 0 ? -1 : v[14] > 65535000 ? 65535000 : (int)v[14];
 	return 0;
 }
 

@@ -39,7 +39,7 @@
 %%   {fp_batch, Seq, Info, Defs, Samples}
 %%     Info = {RoundStartUs, RoundUs, LatenessUs, Asked, Answered,
 %%             LateTotal, MissedTotal, DroppedTotal, Selected, SharePermille,
-%%             CostPpm, Unseen, Work}
+%%             CostPpm, Unseen, Work, AtOnce, BusyPermille}
 %%     (Selected: the processes selected when the round began, each asked
 %%     once per round; SharePermille: the part of them sampled in each
 %%     round, 1000 unless the cost budget has lowered it; CostPpm: what
@@ -49,7 +49,12 @@
 %%     processes other than ours (Work) and the part of them done by
 %%     processes that no selection scan saw at both ends of its window
 %%     (Unseen): born or dead within it, so never selectable; see scan/7.
-%%     A C side reads Info of 10 and 11 too)
+%%     AtOnce: how many schedulers can run at the same time (at_once/0);
+%%     BusyPermille: since the agent started, how many of the online ones
+%%     were busy on average, in thousandths (the budget's
+%%     scheduler_wall_time; -1 without a budget), which the C side weighs
+%%     the on-CPU samples against where one can run at a time. A C side
+%%     reads Info of 10, 11 and 13 too)
 %%     Defs, in order, each before its first use:
 %%       {frame, Id, Module, Function, Arity, File, Line}   (binaries, ints)
 %%       {stack, Id, [FrameId]}                              (leaf first)
@@ -186,7 +191,12 @@
             %% on that scheduler, read its target running} (halved every
             %% ?RAN_HALF rounds): the weights of the draw in displaced/2
             ran = #{},
-            sched_wall}).         % statistics(scheduler_wall_time) at win_start
+            sched_wall,           % statistics(scheduler_wall_time) at win_start
+            %% since the start, from the budget's windows: the normal
+            %% schedulers' active time and their wall time, summed over the
+            %% schedulers (scheduler_wall_time's units; 0: no budget, no flag)
+            active = 0, wall = 0,
+            at_once = 1}).        % at_once/0, at the last budget window
 
 %% ---------------------------------------------------------------- start
 
@@ -231,7 +241,7 @@ init(Opts) ->
                    dict_key = dict_key_supported(), lock = Lock, guardian = Guardian,
                    budget_us = MaxCostPpm * erlang:system_info(schedulers_online),
                    scheds = erlang:system_info(schedulers_online),
-                   win_start = Now},
+                   at_once = at_once(), win_start = Now},
             Missing = [T || T <- Pids, not is_pid(to_pid(T)) orelse
                                            not is_process_alive(to_pid(T))] ++
                       [name_text(N) || N <- Names, not is_pid(whereis_bin(N))],
@@ -619,7 +629,8 @@ round(S0, Now) ->
     Asked = length(Ask) + length(Cheap),
     Info = {Now, End - Now, max(0, Lateness), Asked, Asked - Left,
             S1#s.late, S1#s.missed, S1#s.dropped, Selected,
-            round(S1#s.share * 1000), S1#s.cost_ppm, S1#s.unseen, S1#s.work},
+            round(S1#s.share * 1000), S1#s.cost_ppm, S1#s.unseen, S1#s.work,
+            S1#s.at_once, busy_permille(S1)},
     S2 = send_batch(S1#s{pending = []}, Info, Samples),
     budget_check(S2#s{next_round = Deadline, next_slot = NextSlot,
                       rounds = S2#s.rounds + 1}, End).
@@ -891,7 +902,8 @@ cheap(T, Idx, Code, Info, S, Last) ->
 %% the status line.
 budget_check(#s{win_start = T0} = S, Now) when Now - T0 < ?BUDGET_WINDOW_US -> S;
 budget_check(#s{budget_us = 0} = S, Now) ->
-    S#s{cost_ppm = round(cost_per_s(S, Now) / S#s.scheds), win_start = Now, win_cost = 0};
+    S#s{cost_ppm = round(cost_per_s(S, Now) / S#s.scheds), win_start = Now, win_cost = 0,
+        at_once = at_once()};
 budget_check(S, Now) ->
     CostPerSec = cost_per_s(S, Now),
     Wall = sched_wall(S#s.budget_us),
@@ -904,8 +916,32 @@ budget_check(S, Now) ->
               CostPerSec < 0.5 * S#s.budget_us -> min(1.0, Share * 1.25);
               true -> Share
           end,
+    {DA, DT} = wall_delta(S#s.sched_wall, Wall),
     S#s{share = New, win_start = Now, win_cost = 0, sched_wall = Wall, node_busy = Busy,
-        cost_ppm = round(CostPerSec / S#s.scheds)}.
+        cost_ppm = round(CostPerSec / S#s.scheds),
+        active = S#s.active + DA, wall = S#s.wall + DT, at_once = at_once()}.
+
+%% How many schedulers were busy on average since the start, in
+%% thousandths: their active time over one scheduler's wall time. Where
+%% one scheduler runs at a time, every read takes the one the node runs
+%% on, so a process is never read in the middle of a run: the C side says
+%% so when the on-CPU samples hold much less than this (doc/truth.md).
+busy_permille(#s{wall = 0}) -> -1;
+busy_permille(#s{active = A, wall = T}) ->
+    N = erlang:system_info(schedulers_online),
+    round(A * 1000 * N / T).
+
+%% How many schedulers can run at the same time: those online, and no more
+%% than the processors the node may use (its CPU affinity, a cgroup's CPU
+%% quota). Two schedulers on one processor are one at a time, as one
+%% scheduler is: the service shape of make truth pinned to one CPU with
+%% +S 2 had 7 on-CPU samples in 6 s, as on +S 1.
+at_once() ->
+    Online = erlang:system_info(schedulers_online),
+    Cpus = try erlang:system_info(logical_processors_available) catch _:_ -> unknown end,
+    Quota = try erlang:system_info(cpu_quota) catch _:_ -> unknown end,
+    lists:min([Online] ++ [Cpus || is_integer(Cpus), Cpus > 0] ++
+              [max(1, ceil(Quota)) || is_number(Quota), Quota > 0]).
 
 %% What sampling cost per second over the window, in microseconds: the
 %% samples, and the selection scan spread over its window.
@@ -952,17 +988,26 @@ sched_wall(_) ->
     end.
 
 utilization(Before, After) when is_list(Before), is_list(After) ->
-    {A, T} = lists:foldl(fun({Id, A1, T1}, {SA, ST}) ->
-                                 case lists:keyfind(Id, 1, Before) of
-                                     {Id, A0, T0} -> {SA + A1 - A0, ST + T1 - T0};
-                                     false -> {SA, ST}
-                                 end
-                         end, {0, 0}, After),
+    {A, T} = wall_delta(Before, After),
     case T > 0 of
         true -> A / T;
         false -> 0.0
     end;
 utilization(_, _) -> 1.0.
+
+%% The online schedulers' active and wall time between two readings, each
+%% summed over them (an offline one counts no time of either: it would
+%% dilute the share of those that run).
+wall_delta(Before, After) when is_list(Before), is_list(After) ->
+    N = erlang:system_info(schedulers_online),
+    lists:foldl(fun({Id, A1, T1}, {SA, ST}) when Id =< N ->
+                        case lists:keyfind(Id, 1, Before) of
+                            {Id, A0, T0} -> {SA + A1 - A0, ST + T1 - T0};
+                            false -> {SA, ST}
+                        end;
+                   (_, Acc) -> Acc
+                end, {0, 0}, After);
+wall_delta(_, _) -> {0, 0}.
 
 collect(S, _R, _Deadline, Acc, 0) -> {S, Acc, 0};
 collect(S, R, Deadline, Acc, Left) ->

@@ -47,6 +47,10 @@ struct sampler_round {
 	                              agent's, over the selection scans' windows */
 	uint64_t unseen_reds;      /* the part of them done by processes born or dead within a
 	                              window: no scan saw them, none was selectable (at most work_reds) */
+	unsigned at_once;          /* schedulers that can run at the same time (online, and no more
+	                              than the processors the node may use); 0: not said */
+	int busy_permille;         /* since the agent started, how many of them were busy on
+	                              average, in thousandths; -1: not known (no cost budget) */
 };
 
 struct sampler_batch {

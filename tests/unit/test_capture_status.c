@@ -159,6 +159,65 @@ int main(void)
 	ok(nsaid >= 1 && nnotes == 1 && strcmp(said[0], "9.9% of the node's work was in processes that lived less than --every (1s) "
 				  "(99000 of 1000000 reductions)") == 0, "-v: the figure when it is small, as a note (%s)", nsaid ? said[0] : "nothing");
 
+	/* one scheduler at a time: the on-CPU samples against the schedulers
+	 * the node kept busy, said even with -q when they hold under a quarter
+	 * (the service shape on +S 1: 10 on-CPU reads of 35,000 in 6 s at
+	 * 97 Hz while 0.38 of the scheduler was busy); the figures with -v */
+	struct { unsigned at_once; int busy; uint64_t running, gc, others, requested; int want; const char *what; } one[] = {
+		{ 1, 380, 10, 0, 34990, 35000, 1, "a service on +S 1: 0.02 of 0.38" },
+		{ 1, 1000, 500, 50, 1300, 1850, 0, "spinners on +S 1: 0.95 of 1.00" },
+		{ 2, 380, 10, 0, 34990, 35000, -1, "two at once: not told" },
+		{ 1, -1, 10, 0, 34990, 35000, -1, "no budget's figures (--max-cost 0): not told" },
+		{ 1, 90, 0, 0, 35000, 35000, 0, "a node 0.09 busy: too idle to matter" },
+		{ 1, 380, 0, 0, 0, 0, -1, "no sample: not told" },
+	};
+	cfg.hz = 97;
+	for (size_t k = 0; k < sizeof one / sizeof one[0]; k++) {
+		for (int shown = 0; shown < 2; shown++) { /* running samples hidden (on-CPU view) or written (all) */
+			uint64_t w[FP_STATUS_COUNT] = { 0 }, h[FP_STATUS_COUNT] = { 0 };
+			uint64_t *on = shown ? w : h;
+			on[FP_STATUS_RUNNING] = one[k].running;
+			on[FP_STATUS_GARBAGE_COLLECTING] = one[k].gc;
+			h[FP_STATUS_WAITING] = one[k].others;
+			cfg.verbosity = 0;
+			cap_status_init(&st, &cfg, &door);
+			st.at_once = one[k].at_once;
+			st.busy_permille = one[k].busy;
+			st.requested = (double)one[k].requested;
+			st.start_ms = 1000;
+			st.end_ms = 7000;
+			double held = -1, busy = -1;
+			is_int(cap_status_one_sched(&st, w, h, &held, &busy), one[k].want, "%s%s", one[k].what,
+			       shown ? ", the running samples written" : "");
+			nsaid = nnotes = 0;
+			cap_status_summary(&st, rot, &cfg, w, h);
+			if (one[k].want == 1) {
+				char want[512];
+				snprintf(want, sizeof want, "warning: the node can run one scheduler at a time, and each of flameprof's "
+					 "reads takes it: the on-CPU samples hold %.2f of the %.2f scheduler it kept busy, and "
+					 "processes that run in short bursts are missing from them (--status all shows where each "
+					 "process waited)", held, busy);
+				ok(nsaid == 1 && nnotes == 0 && strcmp(said[0], want) == 0, "-q: said (%s)", nsaid ? said[0] : "nothing");
+				ok(held > 0.017 && held < 0.018 && busy == 0.38, "... 0.017 held, 0.38 busy (%g, %g)", held, busy);
+			} else if (one[k].want == 0) {
+				ok(nsaid == 1 && nnotes == 1 && strstr(said[0], "one scheduler at a time: the on-CPU samples hold "),
+				   "-q: only the figures, as a note (%s)", nsaid ? said[0] : "nothing");
+			} else {
+				ok(nsaid == 0, "-q: nothing said (%s)", nsaid ? said[0] : "nothing");
+			}
+		}
+	}
+	cap_status_init(&st, &cfg, &door);
+	st.at_once = 1;
+	st.busy_permille = 1000;
+	st.requested = 1850;
+	st.start_ms = 1000;
+	st.end_ms = 7000;
+	double held = 0, busy = 0;
+	uint64_t w1[FP_STATUS_COUNT] = { [FP_STATUS_RUNNING] = 550 }, h1[FP_STATUS_COUNT] = { [FP_STATUS_RUNNABLE] = 1300 };
+	cap_status_one_sched(&st, w1, h1, &held, &busy);
+	ok(held > 0.944 && held < 0.946, "spinners: 550 of 1850 reads on a CPU, 1850 requested in 6 s at 97 Hz: 0.945 held (%g)", held);
+
 	rot_close(rot);
 	rot_free(rot);
 	rmdir(dir);

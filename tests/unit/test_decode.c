@@ -669,18 +669,27 @@ static void test_arities(void)
 	nil(&x); nil(&x);
 	is_int(decx(&t, &x, &r), -1, "a round info of 14 is refused");
 	ei_x_free(&x);
+	x_new(&x);
+	tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
+	tup(&x, 16); for (int k = 0; k < 16; k++) lng(&x, k + 1);
+	nil(&x); nil(&x);
+	is_int(decx(&t, &x, &r), -1, "a round info of 16 is refused");
+	ei_x_free(&x);
 	/* a round of 10, as agents before the cost was sent: read, cost 0;
 	 * of 11, before the work figures: read, none unseen; a cost past all
 	 * the schedulers is cut to them, an unseen part past the work to it */
-	for (int n = 10; n <= 13; n += n == 11 ? 2 : 1) {
+	for (int n = 10; n <= 15; n += n == 11 || n == 13 ? 2 : 1) {
 		x_new(&x);
 		tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
-		tup(&x, n); for (int k = 0; k < n; k++) lng(&x, k < 10 ? k + 1 : k == 10 ? 5000000 : k == 11 ? 9000000000LL : 8000000000LL);
+		tup(&x, n); for (int k = 0; k < n; k++) lng(&x, k < 10 ? k + 1 : k == 10 ? 5000000 : k == 11 ? 9000000000LL :
+							      k == 12 ? 8000000000LL : k == 13 ? 1 : 380);
 		nil(&x); nil(&x);
 		is_int(decx(&t, &x, &r), DEC_BATCH, "a round info of %d is read (%s)", n, err);
 		is_int(r.batch.round.cost_ppm, n == 10 ? 0 : 1000000, "round of %d: its cost", n);
-		is_int(r.batch.round.work_reds, n == 13 ? 8000000000LL : 0, "round of %d: the node's work", n);
-		is_int(r.batch.round.unseen_reds, n == 13 ? 8000000000LL : 0, "round of %d: its unseen part, at most the work", n);
+		is_int(r.batch.round.work_reds, n >= 13 ? 8000000000LL : 0, "round of %d: the node's work", n);
+		is_int(r.batch.round.unseen_reds, n >= 13 ? 8000000000LL : 0, "round of %d: its unseen part, at most the work", n);
+		is_int(r.batch.round.at_once, n == 15 ? 1 : 0, "round of %d: schedulers at once (0: not said)", n);
+		is_int(r.batch.round.busy_permille, n == 15 ? 380 : -1, "round of %d: schedulers busy (-1: not known)", n);
 		ei_x_free(&x);
 	}
 	x_new(&x);
@@ -690,6 +699,19 @@ static void test_arities(void)
 	is_int(decx(&t, &x, &r), DEC_BATCH, "a round info of 13 is read (%s)", err);
 	ok(r.batch.round.unseen_reds == 250 && r.batch.round.work_reds == 1000, "... the unseen part and the work as sent");
 	ei_x_free(&x);
+	/* the schedulers' figures as the agent sends them without a budget
+	 * (-1: not known), and cut where they are past any node */
+	long long last2[][2] = { { 2, -1 }, { -3, 70000000 }, { 100000, 2500 } };
+	for (size_t k = 0; k < sizeof last2 / sizeof last2[0]; k++) {
+		x_new(&x);
+		tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
+		tup(&x, 15); for (int i = 0; i < 15; i++) lng(&x, i < 13 ? i + 1 : last2[k][i - 13]);
+		nil(&x); nil(&x);
+		is_int(decx(&t, &x, &r), DEC_BATCH, "a round info of 15 ending %lld, %lld is read (%s)", last2[k][0], last2[k][1], err);
+		is_int(r.batch.round.at_once, last2[k][0] < 0 ? 0 : last2[k][0] > 65535 ? 65535 : last2[k][0], "... schedulers at once");
+		is_int(r.batch.round.busy_permille, last2[k][1] > 65535000 ? 65535000 : last2[k][1], "... schedulers busy");
+		ei_x_free(&x);
+	}
 	x_new(&x);
 	tup(&x, 5); atom(&x, "fp_batch"); lng(&x, 1);
 	tup(&x, 10); for (int k = 0; k < 10; k++) lng(&x, k + 1);

@@ -312,14 +312,16 @@ int cap_status_one_sched(const struct cap_status *st, const uint64_t written[FP_
  * on-CPU samples in 6 s, where the node kept 0.36-0.43 of its scheduler
  * busy). Said even with -q when the picture holds less than a quarter of
  * what the node ran; the figures with -v. */
-static void say_one_sched(const struct cap_status *st, const char *who, const uint64_t written[FP_STATUS_COUNT], const uint64_t hidden[FP_STATUS_COUNT])
+static void say_one_sched(const struct cap_status *st, const char *who, const uint64_t written[FP_STATUS_COUNT],
+			  const uint64_t hidden[FP_STATUS_COUNT])
 {
 	double held = 0, busy = 0;
 	int r = cap_status_one_sched(st, written, hidden, &held, &busy);
 	if (r == 1)
 		cap_say(st->door, CAP_SAY_ERROR, "warning: %sthe node can run one scheduler at a time, and each of "
-			"flameprof's reads takes it: the on-CPU samples hold %.2f of the %.2f scheduler it kept busy, and processes that run "
-			"in short bursts are missing from them (--status all shows where each process waited)", who, held, busy);
+			"flameprof's reads takes it: the on-CPU samples hold %.2f of the %.2f scheduler it kept busy, "
+			"and processes that run in short bursts are missing from them (--status all shows where each "
+			"process waited)", who, held, busy);
 	else if (r == 0)
 		cap_say(st->door, CAP_SAY_NOTE, "%sone scheduler at a time: the on-CPU samples hold %.2f of the %.2f scheduler the "
 			"node kept busy", who, held, busy);

@@ -36,6 +36,8 @@ SH
 }
 top_pid() { cat "$T_DIR/top.pid" 2>/dev/null; }
 ended() { [ -s "$T_DIR/top.rc" ]; }
+# The pane's shell writes top.rc, then stty.after: ended/0 can be true
+# before stty.after has its line (CI's bookworm root caught it so once).
 restored() { [ -s "$T_DIR/stty.after" ] && cmp -s "$T_DIR/stty.before" "$T_DIR/stty.after"; }
 
 run_top --every 500ms --name fp_idle_server "$NODE"
@@ -77,7 +79,7 @@ check "space again resumes" wait_until 10 sh -c "! $TM capture-pane -p -t top | 
 $TM send-keys -t top q
 check "q ends top" wait_until 30 ended
 is "$(cat "$T_DIR/top.rc" 2>/dev/null)" 0 "... with status 0"
-check "... the terminal's settings restored" restored
+check "... the terminal's settings restored" wait_until 10 restored
 check "... and the main screen back" wait_until 10 sh -c "$TM capture-pane -p -t top | grep -q 'shell prompt again' && ! $TM capture-pane -p -t top | grep -q 'functions by'"
 check "the node is left as it was after q" node_clean "$NODE"
 $TM kill-session -t top
@@ -88,7 +90,7 @@ wait_until 30 shows "functions by self"
 kill -TERM "$(top_pid)"
 check "SIGTERM ends top" wait_until 30 ended
 is "$(cat "$T_DIR/top.rc" 2>/dev/null)" 0 "... with status 0"
-check "... the terminal's settings restored" restored
+check "... the terminal's settings restored" wait_until 10 restored
 check "the node is left as it was after SIGTERM" node_clean "$NODE"
 $TM kill-session -t top
 
@@ -98,7 +100,7 @@ wait_until 30 shows "functions by self"
 $TM send-keys -t top C-c
 check "Ctrl-C ends top" wait_until 30 ended
 is "$(cat "$T_DIR/top.rc" 2>/dev/null)" 0 "... with status 0"
-check "... the terminal's settings restored" restored
+check "... the terminal's settings restored" wait_until 10 restored
 check "the node is left as it was after Ctrl-C" node_clean "$NODE"
 $TM kill-session -t top
 

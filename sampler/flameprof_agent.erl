@@ -675,7 +675,10 @@ move(R, S) ->
 %% Each target's status, read directly by the coordinator, all of them
 %% first, at the round's instant: [{W, Info, Status}], Status the atom read
 %% or `undefined` for a process gone. The status needs no lock of the
-%% target's, so it is read without a signal even while the target runs.
+%% target's, so it is read without a signal even while the target runs;
+%% but a target with a signal it has not handled yet (a socket's reply)
+%% is sent the read as a signal and answers it itself, `running`, while
+%% waiting for that socket (bench/fp_status_signal.erl; not yet mended).
 statuses(Part, Workers) ->
     [{W, Info, case erlang:process_info(element(1, maps:get(W, Workers)), status) of
                    {status, St} -> St;

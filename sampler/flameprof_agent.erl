@@ -675,10 +675,12 @@ move(R, S) ->
 %% Each target's status, read directly by the coordinator, all of them
 %% first, at the round's instant: [{W, Info, Status}], Status the atom read
 %% or `undefined` for a process gone. The status needs no lock of the
-%% target's, so it is read without a signal even while the target runs;
-%% but a target with a signal it has not handled yet (a socket's reply)
-%% is sent the read as a signal and answers it itself, `running`, while
-%% waiting for that socket (bench/fp_status_signal.erl; not yet mended).
+%% target's, so it is read without a signal while the target neither runs
+%% nor has a signal to handle. Otherwise the read is a signal the target
+%% answers itself: one that runs, at its next signal check (a spinner:
+%% 61 us median), and one with a signal it has not handled yet (a socket's
+%% reply), `running`, while it waits for that socket
+%% (bench/fp_status_signal.erl, doc/truth.md; not yet mended).
 statuses(Part, Workers) ->
     [{W, Info, case erlang:process_info(element(1, maps:get(W, Workers)), status) of
                    {status, St} -> St;

@@ -850,8 +850,9 @@ cheap_part([{W, Info, St} | Rest], R, S, Ask, Cheap, Last, N) ->
 %% no longer the one of its last sample (a process woken by a timer read
 %% `running` at its receive was most of a wake-often service's picture).
 %% The status is read alone, first: it needs no lock of the target's, so
-%% it is read directly even while the target runs, where any other item of
-%% a running process is a signal it serves, and our wait (the coordinator
+%% it is read directly where the target neither runs nor has a signal to
+%% handle (else it is a signal too: statuses/2), where any other item of
+%% a process is a signal it serves, and our wait (the coordinator
 %% waited on each such target in turn; and the target, serving the
 %% worker's read right after, served it at its next BIF call: a string
 %% spinner drawn 88 % in lists:reverse/2).

@@ -852,7 +852,7 @@ cheap_part([{W, Info, St} | Rest], R, S, Ask, Cheap, Last, N) ->
 %% The status is read alone, first: it needs no lock of the target's, so
 %% it is read directly where the target neither runs nor has a signal to
 %% handle (else it is a signal too: statuses/2), where any other item of
-%% a process is a signal it serves, and our wait (the coordinator
+%% a running process is a signal it serves, and our wait (the coordinator
 %% waited on each such target in turn; and the target, serving the
 %% worker's read right after, served it at its next BIF call: a string
 %% spinner drawn 88 % in lists:reverse/2).

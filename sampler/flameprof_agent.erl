@@ -196,6 +196,7 @@
             %% schedulers' active time and their wall time, summed over the
             %% schedulers (scheduler_wall_time's units; 0: no budget, no flag)
             active = 0, wall = 0,
+            busy_pm = -1,         % busy_permille/2 of them, at the last budget window
             at_once = 1}).        % at_once/0, at the last budget window
 
 %% ---------------------------------------------------------------- start
@@ -630,7 +631,7 @@ round(S0, Now) ->
     Info = {Now, End - Now, max(0, Lateness), Asked, Asked - Left,
             S1#s.late, S1#s.missed, S1#s.dropped, Selected,
             round(S1#s.share * 1000), S1#s.cost_ppm, S1#s.unseen, S1#s.work,
-            S1#s.at_once, busy_permille(S1)},
+            S1#s.at_once, S1#s.busy_pm},
     S2 = send_batch(S1#s{pending = []}, Info, Samples),
     budget_check(S2#s{next_round = Deadline, next_slot = NextSlot,
                       rounds = S2#s.rounds + 1}, End).
@@ -913,7 +914,8 @@ budget_check(#s{budget_us = 0} = S, Now) ->
 budget_check(S, Now) ->
     CostPerSec = cost_per_s(S, Now),
     Wall = sched_wall(S#s.budget_us),
-    Busy = utilization(S#s.sched_wall, Wall) >= ?BUSY,
+    Delta = wall_delta(S#s.sched_wall, Wall),
+    Busy = utilization(Delta) >= ?BUSY,
     Share = S#s.share,
     New = if
               Busy andalso CostPerSec > S#s.budget_us ->
@@ -922,20 +924,23 @@ budget_check(S, Now) ->
               CostPerSec < 0.5 * S#s.budget_us -> min(1.0, Share * 1.25);
               true -> Share
           end,
-    {DA, DT} = wall_delta(S#s.sched_wall, Wall),
+    {Active, Total} = case Delta of
+                          {DA, DT} -> {S#s.active + DA, S#s.wall + DT};
+                          undefined -> {S#s.active, S#s.wall}
+                      end,
     S#s{share = New, win_start = Now, win_cost = 0, sched_wall = Wall, node_busy = Busy,
         cost_ppm = round(CostPerSec / S#s.scheds),
-        active = S#s.active + DA, wall = S#s.wall + DT, at_once = at_once()}.
+        active = Active, wall = Total, busy_pm = busy_permille(Active, Total),
+        at_once = at_once()}.
 
 %% How many schedulers were busy on average since the start, in
 %% thousandths: their active time over one scheduler's wall time. Where
 %% one scheduler runs at a time, every read takes the one the node runs
 %% on, so a process is never read in the middle of a run: the C side says
 %% so when the on-CPU samples hold much less than this (doc/truth.md).
-busy_permille(#s{wall = 0}) -> -1;
-busy_permille(#s{active = A, wall = T}) ->
-    N = erlang:system_info(schedulers_online),
-    round(A * 1000 * N / T).
+busy_permille(_Active, 0) -> -1;
+busy_permille(Active, Total) ->
+    round(Active * 1000 * erlang:system_info(schedulers_online) / Total).
 
 %% How many schedulers can run at the same time: those online, and no more
 %% than the processors the node may use (its CPU affinity, a cgroup's CPU
@@ -993,17 +998,13 @@ sched_wall(_) ->
         _ -> undefined
     end.
 
-utilization(Before, After) when is_list(Before), is_list(After) ->
-    {A, T} = wall_delta(Before, After),
-    case T > 0 of
-        true -> A / T;
-        false -> 0.0
-    end;
-utilization(_, _) -> 1.0.
+utilization({A, T}) when T > 0 -> A / T;
+utilization({_, _}) -> 0.0;
+utilization(undefined) -> 1.0.
 
 %% The online schedulers' active and wall time between two readings, each
 %% summed over them (an offline one counts no time of either: it would
-%% dilute the share of those that run).
+%% dilute the share of those that run); undefined without the readings.
 wall_delta(Before, After) when is_list(Before), is_list(After) ->
     N = erlang:system_info(schedulers_online),
     lists:foldl(fun({Id, A1, T1}, {SA, ST}) when Id =< N ->
@@ -1013,7 +1014,7 @@ wall_delta(Before, After) when is_list(Before), is_list(After) ->
                         end;
                    (_, Acc) -> Acc
                 end, {0, 0}, After);
-wall_delta(_, _) -> {0, 0}.
+wall_delta(_, _) -> undefined.
 
 collect(S, _R, _Deadline, Acc, 0) -> {S, Acc, 0};
 collect(S, R, Deadline, Acc, Left) ->

@@ -13,12 +13,12 @@
 # Each shape runs REPS times; the summary gives min, median and max of each
 # figure.
 #
-#   REPS=5 SECS=10 SHAPES="spinners service saturated strings allocating calls" bench/truth.sh build/flameprof
+#   REPS=5 SECS=10 SHAPES="spinners service saturated sockets strings allocating calls" bench/truth.sh build/flameprof
 set -u
 FP=${1:?usage: bench/truth.sh FLAMEPROF}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPS=${REPS:-3} SECS=${SECS:-10} SCHED=${SCHED:-2}
-SHAPES=${SHAPES:-"spinners service saturated strings allocating calls"}
+SHAPES=${SHAPES:-"spinners service saturated sockets strings allocating calls"}
 command -v perf >/dev/null || { echo "truth: perf is not installed (apt-get install linux-perf)" >&2; exit 1; }
 . "$ROOT/bench/scratch.sh"
 bench_scratch truth

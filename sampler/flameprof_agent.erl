@@ -615,7 +615,8 @@ round(S0, Now) ->
                              end
                      end, [], S00#s.workers),
     {Part, S01} = budget_part(Idle, move(R, S00)),
-    {Read, S02} = displaced(statuses(Part, S01#s.workers), S01),
+    Could = could_run(),
+    {Read, S02} = displaced(answered(statuses(Part, S01#s.workers), Could, S01#s.workers), S01),
     {Ask, Cheap, S} = cheap_part(Read, R, S02, [], []),
     NextSlot = Slot + Period,
     Deadline = NextSlot + jitter(Period),
@@ -681,12 +682,77 @@ move(R, S) ->
 %% answers itself: one that runs, at its next signal check (a spinner:
 %% 61 us median), and one with a signal it has not handled yet (a socket's
 %% reply), `running`, while it waits for that socket
-%% (bench/fp_status_signal.erl, doc/truth.md; not yet mended).
+%% (bench/fp_status_signal.erl, doc/truth.md): answered/3 sorts those out.
 statuses(Part, Workers) ->
     [{W, Info, case erlang:process_info(element(1, maps:get(W, Workers)), status) of
                    {status, St} -> St;
                    undefined -> undefined
                end} || {W, Info} <- Part].
+
+%% How many processes can be running now on a scheduler other than this
+%% one: on each run queue, the processes and ports active there (running or
+%% ready to) less those waiting in it, dirty run queues included (a target
+%% in a dirty NIF is running, and reads so). Two counters a queue, read
+%% without a lock or signal. An upper bound: a port, or a process we do not
+%% sample, may be the one running.
+could_run() ->
+    Here = erlang:system_info(scheduler_id),
+    could_run(erlang:statistics(active_tasks_all),
+              erlang:statistics(run_queue_lengths_all), 1, Here, 0).
+
+could_run([A | As], [Q | Qs], I, Here, N) when I =/= Here ->
+    could_run(As, Qs, I + 1, Here, N + max(0, A - Q));
+could_run([_ | As], [_ | Qs], I, Here, N) -> could_run(As, Qs, I + 1, Here, N);
+could_run(_, _, _, _, N) -> N.
+
+%% A status read that was a signal (the target had one it had not handled
+%% yet, such as a port's reply: statuses/2) is answered by the target once
+%% it is scheduled in to handle it, and the answer is `running`, whether it
+%% was running when asked or waiting in a run queue for that signal. On
+%% `+S 1:1` no target can be running while the coordinator reads, and the
+%% sockets shape read 3,036 targets running in 300 passes; with two
+%% schedulers, 989 reads in 300 passes where 197 could be, and its on-CPU
+%% samples were 8.1 a round on a node using 1.8 CPUs, 88 % of them at the
+%% receive the process waits for its socket at ([ran_to_receive]).
+%% No answer tells the two apart, but their number can: no more targets
+%% run at once than could_run/0 counts, before the pass (Could) or after
+%% it. Past that bound the extra ones are read again: one that still runs
+%% can be one that ran, one found waiting or runnable was not (a target
+%% woken by its socket runs for microseconds and waits again, where a
+%% process on a CPU is still there). Those kept are drawn at random among
+%% the ones still running, as many as the bound allows, and the others are
+%% written runnable: they were in a run queue, or about to be, for the
+%% signal that made the read one.
+answered(Read, Could, Workers) ->
+    case [W || {W, _, running} <- Read] of
+        Running when length(Running) > Could ->
+            Bound = max(Could, could_run()),
+            Keep = case length(Running) > Bound of
+                       false -> Running;
+                       true when Bound =:= 0 -> [];
+                       true -> still_running(Running, Bound, Workers)
+                   end,
+            [case E of
+                 {W, Info, running} -> case lists:member(W, Keep) of
+                                           true -> E;
+                                           false -> {W, Info, runnable}
+                                       end;
+                 _ -> E
+             end || E <- Read];
+        _ -> Read
+    end.
+
+%% At most Bound of Ws, at random among those whose target reads running
+%% again.
+still_running(Ws, Bound, Workers) ->
+    {Still, Not} = lists:partition(
+                     fun(W) ->
+                             erlang:process_info(element(1, maps:get(W, Workers)), status)
+                                 =:= {status, running}
+                     end, Ws),
+    lists:sublist(shuffle(Still) ++ shuffle(Not), Bound).
+
+shuffle(L) -> [X || {_, X} <- lists:sort([{rand:uniform(), X} || X <- L])].
 
 %% Where no scheduler was idle (a saturated node, or +S 1), the status pass
 %% took a scheduler from a process that would be running now in its place:

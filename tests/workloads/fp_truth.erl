@@ -28,6 +28,13 @@
 %%              every turn, beside the fib spinner: most of the writer's CPU
 %%              is the port_command BIF's C and the kernel's, which only
 %%              perf's call chains name (tests/e2e/truth_chains.t)
+%%   sockets:   a TCP service on 127.0.0.1: 20 clients each send a number
+%%              and wait for its answer, 20 server processes wait for their
+%%              socket (passive gen_tcp) and compute fib of it (13-16), beside
+%%              a spinner in lists' code; a process that waits for its
+%%              socket has a signal it has not handled (the port's reply)
+%%              whenever its data has come, so that a status read there is a
+%%              signal it answers itself (doc/truth.md)
 %%   saturated: eight spinners in three modules' code on a node with fewer
 %%              schedulers, so that run queues are never empty
 %%   strings:   a known limit, not a test: see start(strings)
@@ -38,7 +45,8 @@
 -module(fp_truth).
 -export([start/1, spin_fib/0, spin_lists/0, spin_sets/0, spin_trees/0, alloc_lists/0, alloc_trees/0, spin_string/0,
          server/0, client/1, timer_loop/0, ticker/1, listener/0, burner/0,
-         requests/0, request/0, drainer/0, feeder/1, writer/0]).
+         requests/0, request/0, drainer/0, feeder/1, writer/0,
+         sockets/1, sock_client/1]).
 
 start(spinners) ->
     spawn(?MODULE, spin_fib, []),
@@ -76,6 +84,13 @@ start(writing) ->
 start(draining) ->
     Server = spawn(?MODULE, drainer, []),
     [spawn(?MODULE, feeder, [Server]) || _ <- lists:seq(1, 10)],
+    ok;
+start(sockets) ->
+    Self = self(),
+    spawn(?MODULE, sockets, [Self]),
+    Port = receive {listening, P} -> P end,
+    [spawn(?MODULE, sock_client, [Port]) || _ <- lists:seq(1, 20)],
+    spawn(?MODULE, spin_lists, []),
     ok;
 start(service) ->
     register(fp_truth_server, spawn(?MODULE, server, [])),
@@ -204,3 +219,34 @@ writer() ->
 write(Port, Block) ->
     true = erlang:port_command(Port, Block),
     write(Port, Block).
+
+%% The sockets shape's listener: a server process per connection.
+sockets(Parent) ->
+    {ok, L} = gen_tcp:listen(0, [binary, {active, false}, {ip, {127, 0, 0, 1}}]),
+    {ok, Port} = inet:port(L),
+    Parent ! {listening, Port},
+    sock_accept(L).
+
+sock_accept(L) ->
+    {ok, S} = gen_tcp:accept(L),
+    P = spawn(fun() -> receive go -> sock_serve(S) end end),
+    ok = gen_tcp:controlling_process(S, P),
+    P ! go,
+    sock_accept(L).
+
+sock_serve(S) ->
+    case gen_tcp:recv(S, 1) of
+        {ok, <<N>>} ->
+            ok = gen_tcp:send(S, <<(fp_truth_work:fib(N)):32>>),
+            sock_serve(S);
+        {error, _} -> ok
+    end.
+
+sock_client(Port) ->
+    {ok, S} = gen_tcp:connect({127, 0, 0, 1}, Port, [binary, {active, false}]),
+    sock_client(S, 0).
+
+sock_client(S, I) ->
+    ok = gen_tcp:send(S, <<(13 + I rem 4)>>),
+    {ok, <<_:32>>} = gen_tcp:recv(S, 4),
+    sock_client(S, I + 1).

@@ -709,20 +709,23 @@ could_run(_, _, _, _, N) -> N.
 %% yet, such as a port's reply: statuses/2) is answered by the target once
 %% it is scheduled in to handle it, and the answer is `running`, whether it
 %% was running when asked or waiting in a run queue for that signal. On
-%% `+S 1:1` no target can be running while the coordinator reads, and the
-%% sockets shape read 3,036 targets running in 300 passes; with two
-%% schedulers, 989 reads in 300 passes where 197 could be, and its on-CPU
-%% samples were 8.1 a round on a node using 1.8 CPUs, 88 % of them at the
-%% receive the process waits for its socket at ([ran_to_receive]).
+%% `+S 1:1` no target can be running while the coordinator reads, and a
+%% probe's passes over a TCP echo and a spinner read 3,036 targets running
+%% in 300 passes; on `+S 2:2`, 989 where could_run/0 counted 197. The
+%% sockets shape (fp_truth) had 3.9-9.5 on-CPU samples a round on `+S 2:2`
+%% (a node using 1.8 CPUs), 88 % of them [ran_to_receive].
 %% No answer tells the two apart, but their number can: no more targets
 %% run at once than could_run/0 counts, before the pass (Could) or after
 %% it. Past that bound the extra ones are read again: one that still runs
 %% can be one that ran, one found waiting or runnable was not (a target
 %% woken by its socket runs for microseconds and waits again, where a
-%% process on a CPU is still there). Those kept are drawn at random among
-%% the ones still running, as many as the bound allows, and the others are
-%% written runnable: they were in a run queue, or about to be, for the
-%% signal that made the read one.
+%% process on a CPU is still there). As many as the bound allows are kept,
+%% drawn at random among the ones still running first, then among the
+%% others (a process that ran a short burst when asked has ended it by the
+%% second read too; kept only from the first, the sockets shape's servers
+%% were left out and its on-CPU samples fell to 0.85 a round, 1.06 with
+%% them). The others are written runnable: they were in a run queue, or
+%% about to be, for the signal that made the read one.
 answered(Read, Could, Workers) ->
     case [W || {W, _, running} <- Read] of
         Running when length(Running) > Could ->
@@ -742,8 +745,8 @@ answered(Read, Could, Workers) ->
         _ -> Read
     end.
 
-%% At most Bound of Ws, at random among those whose target reads running
-%% again.
+%% At most Bound of Ws: those whose target reads running again first,
+%% then the others, each in a random order.
 still_running(Ws, Bound, Workers) ->
     {Still, Not} = lists:partition(
                      fun(W) ->

@@ -13,8 +13,8 @@
 . "$(dirname "$0")/../lib.sh"
 start_epmd && compile_workloads || exit 1
 
-# shape S: a 5 s capture of the sockets shape on +S S:S; prints the on-CPU
-# samples and those of all statuses
+# sockets S: a 5 s capture of the sockets shape on +S S:S, its samples of
+# every status written out as perf script text in $T_DIR/sS.txt
 sockets() {
 	T_ERL_ARGS="+S $1:$1" start_node "sockets_$1" "fp_truth:start(sockets)" || return 1
 	fp -q --duration 5s --status all -o "$T_DIR/s$1" "$NODE"

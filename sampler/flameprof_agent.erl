@@ -684,10 +684,14 @@ move(R, S) ->
 %% reply), `running`, while it waits for that socket
 %% (bench/fp_status_signal.erl, doc/truth.md): answered/3 sorts those out.
 statuses(Part, Workers) ->
-    [{W, Info, case erlang:process_info(element(1, maps:get(W, Workers)), status) of
-                   {status, St} -> St;
-                   undefined -> undefined
-               end} || {W, Info} <- Part].
+    [{W, Info, status_of(W, Workers)} || {W, Info} <- Part].
+
+%% The status of worker W's target, or `undefined` for a process gone.
+status_of(W, Workers) ->
+    case erlang:process_info(element(1, maps:get(W, Workers)), status) of
+        {status, St} -> St;
+        undefined -> undefined
+    end.
 
 %% How many processes can be running now on a scheduler other than this
 %% one: on each run queue, the processes and ports active there (running or
@@ -748,11 +752,7 @@ answered(Read, Could, Workers) ->
 %% At most Bound of Ws: those whose target reads running again first,
 %% then the others, each in a random order.
 still_running(Ws, Bound, Workers) ->
-    {Still, Not} = lists:partition(
-                     fun(W) ->
-                             erlang:process_info(element(1, maps:get(W, Workers)), status)
-                                 =:= {status, running}
-                     end, Ws),
+    {Still, Not} = lists:partition(fun(W) -> status_of(W, Workers) =:= running end, Ws),
     lists:sublist(shuffle(Still) ++ shuffle(Not), Bound).
 
 shuffle(L) -> [X || {_, X} <- lists:sort([{rand:uniform(), X} || X <- L])].

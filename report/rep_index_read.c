@@ -143,8 +143,8 @@ static int hold(struct ix *x, uint64_t n)
 {
 	if (n > x->hold_cap - x->held) {
 		snprintf(x->why, x->why_cap, "its tables would take more than %llu MiB, more than a file of "
-			 "%llu KiB holds", (unsigned long long)(x->hold_cap >> 20),
-			 (unsigned long long)(x->fsize >> 10));
+			 "%llu bytes holds", (unsigned long long)(x->hold_cap >> 20),
+			 (unsigned long long)x->fsize);
 		return BAD;
 	}
 	x->held += n;
@@ -211,8 +211,12 @@ static int read_trailer(struct ix *x)
 		struct ix_block *b = &x->blocks[i];
 		if (ix_get_varint(&p, end, &v[0]) || ix_get_varint(&p, end, &v[1]) ||
 		    ix_get_varint(&p, end, &v[2]) || v[0] < prev_end || v[1] < IX_SKIP_HDR + 5 ||
-		    v[1] > toff || v[0] > toff - v[1] || v[2] > IX_BLOCK_EVENTS)
+		    v[1] > toff || v[0] > toff - v[1])
 			break;
+		if (v[2] > IX_BLOCK_EVENTS) {
+			free(t);
+			return bad(x, "a block claims more than 8192 events");
+		}
 		prev_end = v[0] + v[1];
 		b->offset = v[0];
 		b->size = v[1];

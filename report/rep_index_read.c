@@ -233,22 +233,28 @@ static int read_trailer(struct ix *x)
 	return 0;
 }
 
-/* The block's bytes into x->buf. */
-static int read_block(struct ix *x, const struct ix_block *b)
+/* A block's header takes at most this: tag, seq, events, nsec, two
+ * varints a section. */
+#define HEAD_MAX (IX_SKIP_HDR + 5 + 3 * IX_VARINT_MAX + 2 * IX_VARINT_MAX * NSEC)
+
+/* The block's first n bytes (its whole size at most) into x->buf. */
+static int read_block(struct ix *x, const struct ix_block *b, uint64_t n)
 {
-	if (fp_grow((void **)&x->buf, &x->buf_cap, b->size, 1, 64) != 0)
+	if (n > b->size)
+		n = b->size;
+	if (fp_grow((void **)&x->buf, &x->buf_cap, n, 1, 64) != 0)
 		return REP_IX_NOMEM;
-	if (pread_all(x->fd, x->buf, b->size, b->offset) != 0 ||
-	    ix_get_le32(x->buf + 4) != b->size - IX_SKIP_HDR)
+	if (pread_all(x->fd, x->buf, n, b->offset) != 0 || ix_get_le32(x->buf + 4) != b->size - IX_SKIP_HDR)
 		return bad(x, "a block cannot be read");
 	return 0;
 }
 
-/* The header of block seq (in x->buf): its sections, each no bigger than
- * what its events can need. */
-static int block_head(struct ix *x, const struct ix_block *b, uint64_t seq, struct ix_head *h)
+/* The header of block seq (its first `have` bytes in x->buf): its
+ * sections, each no bigger than what its events can need. */
+static int block_head(struct ix *x, const struct ix_block *b, uint64_t seq, uint64_t have,
+		      struct ix_head *h)
 {
-	const unsigned char *f = x->buf, *p = f + IX_SKIP_HDR + 5, *end = f + b->size;
+	const unsigned char *f = x->buf, *p = f + IX_SKIP_HDR + 5, *end = f + (have < b->size ? have : b->size);
 	uint64_t v, ev, ns, at;
 	size_t k;
 	if (ix_get_le32(f) != IX_SKIP_MAGIC || memcmp(f + 8, IX_BLOCK_TAG, 4) != 0 ||
@@ -412,9 +418,12 @@ static int read_tables(struct ix *x)
 {
 	struct ix_head h;
 	int rc = 0;
+	/* the header, then as far as the table section's end: the columns
+	 * are read in the next passes */
 	for (size_t i = 0; rc == 0 && i < x->nblocks; i++) {
 		struct ix_block *b = &x->blocks[i];
-		if ((rc = read_block(x, b)) == 0 && (rc = block_head(x, b, i, &h)) == 0)
+		if ((rc = read_block(x, b, HEAD_MAX)) == 0 && (rc = block_head(x, b, i, HEAD_MAX, &h)) == 0 &&
+		    (rc = read_block(x, b, h.at[0] + h.clen[0])) == 0)
 			rc = tables(x, b, &h);
 	}
 	return rc;
@@ -531,7 +540,7 @@ static int collect(struct ix *x, const struct ix_event *ev)
 	struct rep_kept kept = { 0, 0, 0, 0, 0, knames, klens, dels, 0 };
 	uint32_t *leaf = NULL, comm = (uint32_t)ev->comm;
 	int pass, has_w = 0, rc;
-	for (k = 0; k < l->n; k++) {
+	for (k = 0; (x->weighted || x->all) && k < l->n; k++) {
 		if (!reads_slot(x, k))
 			continue;
 		dels[k] = (int64_t)((uint64_t)ix_unzigzag(ev->ch[k]) + (uint64_t)ix_unzigzag(ev->corr[k]));
@@ -596,6 +605,87 @@ static int wanted(const struct ix *x, size_t k)
 	return k < IX_S_METRICS || reads_slot(x, (k - IX_S_METRICS) / 2);
 }
 
+/* ==== pass 2: each column checked on its own ==== */
+
+/* *n: how many varints p..e holds, as ix_get_varint() reads them.
+ * @return 0, or -1 when one is malformed or cut. */
+static int count_varints(const unsigned char *p, const unsigned char *e, uint64_t *n)
+{
+	uint64_t k = 0;
+	unsigned run = 0; /* continuation bytes so far */
+	for (; p < e; p++) {
+		if (*p & 0x80) {
+			if (++run > IX_VARINT_MAX - 1)
+				return -1;
+			continue;
+		}
+		if (run == IX_VARINT_MAX - 1 && *p > 1)
+			return -1; /* past 64 bits */
+		run = 0;
+		k++;
+	}
+	*n = k;
+	return run ? -1 : 0;
+}
+
+/* *n: how many varints p..e holds, each below `below` (hist[v] counted
+ * when given). @return 0, -1 when one is malformed, -2 past `below`. */
+static int count_below(const unsigned char *p, const unsigned char *e, uint64_t below, uint64_t *n,
+		       uint32_t *hist)
+{
+	uint64_t k = 0, v;
+	while (p < e) {
+		if (*p < 0x80) /* most ids take one byte */
+			v = *p++;
+		else if (ix_get_varint(&p, e, &v) != 0)
+			return -1;
+		if (v >= below)
+			return -2;
+		if (hist)
+			hist[v]++;
+		k++;
+	}
+	*n = k;
+	return 0;
+}
+
+/* The block's columns (decompressed, p[k]..e[k]) hold exactly what its
+ * events read, and every id is of an entry its block or an earlier one
+ * brought: then pass 3 cannot fail on them. Column by column, which takes
+ * a third of the time of walking the events. */
+static int check_columns(struct ix *x, const struct ix_block *b, const struct ix_head *h,
+			 const unsigned char *const *p, const unsigned char *const *e)
+{
+	static const size_t ids[] = { IX_S_COMM, IX_S_PID, IX_S_STACK, IX_S_LAYOUT };
+	const uint64_t below[] = { b->ncomms, b->npids, b->nstacks, b->nlayouts };
+	uint32_t hist[IX_MAX_LAYOUTS] = { 0 };
+	uint64_t n = 0, want;
+	size_t i, k;
+	int r;
+	if (count_varints(p[IX_S_TIME], e[IX_S_TIME], &n) != 0 || n != b->events)
+		return bad(x, n < b->events ? "a column ends early" : "a column has bytes left over");
+	for (i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		r = count_below(p[ids[i]], e[ids[i]], below[i], &n, ids[i] == IX_S_LAYOUT ? hist : NULL);
+		if (r == -2)
+			return bad(x, "an event refers past a table");
+		if (r != 0 || n != b->events)
+			return bad(x, r || n < b->events ? "a column ends early" : "a column has bytes left over");
+	}
+	for (i = 0; i < b->nlayouts; i++)
+		if (hist[i] && IX_S_METRICS + 2 * x->layouts[i].n > h->nsec)
+			return bad(x, "an event refers past a table");
+	for (k = 0; k < IX_MAX_SLOTS && IX_S_METRICS + 2 * k < h->nsec; k++) {
+		if (!reads_slot(x, k))
+			continue;
+		for (want = 0, i = 0; i < b->nlayouts; i++)
+			want += x->layouts[i].n > k ? hist[i] : 0;
+		for (i = IX_S_METRICS + 2 * k; i <= IX_S_METRICS + 2 * k + 1; i++)
+			if (count_varints(p[i], e[i], &n) != 0 || n != want)
+				return bad(x, n < want ? "a column ends early" : "a column has bytes left over");
+	}
+	return 0;
+}
+
 /* Leaves through `out`. */
 #define NEXT(col, v)                                                       \
 	do {                                                               \
@@ -605,8 +695,8 @@ static int wanted(const struct ix *x, size_t k)
 		}                                                          \
 	} while (0)
 
-/* Every block's events: checked against the tables (collecting nothing),
- * or into the collector. @return 0, BAD, or the collector's failure. */
+/* Every block's columns checked (collecting nothing), or its events into
+ * the collector. @return 0, BAD, or the collector's failure. */
 static int walk(struct ix *x, int into_collector)
 {
 	int64_t t = 0;
@@ -616,7 +706,7 @@ static int walk(struct ix *x, int into_collector)
 		const unsigned char *p[NSEC], *e[NSEC];
 		struct ix_head h;
 		size_t k;
-		if ((rc = read_block(x, b)) != 0 || (rc = block_head(x, b, bi, &h)) != 0)
+		if ((rc = read_block(x, b, b->size)) != 0 || (rc = block_head(x, b, bi, b->size, &h)) != 0)
 			break;
 		for (k = IX_S_TIME; k < h.nsec; k++) {
 			if (!wanted(x, k))
@@ -631,6 +721,11 @@ static int walk(struct ix *x, int into_collector)
 			}
 			p[k] = x->col[k];
 			e[k] = x->col[k] + h.raw[k];
+		}
+		if (!into_collector) {
+			if ((rc = check_columns(x, b, &h, p, e)) != 0)
+				goto out;
+			continue;
 		}
 		for (uint32_t i = 0; i < b->events && rc == 0; i++) {
 			struct ix_event ev;
@@ -649,14 +744,13 @@ static int walk(struct ix *x, int into_collector)
 			}
 			t = (int64_t)((uint64_t)t + (uint64_t)ix_unzigzag(dt));
 			ev.t = t;
-			for (k = 0; k < x->layouts[ev.layout].n; k++) {
+			for (k = 0; (x->weighted || x->all) && k < x->layouts[ev.layout].n; k++) {
 				if (!reads_slot(x, k))
 					continue;
 				NEXT(IX_S_METRICS + 2 * k, ev.ch[k]);
 				NEXT(IX_S_METRICS + 2 * k + 1, ev.corr[k]);
 			}
-			if (into_collector)
-				rc = collect(x, &ev);
+			rc = collect(x, &ev);
 		}
 		for (k = IX_S_TIME; rc == 0 && k < h.nsec; k++)
 			if (wanted(x, k) && p[k] != e[k])

@@ -55,10 +55,21 @@ PY
 	mkdir -p "$T_DIR/shots_$name"
 	steps="$steps $T_DIR/$name.html $T_DIR/shots_$name {\"a\":[$first_late,$last],\"shots\":false}"
 done
+# and the legend: a category frame whose name holds U+2028 (a line
+# separator, which a regular expression's '.' stops at) is of its category
+printf 'running 1/0 [000] 1700000000.100000: 1 cpu-clock:\n\t0 m:f/0 (m.erl:1)\n\t0 name:srv\xe2\x80\xa8x ([category])\n\n' > "$T_DIR/ls.perf"
+printf 'running 2/0 [000] 1700000000.200000: 1 cpu-clock:\n\t0 m:g/0 (m.erl:1)\n\t0 name:other ([category])\n\n' >> "$T_DIR/ls.perf"
+"$FLAMEPROF" report -q "$T_DIR/ls.perf" -o "$T_DIR/ls.html"
+mkdir -p "$T_DIR/shots_ls"
 t0=$(now_ms)
 # shellcheck disable=SC2086
-timeout 100 python3 "$ROOT/tests/report/html_drive.py" $steps > "$T_DIR/drive.out"
-is "$(wc -l < "$T_DIR/drive.out")" 4 "the driver reports on the 4 pages ($(( $(now_ms) - t0 )) ms)"
+timeout 100 python3 "$ROOT/tests/report/html_drive.py" $steps "$T_DIR/ls.html" "$T_DIR/shots_ls" '{"shots":false}' > "$T_DIR/drive.out"
+is "$(wc -l < "$T_DIR/drive.out")" 5 "the driver reports on the 5 pages ($(( $(now_ms) - t0 )) ms)"
+legend=$(sed -n 5p "$T_DIR/drive.out" | python3 -c 'import json, re, sys
+j = json.load(sys.stdin)
+m = re.search(r"category rows: (.*?)functions", j["legend_text"], re.S)
+print(j["errors"][:2], repr(m and m.group(1)))')
+is "$legend" "[] 'name'" "a name holding U+2028 is of its category in the legend: one category, no script error"
 n=0
 for name in months16 years3 years100 far; do
 	n=$((n + 1))

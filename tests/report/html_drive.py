@@ -189,6 +189,7 @@ def drive(b, page_path, outdir, steps):
         out["cols"] = page.eval("window.FP.cols")
         out["whole_total"] = page.eval("window.FP.total()")
         out["capture"] = page.eval("document.getElementById('capture').textContent")
+        out["legend_text"] = page.eval("document.getElementById('legend').textContent")
         out["last_cell"] = page.eval("window.FP.lastCell")
         out["seconds_per_column"] = page.eval("window.FP.secondsPerColumn")
         # "shots": false where no one looks at the pictures (they took 11 of

@@ -273,6 +273,102 @@ static void test_cookie(void)
 	rmdir(dir);
 }
 
+/* A file of `uid`'s holding "secret", mode 0400. */
+static void own_cookie(const char *p, uid_t uid)
+{
+	FILE *f = fopen(p, "w");
+	if (!f)
+		abort();
+	fputs("secret\n", f);
+	fclose(f);
+	if (chmod(p, 0400) != 0 || chown(p, uid, uid) != 0)
+		abort();
+}
+
+/* A symbolic link at p to target, owned by uid. */
+static void link_of(const char *target, const char *p, uid_t uid)
+{
+	if (symlink(target, p) != 0 || lchown(p, uid, uid) != 0)
+		abort();
+}
+
+/* A link to a cookie is followed only when root or the file's owner owns
+ * it (issue 50): another user's link to a root-only file is refused,
+ * naming the link and both owners; root's link, and a user's own link to
+ * the user's own file (the cron setup), are read; a link on the way to a
+ * directory counts as much as one to the file. Needs root (lchown). */
+static void test_cookie_links(void)
+{
+	char dir[] = "/tmp/fp-cookie-links-XXXXXX", p[8][200], buf[64], err[1024];
+	const uid_t nobody = 65534;
+	if (geteuid() != 0) {
+		printf("ok %d # SKIP links to a cookie: needs root to give a link to another user\n", ++tap_count);
+		return;
+	}
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(p[0], sizeof p[0], "%s/root_secret", dir);
+	snprintf(p[1], sizeof p[1], "%s/nobody_link", dir);
+	snprintf(p[2], sizeof p[2], "%s/root_link", dir);
+	snprintf(p[3], sizeof p[3], "%s/app_cookie", dir);
+	snprintf(p[4], sizeof p[4], "%s/app_link", dir);
+	snprintf(p[5], sizeof p[5], "%s/sub", dir);
+	snprintf(p[6], sizeof p[6], "%s/nobody_dir_link", dir);
+	own_cookie(p[0], 0);
+	own_cookie(p[3], nobody);
+
+	link_of(p[0], p[1], nobody);
+	is_int(node_read_cookie(p[1], buf, sizeof buf, err, sizeof err), -1,
+	       "another user's link to a root-only file: refused");
+	ok(strstr(err, p[1]) && strstr(err, "is a symbolic link of user") && strstr(err, "uid 65534") &&
+	   strstr(err, "uid 0") && strstr(err, "give the file's own path"),
+	   "... naming the link and both owners: %s", err);
+	is_int(node_read_cookie(p[0], buf, sizeof buf, err, sizeof err), 0, "the file by its own path: read");
+
+	link_of(p[3], p[2], 0);
+	is_int(node_read_cookie(p[2], buf, sizeof buf, err, sizeof err), 0,
+	       "root's link to a user's file: read (root's link may point anywhere)");
+	is_str(buf, "secret", "... the cookie");
+	link_of("app_cookie", p[4], nobody); /* relative */
+	is_int(node_read_cookie(p[4], buf, sizeof buf, err, sizeof err), 0,
+	       "a user's own link to the user's own file, as root reads it from cron: read");
+
+	/* a link to a directory on the way: sub/x is root's file */
+	if (mkdir(p[5], 0700) != 0)
+		abort();
+	char sub_file[256], via[256], chain[256];
+	snprintf(sub_file, sizeof sub_file, "%s/x", p[5]);
+	own_cookie(sub_file, 0);
+	link_of(p[5], p[6], nobody);
+	snprintf(via, sizeof via, "%s/x", p[6]);
+	is_int(node_read_cookie(via, buf, sizeof buf, err, sizeof err), -1,
+	       "another user's link to root's directory, on the way: refused");
+	ok(strstr(err, p[6]) != NULL, "... naming that link: %s", err);
+	/* root's link to another user's link to root's file */
+	snprintf(chain, sizeof chain, "%s/chain", dir);
+	link_of(p[1], chain, 0);
+	is_int(node_read_cookie(chain, buf, sizeof buf, err, sizeof err), -1,
+	       "root's link to another user's link to root's file: refused");
+	ok(strstr(err, p[1]) != NULL, "... naming the other user's link: %s", err);
+	/* a loop and a dangling link: said as the kernel says them */
+	snprintf(p[7], sizeof p[7], "%s/loop", dir);
+	link_of("loop", p[7], 0);
+	is_int(node_read_cookie(p[7], buf, sizeof buf, err, sizeof err), -1, "a link to itself: refused");
+	ok(strstr(err, "symbolic links") != NULL, "... too many levels: %s", err);
+	unlink(p[7]);
+	link_of("nowhere", p[7], 0);
+	is_int(node_read_cookie(p[7], buf, sizeof buf, err, sizeof err), -1, "a dangling link: refused");
+	ok(strstr(err, "No such file") != NULL, "... no such file: %s", err);
+
+	for (int k = 7; k >= 0; k--)
+		if (k != 5)
+			unlink(p[k]);
+	unlink(chain);
+	unlink(sub_file);
+	rmdir(p[5]);
+	rmdir(dir);
+}
+
 /* A packet as the node sends it, without its length: pass-through, the
  * control message ctl (with its version byte), then payload, if any. */
 static char *packet(const ei_x_buff *ctl, const ei_x_buff *payload, size_t *len)
@@ -404,5 +500,6 @@ int main(void)
 	subtest("distribution packets", test_packets);
 	subtest("control bytes for the terminal", test_escape);
 	subtest("the cookie file's rules", test_cookie);
+	subtest("links to a cookie: their owners", test_cookie_links);
 	return done_testing();
 }

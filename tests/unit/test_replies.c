@@ -231,6 +231,24 @@ static void test_escape(void)
 	char five[5];
 	fp_ctl_escape(five, sizeof five, "\033\033", 2);
 	is_str(five, "\\x1b", "an escape that does not fit is left out whole");
+	/* what breaks or reorders a line (issue 50) */
+	fp_ctl_escape(out, sizeof out, "a\xe2\x80\xa8" "b\xe2\x80\xa9" "c", 9);
+	is_str(out, "a\\u2028b\\u2029c", "the line and paragraph separators become \\u2028, \\u2029");
+	fp_ctl_escape(out, sizeof out, "x\xe2\x80\xaey\xe2\x81\xa6z\xe2\x80\x8f\xd8\x9c", 14);
+	is_str(out, "x\\u202ey\\u2066z\\u200f\\u061c", "bidirectional controls (RLO, LRI, RLM, ALM) become \\uNNNN");
+	fp_ctl_escape(out, sizeof out, "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xaa", 9);
+	is_str(out, "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xaa", "their neighbours (U+2027, U+202F, U+206A) pass");
+	char six[6];
+	fp_ctl_escape(six, sizeof six, "\xe2\x80\xae", 3);
+	is_str(six, "", "a \\uNNNN that does not fit is left out whole");
+	char big[4 * 30 + 1];
+	memset(big, 0, sizeof big);
+	{
+		char in[30];
+		for (int k = 0; k < 30; k += 3)
+			memcpy(in + k, "\xe2\x80\xae", 3);
+		is_int(fp_ctl_escape(big, sizeof big, in, 30), 60, "ten of them in 4 bytes out a byte in: all there");
+	}
 }
 
 static void test_cookie(void)

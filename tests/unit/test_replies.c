@@ -210,34 +210,38 @@ static void test_epmd(void)
 
 static void test_escape(void)
 {
+	/* input (its length: a NUL among it), what a terminal gets */
+	static const struct {
+		const char *in;
+		size_t n;
+		const char *want, *what;
+	} cases[] = {
+		{ "a\033[31mb\n", 8, "a\\x1b[31mb\\x0a", "ESC and newline become \\xNN" },
+		{ "x\xc2\x9by", 4, "x\\x9by", "a C1 control (U+009B, CSI) becomes \\x9b" },
+		{ "caf\xc3\xa9 \x7f", 7, "caf\xc3\xa9 \\x7f", "UTF-8 passes, DEL is escaped" },
+		{ "a\0b", 3, "a\\x00b", "a NUL byte is shown, not cut at" },
+		{ "x\x9by", 3, "x\\x9by", "a lone 0x9b (CSI to an 8-bit terminal) becomes \\x9b" },
+		{ "\xff\xc3(\xe2\x82", 5, "\\xff\\xc3(\\xe2\\x82", "every byte of ill-formed UTF-8 is shown as \\xNN" },
+		{ "\xe2\x82\xac\xf0\x9f\x98\x80", 7, "\xe2\x82\xac\xf0\x9f\x98\x80", "3- and 4-byte characters pass" },
+		/* what breaks or reorders a line (issue 50) */
+		{ "a\xe2\x80\xa8" "b\xe2\x80\xa9" "c", 9, "a\\u2028b\\u2029c",
+		  "the line and paragraph separators become \\u2028, \\u2029" },
+		{ "x\xe2\x80\xaey\xe2\x81\xa6z\xe2\x80\x8f\xd8\x9c", 14, "x\\u202ey\\u2066z\\u200f\\u061c",
+		  "bidirectional controls (RLO, LRI, RLM, ALM) become \\uNNNN" },
+		{ "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xaa", 9, "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xaa",
+		  "their neighbours (U+2027, U+202F, U+206A) pass" },
+	};
 	char out[64];
-	fp_ctl_escape(out, sizeof out, "a\033[31mb\n", 8);
-	is_str(out, "a\\x1b[31mb\\x0a", "ESC and newline become \\xNN");
-	fp_ctl_escape(out, sizeof out, "x\xc2\x9by", 4);
-	is_str(out, "x\\x9by", "a C1 control (U+009B, CSI) becomes \\x9b");
-	fp_ctl_escape(out, sizeof out, "caf\xc3\xa9 \x7f", 7);
-	is_str(out, "caf\xc3\xa9 \\x7f", "UTF-8 passes, DEL is escaped");
-	fp_ctl_escape(out, sizeof out, "a\0b", 3);
-	is_str(out, "a\\x00b", "a NUL byte is shown, not cut at");
-	fp_ctl_escape(out, sizeof out, "x\x9by", 3);
-	is_str(out, "x\\x9by", "a lone 0x9b (CSI to an 8-bit terminal) becomes \\x9b");
-	fp_ctl_escape(out, sizeof out, "\xff\xc3(\xe2\x82", 5);
-	is_str(out, "\\xff\\xc3(\\xe2\\x82", "every byte of ill-formed UTF-8 is shown as \\xNN");
-	fp_ctl_escape(out, sizeof out, "\xe2\x82\xac\xf0\x9f\x98\x80", 7);
-	is_str(out, "\xe2\x82\xac\xf0\x9f\x98\x80", "3- and 4-byte characters pass");
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		fp_ctl_escape(out, sizeof out, cases[k].in, cases[k].n);
+		is_str(out, cases[k].want, "%s", cases[k].what);
+	}
 	char small[4];
 	fp_ctl_escape(small, sizeof small, "ab\xc3\xa9", 4);
 	is_str(small, "ab", "cut at the buffer's end without half a character");
 	char five[5];
 	fp_ctl_escape(five, sizeof five, "\033\033", 2);
 	is_str(five, "\\x1b", "an escape that does not fit is left out whole");
-	/* what breaks or reorders a line (issue 50) */
-	fp_ctl_escape(out, sizeof out, "a\xe2\x80\xa8" "b\xe2\x80\xa9" "c", 9);
-	is_str(out, "a\\u2028b\\u2029c", "the line and paragraph separators become \\u2028, \\u2029");
-	fp_ctl_escape(out, sizeof out, "x\xe2\x80\xaey\xe2\x81\xa6z\xe2\x80\x8f\xd8\x9c", 14);
-	is_str(out, "x\\u202ey\\u2066z\\u200f\\u061c", "bidirectional controls (RLO, LRI, RLM, ALM) become \\uNNNN");
-	fp_ctl_escape(out, sizeof out, "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xaa", 9);
-	is_str(out, "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xaa", "their neighbours (U+2027, U+202F, U+206A) pass");
 	char six[6];
 	fp_ctl_escape(six, sizeof six, "\xe2\x80\xae", 3);
 	is_str(six, "", "a \\uNNNN that does not fit is left out whole");

@@ -58,7 +58,7 @@ FUZZ_SRC_index  = report/rep_index_read.c report/rep_collect.c report/rep_frames
 	report/rep_input.c report/rep_speedscope.c report/rep_flame.c report/rep_heatmap.c \
 	report/rep_text.c report/rep_color.c report/rep_svg_assets.c common/text.c rotate/adopt.c
 FUZZ_LIBS_index = -lzstd -lz
-FUZZ_SRC_index += report/rep_names.c common/names.c
+FUZZ_SRC_index += report/rep_names.c common/names.c report/rep_html.c $(B)/gen/html_page.c
 FUZZ_SRC_calls  = calls/calls_decode.c node/term_check.c tracer/tracer_proto.c calls/calls_out.c common/text.c common/ctl_escape.c
 FUZZ_SRC_requests = requests/requests_decode.c node/term_check.c tracer/tracer_proto.c requests/req_table.c requests/hist.c common/text.c common/ctl_escape.c
 FUZZ_LIBS_requests = -lm
@@ -213,8 +213,9 @@ check-long: deps-check $(B)/flameprof $(B)/tests/ebin/.stamp
 	$(TEST_ENV) $(PROVE) $(wildcard tests/long/*.t)
 
 # libFuzzer targets over the decoder, the formatter, the report index
-# reader, the calls and requests decoders and writers, rex replies and
-# epmd answers (tests/fuzz/run.sh):
+# reader and the report's writers (the HTML page among them), the calls and
+# requests decoders and writers, rex replies and epmd answers
+# (tests/fuzz/run.sh):
 # a few seconds each in check, FUZZ_SECONDS each in fuzz.
 FUZZ_SECONDS ?= 300
 CHECK_FUZZ_SECONDS = 8

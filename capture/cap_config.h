@@ -35,6 +35,7 @@ struct cap_config {
 	const char *nodes[CAP_MAX_NODES]; /* every NODE given, node first */
 	size_t nnodes;
 	int cluster;                   /* --cluster: NODE and every visible node it is connected to */
+	const char *cluster_hosts;     /* --cluster-hosts: the peers' hosts allowed (shell patterns, comma-separated); NULL: any */
 	unsigned top;                  /* --top */
 	double hz;                     /* --hz */
 	int64_t every_us;              /* --every */
@@ -76,5 +77,9 @@ struct cap_config {
 	int test_dumpable;             /* hidden test switch: keep the process dumpable (its memory readable) */
 	int help, version;
 };
+
+/* 1 when NODE's host (after '@') matches one of the comma-separated shell
+ * patterns (fnmatch, case-blind), 0 otherwise (--cluster-hosts). */
+int cap_host_allowed(const char *node, const char *patterns);
 
 #endif

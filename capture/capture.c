@@ -621,6 +621,11 @@ static int discover(const struct cap_config *cfg, struct run *r0, char (*names)[
 				names[k]);
 			continue;
 		}
+		if (cfg->cluster_hosts && !cap_host_allowed(names[k], cfg->cluster_hosts)) {
+			cap_say(door, CAP_SAY_WARN, "'%s' lists '%s', on a host --cluster-hosts '%s' does not allow; skipped, "
+				"never connected to", cfg->node, names[k], cfg->cluster_hosts);
+			continue;
+		}
 		nodes[(*n)++] = names[k];
 		int w = snprintf(list + used, sizeof list - used, "%s'%s'", used ? ", " : ": ", names[k]);
 		if (w > 0 && (size_t)w < sizeof list - used)

@@ -46,6 +46,7 @@ static const struct fp_opt options[] = {
 	FP_OPT_OWN('t', "tier", "NAME=MOD:FUN/ARITY", K_TIER, F(tiers), "a category frame tier:NAME on each sample whose innermost matching frame is this function ('_' for FUN or ARITY; repeatable)"),
 	FP_ROW_NAMES(struct cap_config, "write names=elixir or names=erlang in the files' headers: the spelling 'flameprof report' draws frames in (Shop.Pricing.handle_call/3, or Elixir.Shop.Pricing:handle_call/3 as the files hold it); auto (default): elixir when the node runs the elixir application"),
 	FP_OPT_SWITCH(0, "cluster", F(cluster), 1, "profile NODE and every visible node it is connected to (its nodes()), at most " CAP_MAX_NODES_TEXT " in all"),
+	FP_OPT_STRING(0, "cluster-hosts", "PATTERNS", F(cluster_hosts), "with --cluster, connect only to peers on hosts that match one of these comma-separated shell patterns, e.g. '*.prod.example.com,10.1.*' (default: any host NODE lists)"),
 	FP_ROW_COOKIE_FILE(struct cap_config),
 	FP_ROW_COOKIE(struct cap_config),
 	FP_ROW_CONNECT_TIMEOUT(struct cap_config),
@@ -204,6 +205,8 @@ static int check(void *arg, char *detail, size_t cap)
 		return FP_OPT_USAGE;
 	if (!cfg->node)
 		return fp_opt_fail(detail, cap, "no node given; name the node to profile, e.g. 'flameprof app@db1'");
+	if (cfg->cluster_hosts && !cfg->cluster)
+		return fp_opt_fail(detail, cap, "--cluster-hosts bounds the hosts --cluster connects to; add --cluster, or leave it out");
 	if (cfg->cluster && cfg->nnodes > 1)
 		return fp_opt_fail(detail, cap, "--cluster takes one node (it finds the others): '%s' and '%s' given", cfg->nodes[0],
 				   cfg->nodes[1]);

@@ -42,6 +42,12 @@ enum ix_section {
 #define IX_MAX_SLOTS 32      /* metrics on one event */
 #define IX_MAX_COMMS 256     /* distinct comm strings in one file */
 #define IX_MAX_LAYOUTS 64    /* distinct metric name lists in one file */
+#define IX_BLOCK_EVENTS 8192 /* events in one block, at most (a file's last block fewer) */
+#define IX_VARINT_MAX 10     /* bytes of one varint, at most: a column's bytes per event */
+/* A file's table sections, decompressed, add up to at most this: the writer
+ * gives a file's index up when its tables' memory passes it, and a table
+ * entry takes no more bytes encoded than in the writer's memory. */
+#define IX_MAX_TABLES ((uint64_t)64 << 20)
 
 static inline uint64_t ix_zigzag(int64_t v)
 {

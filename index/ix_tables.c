@@ -160,6 +160,7 @@ int ix_comm_id(struct ix_tables *w, const char *s, size_t len, uint32_t *id)
 		return -1;
 	memcpy(w->comms[i], s, len);
 	w->comm_len[i] = len;
+	w->names_bytes += len + IX_VARINT_MAX;
 	w->ncomms++;
 	*id = (uint32_t)i;
 	return 0;
@@ -194,6 +195,8 @@ int ix_layout_id(struct ix_tables *w, const char *sig, size_t sig_len, uint32_t 
 		return -1;
 	w->layout_n[i] = nnames;
 	w->nlayouts++;
+	/* each name's length as a varint where the writer's memory has a NUL */
+	w->names_bytes += sig_len + IX_VARINT_MAX * ((size_t)nnames + 1);
 	*id = (uint32_t)i;
 	return 0;
 }
@@ -248,7 +251,7 @@ int ix_tables_encode(struct ix_tables *w, struct ix_buf *b)
 
 size_t ix_tables_bytes(const struct ix_tables *w)
 {
-	return w->pool.len + w->splen * 4 + w->nframes * sizeof *w->frames +
+	return w->pool.len + w->names_bytes + w->splen * 4 + w->nframes * sizeof *w->frames +
 	       w->nstacks * sizeof *w->stacks + w->npids * (sizeof *w->pids + IX_MAX_SLOTS * sizeof *w->prev);
 }
 
@@ -276,6 +279,7 @@ void ix_tables_reset(struct ix_tables *w)
 	w->nframes = w->frames_done = w->pool.len = 0;
 	w->nstacks = w->stacks_done = w->splen = 0;
 	w->npids = w->pids_done = 0;
+	w->names_bytes = 0;
 	if (w->frame_slots)
 		memset(w->frame_slots, 0, w->frame_nslots * sizeof *w->frame_slots);
 	if (w->stack_slots)

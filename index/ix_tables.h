@@ -63,6 +63,7 @@ struct ix_tables {
 	struct ix_buf layouts[IX_MAX_LAYOUTS]; /* "name\0name\0..." */
 	uint32_t layout_n[IX_MAX_LAYOUTS];
 	size_t nlayouts, layouts_done;
+	size_t names_bytes;        /* the comms' and layouts' bytes as a block encodes them, at most */
 	const char *why;           /* set when a lookup failed for a reason but memory */
 };
 
@@ -78,7 +79,8 @@ int ix_layout_id(struct ix_tables *t, const char *sig, size_t sig_len, uint32_t 
 int64_t *ix_pid_prev(struct ix_tables *t, uint32_t id);
 /* The most metrics any layout has. */
 uint32_t ix_tables_max_slots(const struct ix_tables *t);
-/* Memory held, for the writer's cap. */
+/* Memory held, for the writer's cap: never less than the entries take in
+ * the blocks' table sections (IX_MAX_TABLES, which the reader holds to). */
 size_t ix_tables_bytes(const struct ix_tables *t);
 /* Appends the entries new since the last call (a block's table section)
  * to b. @return 0, or -1 when out of memory. */

@@ -28,8 +28,9 @@
 #define NCOLS (IX_S_METRICS + 2 * IX_MAX_SLOTS)
 /* Events per block: their columns wait in memory (~45 bytes an event),
  * the compressed block until the next frame boundary (~10 bytes). */
-#define BLOCK_EVENTS 8192
-#define TABLES_MAX ((size_t)64 << 20) /* give up a file whose tables outgrow this */
+#define BLOCK_EVENTS IX_BLOCK_EVENTS
+/* A block's table section begins with five counts. */
+#define TABLE_COUNTS (5 * IX_VARINT_MAX)
 
 /* A whole frames block (the lines between an event line and its blank
  * line) already seen, by two independent 64-bit hashes of its bytes: the
@@ -205,7 +206,9 @@ static int commit(ix_writer *w)
 	w->file_events++;
 	if (w->pending >= BLOCK_EVENTS && block(w) != 0)
 		return -1;
-	if (ix_tables_bytes(&w->tab) + w->bc_slots * sizeof *w->bcache > TABLES_MAX) {
+	/* what the reader holds to (IX_MAX_TABLES), counted as the writer's memory */
+	if (ix_tables_bytes(&w->tab) + w->bc_slots * sizeof *w->bcache +
+		    TABLE_COUNTS * (w->nblocks + 1) > IX_MAX_TABLES) {
 		give_up(w, "the tables grew past their cap");
 		return -1;
 	}

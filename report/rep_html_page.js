@@ -61,7 +61,9 @@
 			do { c = b[p++]; x += (c & 127) * mul; mul *= 128; } while (c & 128);
 			return x;
 		};
-		C.cell = new Int32Array(nrec); C.node = new Int32Array(nrec); C.count = new Float64Array(nrec);
+		/* cells as doubles: exact to 2^53, 5.7 million years of 20 ms cells
+		 * (an Int32Array wrapped past 497 days) */
+		C.cell = new Float64Array(nrec); C.node = new Int32Array(nrec); C.count = new Float64Array(nrec);
 		if (D.weighted) C.w = new Float64Array(nrec);
 		var r = 0, cell = 0;
 		while (r < nrec && p < len) {
@@ -177,13 +179,21 @@
 
 	/* ---- time ---- */
 	var pad = function (x, n) { x = String(x); while (x.length < (n || 2)) x = '0' + x; return x; };
-	function clock(sec, ms, t0) { /* sec: seconds from t0 (DIR's unless given) */
-		var d = new Date(((t0 === undefined ? D.t0 : t0) + sec) * 1000);
+	/* sec: seconds from t0 (DIR's unless given); a time past the dates a
+	 * browser has (year 275760) is written as its Unix second */
+	function unix(sec, t0) { return (t0 === undefined ? D.t0 : t0) + sec; }
+	function dateAt(sec, t0) { var d = new Date(unix(sec, t0) * 1000); return isNaN(d.getTime()) ? null : d; }
+	function clock(sec, ms, t0) {
+		var d = dateAt(sec, t0);
+		if (!d) return '@' + unix(sec, t0).toFixed(ms ? 3 : 0);
 		return pad(d.getUTCHours()) + ':' + pad(d.getUTCMinutes()) + ':' + pad(d.getUTCSeconds()) + (ms ? '.' + pad(d.getUTCMilliseconds(), 3) : '');
 	}
+	function day(sec, t0) {
+		var d = dateAt(sec, t0);
+		return d ? d.getUTCFullYear() + '-' + pad(d.getUTCMonth() + 1) + '-' + pad(d.getUTCDate()) : clock(sec, 0, t0);
+	}
 	function dateOf(sec, t0) {
-		var d = new Date(((t0 === undefined ? D.t0 : t0) + sec) * 1000);
-		return d.getUTCFullYear() + '-' + pad(d.getUTCMonth() + 1) + '-' + pad(d.getUTCDate()) + ' ' + clock(sec, 0, t0) + ' UTC';
+		return dateAt(sec, t0) ? day(sec, t0) + ' ' + clock(sec, 0, t0) + ' UTC' : 'Unix second ' + clock(sec, 0, t0).slice(1);
 	}
 	var secs = function (cell) { return +(cell * CELL_S).toFixed(3); };
 
@@ -315,7 +325,8 @@
 			var x = H.left + c * H.cw;
 			ctx.fillRect(x, H.top + ROWS * H.ch, 1, 4);
 			ctx.fillText(c * SPC + ' s', x, H.top + ROWS * H.ch + 15);
-			ctx.fillStyle = '#777'; ctx.fillText(clock(c * SPC, 0, C.t0), x, H.top + ROWS * H.ch + 28); ctx.fillStyle = '#333';
+			/* the wall-clock time under each tick, or its date where a tick is a day or more */
+			ctx.fillStyle = '#777'; ctx.fillText(tick * SPC >= 86400 ? day(c * SPC, C.t0) : clock(c * SPC, 0, C.t0), x, H.top + ROWS * H.ch + 28); ctx.fillStyle = '#333';
 		}
 		/* the colour scale (each heatmap its own: --diff's captures may
 		 * differ in rate and load) */
@@ -431,7 +442,8 @@
 		for (var i = 1; i < t.size && i < 200000; i++) {
 			var f = t.frame[i], k = kinds.charAt(f);
 			if ((k === 's' || k === 'k') && F.prof.tot[i] > 0) {
-				var nm = D.names[f], key = k === 'k' ? nm.replace(/:.*/, '') : nm;
+				/* [\s\S]: '.' stops at a line terminator (U+2028 too) */
+				var nm = D.names[f], key = k === 'k' ? nm.replace(/:[\s\S]*/, '') : nm;
 				seen[k][key] = f;
 			}
 		}

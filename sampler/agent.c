@@ -155,12 +155,19 @@ int sampler_next(sampler_t *s, int timeout_ms, struct sampler_batch *out)
 					 node_target(s->node), s->opts.silence_timeout_ms / 1000);
 		if (r == 0)
 			return 0;
+		/* a stranger's messages, however many, do not hold up the caller
+		 * past its deadline */
 		int k = dec_message(&s->tables, x->buff, (size_t)x->index, &res, why, sizeof why);
+		if (k == DEC_OTHER && fp_mono_ms() >= deadline)
+			return 0;
 		if (k == -2)
 			return node_errf(s->node, NODE_ERR_NOMEM, "out of memory");
+		/* in the agent's words but unreadable: the agent's, or another
+		 * process's on the node that sends in its name */
 		if (k < 0)
-			return node_errf(s->node, NODE_ERR_PROTO, "cannot read a message from the agent on '%s': %s",
-				    node_target(s->node), why);
+			return node_errf(s->node, NODE_ERR_PROTO, "'%s' sent a message in the agent's protocol that "
+				    "cannot be read (%s), from the agent or a process that mimics it; the samples "
+				    "taken so far are kept", node_target(s->node), why);
 		if (k == DEC_BATCH) {
 			*out = res.batch;
 			return 1;

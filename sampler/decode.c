@@ -502,8 +502,10 @@ static int round_info(struct cur *c, struct sampler_round *r)
 static int link_exit(struct cur *c, size_t len, struct dec_result *out)
 {
 	char atom[MAXATOMLEN_UTF8];
+	/* a link's exit always names a pid: without one, another process's
+	 * message that looks like it */
 	if (ei_decode_pid(c->buf, &c->i, &out->exit_from) < 0)
-		return fail(c, "a malformed link exit");
+		return DEC_OTHER;
 	if (ei_decode_atom(c->buf, &c->i, atom) == 0) {
 		snprintf(out->detail, sizeof out->detail, "%.127s", atom);
 		return DEC_LINK_EXIT;
@@ -516,7 +518,8 @@ static int link_exit(struct cur *c, size_t len, struct dec_result *out)
 	int at = c->i;
 	if (ei_s_print_term(&text, c->buf, &at) < 0) {
 		free(text);
-		return fail(c, "a link exit with an unreadable reason");
+		snprintf(out->detail, sizeof out->detail, "a reason that cannot be printed");
+		return DEC_LINK_EXIT; /* whose exit it is decides, not its reason */
 	}
 	snprintf(out->detail, sizeof out->detail, "%s", text);
 	free(text);
@@ -546,10 +549,11 @@ int dec_message(struct dec_tables *t, const char *buf, size_t len,
 
 	memset(out, 0, sizeof *out);
 	out->old_depth = -1;
-	if (len > INT32_MAX || node_term_check(buf, len) < 0)
-		return fail(&c, "not a well-formed term (%zu bytes)", len);
-	if (ei_decode_version(buf, &c.i, &version) < 0)
-		return fail(&c, "no version byte");
+	/* Any process on the node may send to our pid: what is not one
+	 * well-formed term (a fun, a term nested past 64 levels) is not the
+	 * agent's, and is dropped like any other stranger's message. */
+	if (len > INT32_MAX || node_term_check(buf, len) < 0 || ei_decode_version(buf, &c.i, &version) < 0)
+		return DEC_OTHER;
 	if (ei_decode_tuple_header(buf, &c.i, &arity) < 0 || arity < 2 ||
 	    ei_decode_atom(buf, &c.i, tag) < 0)
 		return DEC_OTHER;

@@ -167,7 +167,7 @@ static int tc_open(struct tracer_cursor *c, size_t len, const char *prefix, long
 	size_t n = strlen(prefix);
 	int r;
 	if (node_term_check(c->buf, len) < 0)
-		return tracer_tc_fail(c, "not one well-formed term");
+		return TRACER_OTHER; /* a fun, a term too deep: a stranger's, not the tracer's */
 	if ((r = tc_head(c, prefix, proto, tag, arity)) <= 0)
 		return r < 0 ? r : TRACER_OTHER;
 	if (strcmp(tag + n, "started") == 0 && *arity == 5)

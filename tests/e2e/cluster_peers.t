@@ -22,6 +22,18 @@ check "... before it connects to B (lines $c and $b)" test -n "$c" -a -n "$b" -a
 is "$(grep -c "^flameprof: connecting to '$B'" "$T_DIR/fp.err")" 1 "B is connected to once"
 is "$(grep -c "samples in" "$T_DIR/fp.err")" 2 "the summary has two nodes"
 is "$(ls "$T_DIR/out" | sed -E 's/^flameprof_(cp[ab])_.*/\1/' | sort -u | tr '\n' ' ')" "cpa cpb " "files of A and of B, nothing else"
+# --cluster-hosts: peers on other hosts are named, skipped, never connected to
+rpc "$A" "fp_hostile_rex mode [{nodes, ['x@elsewhere.invalid', '$B', 'y@Other.Example']}]" >/dev/null
+fp --cluster --cluster-hosts '127.0.0.*,localhost' --duration 2s --every 500ms -o "$T_DIR/bounded" "$A"
+is "$FP_RC" 0 "--cluster-hosts 127.0.0.*: exit 0"
+for peer in x@elsewhere.invalid y@Other.Example; do
+	check "$peer is skipped, in one sentence" grep -q \
+		"^flameprof: warning: '$A' lists '$peer', on a host --cluster-hosts '127.0.0.\*,localhost' does not allow; skipped, never connected to\$" \
+		"$T_DIR/fp.err"
+	check "... and never connected to" sh -c "! grep -q \"connecting to '$peer'\" '$T_DIR/fp.err'"
+done
+check "B, on an allowed host, is profiled" grep -q "^flameprof: --cluster: '$A' and 1 visible node it is connected to: '$B'\$" "$T_DIR/fp.err"
+is "$(ls "$T_DIR/bounded" | sed -E 's/^flameprof_(cp[ab])_.*/\1/' | sort -u | tr '\n' ' ')" "cpa cpb " "files of A and of B, nothing else"
 rpc "$A" "fp_hostile_rex stop []" >/dev/null
 for n in "$A" "$B"; do
 	check "$n is clean afterwards" node_clean "$n"

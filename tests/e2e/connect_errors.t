@@ -100,6 +100,34 @@ else
 	skip "the squatted lock directory needs root and setpriv"
 fi
 
+# a cookie file reached through a symbolic link is read only when root or
+# the file's owner owns the link (issue 50): as uid 65534, a link of its
+# own, in its own directory, to a file root alone reads that holds the
+# node's cookie; root's flameprof refuses it, by --cookie-file and through
+# HOME, and never connects. A user's own link to the user's own cookie
+# (root reading an application's cookie from cron) is read.
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	nb=$(mktemp -d) && chown 65534:65534 "$nb" && chmod 755 "$nb"
+	cp "$T_DIR/cookie" "$T_DIR/root_only" && chmod 400 "$T_DIR/root_only"
+	as_65534() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	as_65534 ln -s "$T_DIR/root_only" "$nb/link"
+	as_65534 ln -s "$T_DIR/root_only" "$nb/.erlang.cookie"
+	fpx link_other --cookie-file "$nb/link" --duration 1s "$NODE"
+	is "$FP_RC" 77 "another user's link to a root-only file holding the cookie: refused, exit 77"
+	sentence link_other "cookie file '$nb/link' is a symbolic link of user [a-z]+ \\(uid 65534\\) to a file of user root \\(uid 0\\); give the file's own path"
+	check "... nothing written, never connected" test ! -e "$T_DIR/out_link_other"
+	HOME=$nb fpx link_home --duration 1s "$NODE"
+	is "$FP_RC" 77 "the same link as \$HOME/.erlang.cookie: refused, exit 77"
+	sentence link_home "cookie file '$nb/.erlang.cookie' is a symbolic link of user [a-z]+ \\(uid 65534\\)"
+	cp "$T_DIR/cookie" "$nb/app_cookie" && chown 65534:65534 "$nb/app_cookie" && chmod 400 "$nb/app_cookie"
+	as_65534 ln -s app_cookie "$nb/app_link"
+	fpx link_own --cookie-file "$nb/app_link" --duration 1s --top 2 "$NODE"
+	is "$FP_RC" 0 "a user's own link to the user's own cookie, read by root: used (exit 0)"
+	rm -rf "$nb" "$T_DIR/root_only"
+else
+	skip "links to a cookie file need root and setpriv"
+fi
+
 fpx unknown_node --cookie-file "$T_DIR/cookie" "nosuch_$$@127.0.0.1"
 is "$FP_RC" 69 "unknown node: exit 69"
 sentence unknown_node "no node named 'nosuch_$$'.*epmd knows .*'$alive'"

@@ -59,4 +59,13 @@ for s in out:
 PY
 is "$(raw "$T_DIR/strings.txt")" "none" "pprof's string table holds no raw terminal control"
 check "... the module name is there, its controls as \\xNN" grep -qF 'esc\x1b[2Jbel\x07del\x7fnel\x85csi\x9b' "$T_DIR/strings.txt"
+# what breaks or reorders a line on a terminal (issue 50): the line and
+# paragraph separators and bidirectional controls reach -f top as \uNNNN
+printf 'running 1/0 [000] 1700000000.100000: 1 cpu-clock:\n\t0 evil\xe2\x80\xa8mod:f\xe2\x80\xaeg/0 (m.erl:1)\n\n' > "$T_DIR/lines.perf"
+printf 'running 2/0 [000] 1700000000.200000: 1 cpu-clock:\n\t0 m:a\xe2\x80\xa9b\xe2\x81\xa6c\xe2\x80\x8f/0 (m.erl:1)\n\n' >> "$T_DIR/lines.perf"
+"$FLAMEPROF" report -q -f top "$T_DIR/lines.perf" -o "$T_DIR/top.txt"
+is "$?" 0 "report -f top on names holding U+2028, U+2029 and bidirectional controls"
+is "$(python3 -c 'import re, sys; print(re.findall("[\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", open(sys.argv[1], encoding="utf-8").read()))' "$T_DIR/top.txt")" "[]" "... holds none of them raw"
+check "... but \\u2028 and \\u202e as text" grep -qF 'evil\u2028mod:f\u202eg/0' "$T_DIR/top.txt"
+check "... and \\u2029, \\u2066, \\u200f" grep -qF 'm:a\u2029b\u2066c\u200f/0' "$T_DIR/top.txt"
 finish

@@ -2,7 +2,9 @@
  * fuzz_index.c - libFuzzer target over the report's file inputs: the
  * index reader (rep_index_read, index/index.h), and where a file has no
  * index its text (rep_input: zstd, gzip or plain; index/ix_parse.c through
- * the collector), then every writer that draws what was collected.
+ * the collector), then every writer that draws what was collected, the
+ * HTML page among them: its data must hold no '<' (so that no name closes
+ * its script), no raw control character, and be well-formed UTF-8.
  *
  * Input: a whole capture file as it would lie on disk. It is written into
  * one memfd per process and read back through /proc/self/fd/N, so the
@@ -10,10 +12,11 @@
  * input's size. Byte 4 (in the first text frame's header, which the reader
  * never looks at, so mutating it leaves the index alone) picks the config:
  * unweighted, or weighted by a value, a delta or a metric no file has, with
- * or without a status filter. Every answer must be a documented one: 0 has
- * collected nothing, a corrupt index says why, a read that succeeds
- * counted every event it promised and is drawn as folded stacks, so that
- * what it built is proved usable. The seed corpus (corpus/index) is real
+ * or without a status filter, titled or not. Every answer must be a
+ * documented one: 0 has collected nothing; never corrupt (every column is
+ * checked before any event goes in, and the file does not change
+ * meanwhile); a read that succeeds counted every event it promised and is
+ * drawn, so that what it built is proved usable. The seed corpus (corpus/index) is real
  * indexed files written through rotate/ (build/ixgen and
  * tests/unit/test_report_index.c) and two hand-built ones from that test,
  * without zstd checksums, so that mutations reach the columns; and text
@@ -29,7 +32,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../../common/text.h"
 #include "../../report/rep_collect.h"
+#include "../../report/rep_html.h"
 #include "../../report/rep_index_read.h"
 #include "../../report/rep_input.h"
 #include "../../report/rep_order.h"
@@ -58,13 +63,38 @@ static int put_file(const uint8_t *data, size_t size)
 	return 0;
 }
 
-static void draw(rep_collect *c, const struct rep_config *cfg)
+/* The page's data script: no '<' (so nothing closes it early), no raw
+ * control character, well-formed UTF-8; and the page has its two scripts
+ * and no third. */
+static void check_page(const char *page, size_t len)
+{
+	static const char open[] = "<script id=\"fp-data\" type=\"application/json\">";
+	const char *d = memmem(page, len, open, sizeof open - 1), *end, *p;
+	size_t scripts = 0;
+	if (!d)
+		abort();
+	d += sizeof open - 1;
+	if (!(end = memmem(d, len - (size_t)(d - page), "</script>", 9)))
+		abort();
+	for (p = d; p < end;) {
+		size_t n = fp_utf8_seq((const unsigned char *)p, (size_t)(end - p));
+		if (n == 0 || *p == '<' || (unsigned char)*p < 0x20)
+			abort();
+		p += n;
+	}
+	for (p = page; (p = memmem(p, len - (size_t)(p - page), "</script>", 9)) != NULL; p += 9)
+		scripts++;
+	if (scripts != 2)
+		abort();
+}
+
+static void draw(rep_collect *c, const struct rep_config *cfg, rep_html *events)
 {
 	static FILE *null;
 	struct rep_order o;
 	struct rep_view v = { .cfg = cfg, .frames = rep_collect_frames(c), .trie = rep_collect_trie(c),
 			      .order = &o, .st = rep_collect_stats(c), .weight_name = rep_collect_weight_name(c),
-			      .weighted = rep_collect_weighted(c) };
+			      .weighted = rep_collect_weighted(c), .events = events };
 	if (!null && !(null = fopen("/dev/null", "w")))
 		return;
 	rep_collect_finish(c);
@@ -78,6 +108,17 @@ static void draw(rep_collect *c, const struct rep_config *cfg)
 		struct rep_heat h;
 		if (rep_collect_heat(c, &h) == 0)
 			rep_write_heatmap(null, &v, &h);
+	}
+	{
+		char *page = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&page, &len);
+		if (m) {
+			int rc = rep_write_html(m, &v);
+			if (fclose(m) == 0 && rc == 0)
+				check_page(page, len);
+			free(page);
+		}
 	}
 	rep_order_free(&o);
 }
@@ -108,9 +149,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const weights[] = { NULL, "reductions", "memory_delta",
 					       "erlang_heap_size", "nosuch" };
 	unsigned pick = size > 4 ? data[4] : 0;
+	const char *const inputs[] = { path };
 	struct rep_config cfg = { .weight = weights[(pick & 7) % 5],
 				  .status = pick & 8 ? "running,waiting" : NULL,
-				  .heatmap = "heat", .width = 1200, .min_width = pick & 16 ? 0.1 : 0 };
+				  .heatmap = "heat", .width = 1200, .min_width = pick & 16 ? 0.1 : 0,
+				  .inputs = inputs, .ninputs = 1, .title = pick & 64 ? "t</script><b>\xe2\x80\xa8" : NULL };
+	rep_html *events;
 	enum rep_c_err e;
 	char detail[256];
 	uint64_t n = 0;
@@ -118,24 +162,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 	if (put_file(data, size) != 0 || !(c = rep_collect_create(&cfg, &e, detail, sizeof detail)))
 		return 0;
+	if (!(events = rep_html_create())) {
+		rep_collect_free(c);
+		return 0;
+	}
+	rep_collect_on_kept(c, rep_html_kept, events);
 	rep_frames_set_elixir(rep_collect_frames(c), (pick & 32) != 0); /* Elixir's names */
 	rc = rep_index_read(c, path, &n, detail, sizeof detail);
 	switch (rc) {
 	case 1:
 		if (n != rep_collect_stats(c)->events)
 			abort(); /* every event the trailer promised went in */
-		draw(c, &cfg);
+		draw(c, &cfg, events);
 		break;
 	case REP_IX_NONE:
 		if (rep_collect_stats(c)->events != 0)
 			abort(); /* the text could not be read instead */
 		if (read_text(c) == 0 && rep_collect_stats(c)->events)
-			draw(c, &cfg);
+			draw(c, &cfg, events);
 		break;
 	case REP_IX_CORRUPT:
-		if (!detail[0])
-			abort(); /* says why */
-		break;
+		abort(); /* found after events went in */
 	case REP_IX_NOMEM:
 	case REP_C_METRIC:
 		break;
@@ -143,5 +190,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort(); /* not a documented answer */
 	}
 	rep_collect_free(c);
+	rep_html_free(events);
 	return 0;
 }

@@ -188,6 +188,10 @@ def drive(b, page_path, outdir, steps):
         out["load_wall_ms"] = (time.time() - t0) * 1000
         out["cols"] = page.eval("window.FP.cols")
         out["whole_total"] = page.eval("window.FP.total()")
+        out["capture"] = page.eval("document.getElementById('capture').textContent")
+        out["legend_text"] = page.eval("document.getElementById('legend').textContent")
+        out["last_cell"] = page.eval("window.FP.lastCell")
+        out["seconds_per_column"] = page.eval("window.FP.secondsPerColumn")
         # "shots": false where no one looks at the pictures (they took 11 of
         # report_html.t's 24 s in the browser, most of it on the deep page)
         shot = (lambda name: page.screenshot(os.path.join(outdir, name))) if steps.get("shots", True) \
@@ -221,7 +225,8 @@ def drive(b, page_path, outdir, steps):
         if steps.get("a"):
             drag(steps["a"])
             out["a"] = {"ms": page.eval("window.FP.lastDraw"), "state": page.eval("window.FP.state.a"),
-                        "total": page.eval("window.FP.total()"), "folded": page.eval("window.FP.folded()")}
+                        "total": page.eval("window.FP.total()"), "folded": page.eval("window.FP.folded()"),
+                        "text": page.eval("document.getElementById('sel').textContent")}
             shot("html_range.png")
         if steps.get("b"):
             drag(steps["b"])

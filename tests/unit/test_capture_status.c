@@ -218,6 +218,15 @@ int main(void)
 	cap_status_one_sched(&st, w1, h1, &held, &busy);
 	ok(held > 0.944 && held < 0.946, "spinners: 550 of 1850 reads on a CPU, 1850 requested in 6 s at 97 Hz: 0.945 held (%g)", held);
 
+	/* --cluster-hosts: a peer's host against the patterns */
+	ok(cap_host_allowed("app@db1.prod.example.com", "*.prod.example.com"), "--cluster-hosts: a host its pattern names");
+	ok(cap_host_allowed("app@DB1.Prod.Example.COM", "*.prod.example.com,10.1.*"), "... case-blind");
+	ok(cap_host_allowed("app@10.1.2.3", "*.prod.example.com,10.1.*"), "... the second of two patterns");
+	ok(!cap_host_allowed("app@evil.example.net", "*.prod.example.com,10.1.*"), "... a host none names: refused");
+	ok(!cap_host_allowed("app@10.10.2.3", "10.1.*.*"), "... 10.10 is not 10.1");
+	ok(!cap_host_allowed("app@db1", ""), "... an empty list allows nothing");
+	ok(!cap_host_allowed("nohost", "*"), "... a name without a host: refused");
+
 	rot_close(rot);
 	rot_free(rot);
 	rmdir(dir);

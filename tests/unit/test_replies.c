@@ -210,27 +210,49 @@ static void test_epmd(void)
 
 static void test_escape(void)
 {
+	/* input (its length: a NUL among it), what a terminal gets */
+	static const struct {
+		const char *in;
+		size_t n;
+		const char *want, *what;
+	} cases[] = {
+		{ "a\033[31mb\n", 8, "a\\x1b[31mb\\x0a", "ESC and newline become \\xNN" },
+		{ "x\xc2\x9by", 4, "x\\x9by", "a C1 control (U+009B, CSI) becomes \\x9b" },
+		{ "caf\xc3\xa9 \x7f", 7, "caf\xc3\xa9 \\x7f", "UTF-8 passes, DEL is escaped" },
+		{ "a\0b", 3, "a\\x00b", "a NUL byte is shown, not cut at" },
+		{ "x\x9by", 3, "x\\x9by", "a lone 0x9b (CSI to an 8-bit terminal) becomes \\x9b" },
+		{ "\xff\xc3(\xe2\x82", 5, "\\xff\\xc3(\\xe2\\x82", "every byte of ill-formed UTF-8 is shown as \\xNN" },
+		{ "\xe2\x82\xac\xf0\x9f\x98\x80", 7, "\xe2\x82\xac\xf0\x9f\x98\x80", "3- and 4-byte characters pass" },
+		/* what breaks or reorders a line (issue 50) */
+		{ "a\xe2\x80\xa8" "b\xe2\x80\xa9" "c", 9, "a\\u2028b\\u2029c",
+		  "the line and paragraph separators become \\u2028, \\u2029" },
+		{ "x\xe2\x80\xaey\xe2\x81\xa6z\xe2\x80\x8f\xd8\x9c", 14, "x\\u202ey\\u2066z\\u200f\\u061c",
+		  "bidirectional controls (RLO, LRI, RLM, ALM) become \\uNNNN" },
+		{ "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xaa", 9, "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xaa",
+		  "their neighbours (U+2027, U+202F, U+206A) pass" },
+	};
 	char out[64];
-	fp_ctl_escape(out, sizeof out, "a\033[31mb\n", 8);
-	is_str(out, "a\\x1b[31mb\\x0a", "ESC and newline become \\xNN");
-	fp_ctl_escape(out, sizeof out, "x\xc2\x9by", 4);
-	is_str(out, "x\\x9by", "a C1 control (U+009B, CSI) becomes \\x9b");
-	fp_ctl_escape(out, sizeof out, "caf\xc3\xa9 \x7f", 7);
-	is_str(out, "caf\xc3\xa9 \\x7f", "UTF-8 passes, DEL is escaped");
-	fp_ctl_escape(out, sizeof out, "a\0b", 3);
-	is_str(out, "a\\x00b", "a NUL byte is shown, not cut at");
-	fp_ctl_escape(out, sizeof out, "x\x9by", 3);
-	is_str(out, "x\\x9by", "a lone 0x9b (CSI to an 8-bit terminal) becomes \\x9b");
-	fp_ctl_escape(out, sizeof out, "\xff\xc3(\xe2\x82", 5);
-	is_str(out, "\\xff\\xc3(\\xe2\\x82", "every byte of ill-formed UTF-8 is shown as \\xNN");
-	fp_ctl_escape(out, sizeof out, "\xe2\x82\xac\xf0\x9f\x98\x80", 7);
-	is_str(out, "\xe2\x82\xac\xf0\x9f\x98\x80", "3- and 4-byte characters pass");
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		fp_ctl_escape(out, sizeof out, cases[k].in, cases[k].n);
+		is_str(out, cases[k].want, "%s", cases[k].what);
+	}
 	char small[4];
 	fp_ctl_escape(small, sizeof small, "ab\xc3\xa9", 4);
 	is_str(small, "ab", "cut at the buffer's end without half a character");
 	char five[5];
 	fp_ctl_escape(five, sizeof five, "\033\033", 2);
 	is_str(five, "\\x1b", "an escape that does not fit is left out whole");
+	char six[6];
+	fp_ctl_escape(six, sizeof six, "\xe2\x80\xae", 3);
+	is_str(six, "", "a \\uNNNN that does not fit is left out whole");
+	char big[4 * 30 + 1];
+	memset(big, 0, sizeof big);
+	{
+		char in[30];
+		for (int k = 0; k < 30; k += 3)
+			memcpy(in + k, "\xe2\x80\xae", 3);
+		is_int(fp_ctl_escape(big, sizeof big, in, 30), 60, "ten of them in 4 bytes out a byte in: all there");
+	}
 }
 
 static void test_cookie(void)
@@ -270,6 +292,102 @@ static void test_cookie(void)
 		unlink(path);
 	}
 	is_int(node_read_cookie(dir, buf, sizeof buf, err, sizeof err), -1, "a directory: refused");
+	rmdir(dir);
+}
+
+/* A file of `uid`'s holding "secret", mode 0400. */
+static void own_cookie(const char *p, uid_t uid)
+{
+	FILE *f = fopen(p, "w");
+	if (!f)
+		abort();
+	fputs("secret\n", f);
+	fclose(f);
+	if (chmod(p, 0400) != 0 || chown(p, uid, uid) != 0)
+		abort();
+}
+
+/* A symbolic link at p to target, owned by uid. */
+static void link_of(const char *target, const char *p, uid_t uid)
+{
+	if (symlink(target, p) != 0 || lchown(p, uid, uid) != 0)
+		abort();
+}
+
+/* A link to a cookie is followed only when root or the file's owner owns
+ * it (issue 50): another user's link to a root-only file is refused,
+ * naming the link and both owners; root's link, and a user's own link to
+ * the user's own file (the cron setup), are read; a link on the way to a
+ * directory counts as much as one to the file. Needs root (lchown). */
+static void test_cookie_links(void)
+{
+	char dir[] = "/tmp/fp-cookie-links-XXXXXX", p[8][200], buf[64], err[1024];
+	const uid_t nobody = 65534;
+	if (geteuid() != 0) {
+		printf("ok %d # SKIP links to a cookie: needs root to give a link to another user\n", ++tap_count);
+		return;
+	}
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(p[0], sizeof p[0], "%s/root_secret", dir);
+	snprintf(p[1], sizeof p[1], "%s/nobody_link", dir);
+	snprintf(p[2], sizeof p[2], "%s/root_link", dir);
+	snprintf(p[3], sizeof p[3], "%s/app_cookie", dir);
+	snprintf(p[4], sizeof p[4], "%s/app_link", dir);
+	snprintf(p[5], sizeof p[5], "%s/sub", dir);
+	snprintf(p[6], sizeof p[6], "%s/nobody_dir_link", dir);
+	own_cookie(p[0], 0);
+	own_cookie(p[3], nobody);
+
+	link_of(p[0], p[1], nobody);
+	is_int(node_read_cookie(p[1], buf, sizeof buf, err, sizeof err), -1,
+	       "another user's link to a root-only file: refused");
+	ok(strstr(err, p[1]) && strstr(err, "is a symbolic link of user") && strstr(err, "uid 65534") &&
+	   strstr(err, "uid 0") && strstr(err, "give the file's own path"),
+	   "... naming the link and both owners: %s", err);
+	is_int(node_read_cookie(p[0], buf, sizeof buf, err, sizeof err), 0, "the file by its own path: read");
+
+	link_of(p[3], p[2], 0);
+	is_int(node_read_cookie(p[2], buf, sizeof buf, err, sizeof err), 0,
+	       "root's link to a user's file: read (root's link may point anywhere)");
+	is_str(buf, "secret", "... the cookie");
+	link_of("app_cookie", p[4], nobody); /* relative */
+	is_int(node_read_cookie(p[4], buf, sizeof buf, err, sizeof err), 0,
+	       "a user's own link to the user's own file, as root reads it from cron: read");
+
+	/* a link to a directory on the way: sub/x is root's file */
+	if (mkdir(p[5], 0700) != 0)
+		abort();
+	char sub_file[256], via[256], chain[256];
+	snprintf(sub_file, sizeof sub_file, "%s/x", p[5]);
+	own_cookie(sub_file, 0);
+	link_of(p[5], p[6], nobody);
+	snprintf(via, sizeof via, "%s/x", p[6]);
+	is_int(node_read_cookie(via, buf, sizeof buf, err, sizeof err), -1,
+	       "another user's link to root's directory, on the way: refused");
+	ok(strstr(err, p[6]) != NULL, "... naming that link: %s", err);
+	/* root's link to another user's link to root's file */
+	snprintf(chain, sizeof chain, "%s/chain", dir);
+	link_of(p[1], chain, 0);
+	is_int(node_read_cookie(chain, buf, sizeof buf, err, sizeof err), -1,
+	       "root's link to another user's link to root's file: refused");
+	ok(strstr(err, p[1]) != NULL, "... naming the other user's link: %s", err);
+	/* a loop and a dangling link: said as the kernel says them */
+	snprintf(p[7], sizeof p[7], "%s/loop", dir);
+	link_of("loop", p[7], 0);
+	is_int(node_read_cookie(p[7], buf, sizeof buf, err, sizeof err), -1, "a link to itself: refused");
+	ok(strstr(err, "symbolic links") != NULL, "... too many levels: %s", err);
+	unlink(p[7]);
+	link_of("nowhere", p[7], 0);
+	is_int(node_read_cookie(p[7], buf, sizeof buf, err, sizeof err), -1, "a dangling link: refused");
+	ok(strstr(err, "No such file") != NULL, "... no such file: %s", err);
+
+	for (int k = 7; k >= 0; k--)
+		if (k != 5)
+			unlink(p[k]);
+	unlink(chain);
+	unlink(sub_file);
+	rmdir(p[5]);
 	rmdir(dir);
 }
 
@@ -404,5 +522,6 @@ int main(void)
 	subtest("distribution packets", test_packets);
 	subtest("control bytes for the terminal", test_escape);
 	subtest("the cookie file's rules", test_cookie);
+	subtest("links to a cookie: their owners", test_cookie_links);
 	return done_testing();
 }

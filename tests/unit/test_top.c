@@ -150,9 +150,30 @@ static void many(void)
 	top_view_free(v);
 }
 
+/* A line separator and a right-to-left override in names (issue 50): a
+ * terminal would break the line or show the name reordered. */
+static void line_breakers(void)
+{
+	top_view *v = top_view_create(2);
+	struct fp_frame odd = fr("evil\xe2\x80\xa8mod", "f\xe2\x80\xaeg", 0);
+	const struct fp_frame *o[] = { &odd };
+	char *t;
+	add(v, 13, FP_STATUS_RUNNING, o, 1, 10, "n\xe2\x80\xa9\xe2\x81\xa6x");
+	t = table(v, TOP_FUNCTIONS, TOP_SORT_SELF, 100);
+	ok(strstr(t, "evil\\u2028mod:f\\u202eg/0") && !strstr(t, "\xe2\x80"),
+	   "U+2028 and U+202E in a function's name are written as \\uNNNN");
+	free(t);
+	t = table(v, TOP_PROCESSES, TOP_SORT_NAME, 120);
+	ok(strstr(t, "n\\u2029\\u2066x") && !strstr(t, "\xe2\x80") && !strstr(t, "\xe2\x81"),
+	   "U+2029 and U+2066 in a process name are written as \\uNNNN");
+	free(t);
+	top_view_free(v);
+}
+
 int main(void)
 {
 	subtest("shares, sorting, sliding", shares);
 	subtest("many entries", many);
+	subtest("names that break or reorder a line", line_breakers);
 	return done_testing();
 }

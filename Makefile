@@ -3,6 +3,7 @@
 #   make check      unit tests (ASan+UBSan) and end-to-end tests against real nodes
 #   make check-long the slow fault tests too
 #   make check-loaded  make check with one busy loop per core beside it
+#   make check-files FILES="tests/e2e/x.t ..."  those test files alone
 #   make truth      the on-CPU picture against Linux perf, shape by shape
 #   make bench      measure overhead, fidelity and throughput (prints figures)
 #   make bench-requests  what flameprof requests costs a 4-tier service
@@ -66,7 +67,7 @@ FUZZ_SRC_rex    = node/rex_reply.c node/packet.c node/term_check.c
 FUZZ_SRC_epmd   = node/epmd_reply.c
 FUZZ     = decode format index calls requests rex epmd
 
-.PHONY: all check check-parts check-loaded check-unit check-e2e check-long check-fuzz bench bench-requests truth demo demo-requests demo-elixir fuzz install clean deps-demo deps-check deps-fuzz
+.PHONY: all check check-parts check-files check-loaded check-unit check-e2e check-long check-fuzz bench bench-requests truth demo demo-requests demo-elixir fuzz install clean deps-demo deps-check deps-fuzz
 all: $(B)/flameprof
 
 # What each target needs beyond building, installed (or named) first:
@@ -170,7 +171,7 @@ $(B)/tests/ebin/.stamp: $(WORKLOADS)
 	rm -rf $(B)/tests/ebin && mkdir -p $(B)/tests/ebin
 	erlc -o $(B)/tests/ebin $(WORKLOADS)
 	touch $@
-check check-parts check-unit check-e2e check-long check-fuzz: WERROR ?= 1
+check check-parts check-files check-unit check-e2e check-long check-fuzz: WERROR ?= 1
 # Two prove runs. The first runs CHECK_JOBS test files at a time (2 by
 # default, one per core of CI's machine): every test has its own scratch
 # directory, epmd port, node names and cookie (tests/lib.sh), and most of a
@@ -205,6 +206,9 @@ check: deps-check
 # machine is doing beside it, a test fails only when flameprof is wrong.
 check-loaded:
 	scripts/check-loaded.sh
+# A few test files, under the environment make check gives them.
+check-files: check-parts
+	$(TEST_ENV) $(PROVE) $(FILES)
 check-unit: deps-check $(B)/flameprof $(B)/obj/bench/pipeline.o $(TESTS:%=$(B)/tests/%)
 	$(TEST_ENV) $(PROVE) $(TESTS:%=$(B)/tests/%) $(wildcard tests/unit/*.t)
 check-e2e: deps-check $(B)/flameprof $(B)/ixgen $(B)/tests/ebin/.stamp

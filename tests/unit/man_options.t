@@ -44,7 +44,7 @@ check() { # description, command (report) section
 		diff "$tmp/help" "$tmp/man" | sed 's/^/#   /'
 	fi
 }
-echo "1..9"
+echo "1..10"
 check "record: the table and the OPTIONS section agree" "" OPTIONS
 check "report: the table and the REPORT section agree" report REPORT
 check "calls: the table and the CALLS section agree" calls CALLS
@@ -78,6 +78,20 @@ if [ "$wide" -eq 0 ]; then
 	echo "ok $n - record --help all: no line wider than 80 columns"
 else
 	echo "not ok $n - record --help all: $wide lines wider than 80 columns"
+fi
+# every command's --help and --help all fit a terminal of 80 columns
+n=$((n + 1))
+over=""
+for c in report calls requests top; do
+	for h in "--help" "--help all"; do
+		w=$("$fp" $c $h | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+		[ "$w" -le 80 ] || over="$over $c $h: $w;"
+	done
+done
+if [ -z "$over" ]; then
+	echo "ok $n - every command's --help and --help all fit 80 columns"
+else
+	echo "not ok $n - wider than 80 columns:$over"
 fi
 n=$((n + 1))
 "$fp" --help=all > "$tmp/eq"

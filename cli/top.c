@@ -157,6 +157,13 @@ static int draw(struct top *t)
 		fprintf(f, "%s%s", title, eol);
 	}
 	int lines = top_view_write(t->view, f, t->table, t->sort, rows, width, covered(t), eol);
+	/* before the agent's first samples the table is its header alone: say why */
+	if (lines >= 0 && top_view_samples(t->view) == 0) {
+		char g[160];
+		snprintf(g, sizeof g, "gathering samples: the busiest processes are picked every %gs, the "
+			 "shares cover the last %gs", t->cfg->rec.every_us / 1e6, t->cfg->window_us / 1e6);
+		fprintf(f, "%.*s%s", (int)width, g, eol);
+	}
 	if (t->tty)
 		fputs("\x1b[J", f);
 	else

@@ -277,7 +277,7 @@ const struct fp_command fp_record_command = {
 	.brief = "usage: flameprof [options] NODE...   (or --cluster NODE)\n"
 		 "       flameprof report|calls|requests|top ...   (each has its own --help)\n\n"
 		 "Samples the busiest processes of running Erlang/OTP nodes into rotated files\n"
-		 "of 'perf script' text; 'flameprof report DIR -o flame.svg' draws them.\n\n"
+		 "of 'perf script' text; 'flameprof report DIR -o profile.html' draws them.\n\n"
 		 "  -d, --duration DUR     stop after DUR (default: until Ctrl-C or SIGTERM)\n"
 		 "  -o, --output DIR       write the files into DIR (default ./flameprof-out)\n"
 		 "      --top N            sample the N busiest processes (default 100)\n"
@@ -293,7 +293,6 @@ const struct fp_command fp_record_command = {
 		 "  -V, --version          print the version\n\n"
 		 "Every option: 'flameprof --help all', or 'man flameprof'. Exit status: 0 done,\n"
 		 "64 usage, 69 cannot connect, 75 node lost, 77 cookie; all in --help all.\n",
-	.wrap = 80,
 	.epilog = "\nexit status: 0 done, 64 usage (also: --top 0 and no --pid/--name process\n"
 		  "exists), 69 cannot connect or start the agent, 70 the agent ended unasked\n"
 		  "(node restored), 73 output directory or /tmp/flameprof-UID not usable,\n"

@@ -167,7 +167,7 @@ const struct fp_command fp_top_command = {
 		  "See flameprof(1) and README.md.\n",
 };
 
-static int top_run(void *cfg)
+static int run(void *cfg)
 {
 	return fp_top_run(cfg);
 }
@@ -175,5 +175,5 @@ static int top_run(void *cfg)
 int top_main(int argc, char **argv)
 {
 	struct top_config cfg;
-	return fp_opt_main(&fp_top_command, argc, argv, &cfg, top_run);
+	return fp_opt_main(&fp_top_command, argc, argv, &cfg, run);
 }

@@ -191,6 +191,8 @@ static void wrapped(FILE *f, const char *text, int indent, int width)
 
 void fp_opt_help_all(const struct fp_command *cmd, FILE *f, int all)
 {
+	if (cmd->head)
+		cmd->head(f, all || !cmd->brief);
 	if (cmd->brief && !all) {
 		fputs(cmd->brief, f);
 		return;

@@ -67,6 +67,9 @@ enum fp_opt_rc {
 struct fp_command {
 	const char *name;       /* as typed: "flameprof", "flameprof report" */
 	const char *synopsis;   /* --help's text above the options */
+	/* NULL, or what --help prints first, before the brief help (all 0) or
+	 * the synopsis (all 1): the capture's usage lines, from commands.h */
+	void (*head)(FILE *f, int all);
 	const char *epilog;     /* ... and below them */
 	int help_column;        /* width of --help's left column */
 	/* NULL, or a screen of the options most runs need: what --help prints,

@@ -69,6 +69,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 rows = {}
 for l in open(sys.argv[2]).read().splitlines()[2:]:
+    if not l.strip():
+        break  # the lines under the table explain the frames flameprof adds
     c = l.split()
     rows[c[5]] = (int(c[0]), int(c[3]))
 js = {f["name"]: (f["self"], f["total"]) for f in d["functions"]}

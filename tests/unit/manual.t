@@ -25,6 +25,7 @@ COMMANDS = ["report", "calls", "requests", "top"]  # and the capture: ""
 FOREIGN = {
     "--call-graph", "--header", "--chains", "--dirty-io", "--timer", "--sname", "--name-only",
     "--always", "--dirty", "--check", "--no-print-directory", "--help", "--version",
+    "--tool", "--as",  # valgrind's, prlimit's
 }
 # Named on purpose though no --help shows them: a hidden test switch, and
 # the mistyped option of the "did you mean" example.

@@ -1,5 +1,5 @@
 %% fp_cost - where a sample's node CPU goes, stage by stage (make bench,
-%% part "stages"; doc/benchmarks.md, "Cost of one sample, stage by stage").
+%% part "stages"; doc/benchmarks.md, figure 6).
 %%
 %% Runs inside a plain node and repeats, in one process, each step the
 %% agent (sampler/flameprof_agent.erl) takes for one sample of a process

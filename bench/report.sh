@@ -197,14 +197,15 @@ if [ "$DOC" = 1 ]; then
 	mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
 	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	otp=$(erl -noshell -eval 'io:format("~s (erts ~s)", [erlang:system_info(otp_release), erlang:system_info(version)]), halt().')
-	rev="$("$FP" --version 2>/dev/null | head -1) built in a tree at $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
+	# no date and no commit: the file's own history in git says when, and at what
+	rev="$("$FP" --version 2>/dev/null | head -1)"
 	mode=$([ "$QUICK" = 1 ] && echo "BENCH_QUICK=1 (smoke run)" || echo "full")
 	{
 		cat "$ROOT/bench/benchmarks.head.md"
 		echo
 		echo "## Latest figures"
 		echo
-		echo "$(date -u +%Y-%m-%d), $mode run, $(get minutes) minutes; $rev; $(nproc) CPUs ($cpu), $mem; OTP $otp."
+		echo "A $mode run, $(get minutes) minutes; $rev; $(nproc) CPUs ($cpu), $mem; OTP $otp."
 		echo "Parts took (s): $(awk '$1 ~ /^secs_/ { sub(/^secs_/, "", $1); printf "%s%s %s", sep, $1, $2; sep = ", " }' "$RES")."
 		echo "The machine was $(get busy_before) % busy with other work just before the run and $(get busy_after) % just after (all CPUs, /proc/stat)."
 		echo

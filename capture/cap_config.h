@@ -24,7 +24,7 @@
 #define CAP_MAX_NODES_TEXT "32"
 /* Samples per second (processes x --hz) the agent is allowed to be asked
  * for without --force: what it delivered on a saturated 2-core node in
- * doc/benchmarks.md ("load bound"), not more. */
+ * doc/benchmarks.md ("Measurements behind the code"), not more. */
 #define CAP_LOAD_BOUND 20000
 #define CAP_LOAD_BOUND_TEXT "20000"
 /* The default cost budget: 1 % of the node's schedulers (in millionths). */

@@ -45,8 +45,9 @@ struct cap_door {
 	void (*line)(void *arg, const char *text, const char *file, int live);
 	/* The cookie of node, read (its own --cookie-file NODE=FILE, else the
 	 * one the first node used where that is shared); *ck stays valid until
-	 * wipe. @return 0, or -1 once said. */
-	int (*cookie)(void *arg, const char *node, int first, const char **ck);
+	 * wipe, *from (where it came from, for a rejection's sentence; never
+	 * the cookie) for the run. @return 0, or -1 once said. */
+	int (*cookie)(void *arg, const char *node, int first, const char **ck, const char **from);
 	/* --cluster: the nodes found (the first one given, then its peers),
 	 * before any of them is connected to: a --cookie-file NODE=FILE for
 	 * none of them is the door's to warn of */

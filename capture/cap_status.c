@@ -175,9 +175,11 @@ static void draw(struct cap_status *st, const char *line, const char *file, unsi
 		return;
 	if (late && !st->late_said) {
 		st->late_said = 1;
-		cap_say(st->door, CAP_SAY_INFO, "late %llu in the status line: samples answered after their round "
-			"had ended (busy schedulers, or a process slow to read); they are still written, at the "
-			"time they were taken", late);
+		/* an explanation, not a fault: the first rounds of a busy node
+		 * make some, and nothing is lost */
+		cap_say(st->door, CAP_SAY_INFO, "'late %llu' in the status line counts samples answered after their "
+			"round had ended, as busy schedulers or a process slow to read make them; none is lost: "
+			"each is written at the time it was taken", late);
 	}
 	if (live)
 		st->last_draw_ms = now;
@@ -379,7 +381,8 @@ void cap_status_summary(struct cap_status *st, const rot_t *rot, const struct ca
 			"the wall-clock view)", who, (unsigned long long)nw,
 			cfg->statuses == FMT_ON_CPU ? "on-CPU: running, garbage_collecting" : "--status", left);
 	if (rs->files && rs->records && !st->multi)
-		cap_say(st->door, CAP_SAY_INFO, "open them with 'flameprof report %s -o flame.svg', or in Flamescope (%s)",
+		cap_say(st->door, CAP_SAY_INFO, "open them with 'flameprof report %s -o profile.html' (one page: "
+			"the heatmap and any range's flame graph), or in Flamescope (%s)",
 			cfg->outdir, cfg->codec == ROT_ZSTD ? "after 'zstd -d', or record with --compress gzip" :
 			"point it at the directory");
 }

@@ -46,6 +46,7 @@ struct run {
 	const struct cap_door *door;
 	const char *given;      /* the node as given (NODE, or --cluster's discovery) */
 	const char *ck;         /* its cookie (the door's), until wiped */
+	const char *ck_from;    /* where it came from (the door's), for a rejection's sentence */
 	node_t *n;              /* once connected */
 	fmt_ctx *fmt;
 	sampler_t *sampler;
@@ -265,7 +266,7 @@ static int connect_only(struct run *r)
 	if (r->n)
 		return 0;
 	struct node_options no = {
-		.node = r->given, .cookie = r->ck, .alive = r->cfg->node_name,
+		.node = r->given, .cookie = r->ck, .cookie_from = r->ck_from, .alive = r->cfg->node_name,
 		.connect_timeout_ms = (int)(r->cfg->connect_timeout_us / 1000),
 		.compile_on_target = r->cfg->compile_on_target,
 	};
@@ -668,7 +669,7 @@ int capture_run(const struct cap_config *cfg, const struct cap_door *door)
 		nodes[k] = cfg->nnodes ? cfg->nodes[k] : cfg->node;
 	frame(&runs[0], cfg, door, nodes[0], several);
 	ready = 1;
-	if (door->cookie(door->arg, nodes[0], 1, &runs[0].ck) < 0) {
+	if (door->cookie(door->arg, nodes[0], 1, &runs[0].ck, &runs[0].ck_from) < 0) {
 		rc = CAP_E_COOKIE;
 		goto out;
 	}
@@ -688,7 +689,7 @@ int capture_run(const struct cap_config *cfg, const struct cap_door *door)
 			ready++;
 			goto out;
 		}
-		if (door->cookie(door->arg, nodes[k], 0, &runs[k].ck) < 0) {
+		if (door->cookie(door->arg, nodes[k], 0, &runs[k].ck, &runs[k].ck_from) < 0) {
 			rc = CAP_E_COOKIE;
 			ready++;
 			goto out;
@@ -718,7 +719,7 @@ int capture_run(const struct cap_config *cfg, const struct cap_door *door)
 		for (size_t k = 0; k < n; k++)
 			files += runs[k].rot ? rot_stats(runs[k].rot)->files : 0;
 		if (files && cfg->verbosity >= 1)
-			cap_say(door, CAP_SAY_INFO, "open them with 'flameprof report %s -o flame.svg' (all nodes, a node:NAME frame each) "
+			cap_say(door, CAP_SAY_INFO, "open them with 'flameprof report %s -o profile.html' (all nodes, a node:NAME frame each) "
 				"or '--node NAME' for one", cfg->outdir);
 	}
 out:

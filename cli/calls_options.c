@@ -165,8 +165,9 @@ const struct fp_command fp_calls_command = {
 		    "call_memory breakpoints (what OTP 27's tprof uses), from outside the node.\n"
 		    "Everything set is removed at the end, on Ctrl-C, and if flameprof dies.\n\n"
 		    "options:\n",
-	.epilog = "\nexample: flameprof calls --type time --pattern 'my_db:query/_' --duration 30s app@db1\n"
-		  "         flameprof calls --pattern Shop.Pricing.handle_call/3 shop@db1 (Elixir's syntax)\n"
+	.epilog = "\nexample: flameprof calls --type time --pattern 'my_db:query/_' -d 30s app@db1\n"
+		  "         flameprof calls --pattern Shop.Pricing.handle_call/3 shop@db1\n"
+		  "         (the second in Elixir's syntax)\n"
 		  "\nexit status: 0 done, 64 usage (also: a pattern that matches nothing, too many\n"
 		  "functions), 69 cannot connect, node busy (another tracing session, an earlier\n"
 		  "run's purge, the tracing lock ended) or memory asked of a node older than\n"

@@ -15,8 +15,8 @@ static struct {
 	const struct cap_config *cfg;
 	char bufs[CAP_MAX_NODES][1024]; /* each cookie read (fp_wipe_cookie() wipes them) */
 	size_t used;
-	const char *first; /* the first node's cookie */
-	const char *plain; /* the plain one (--cookie-file FILE, --cookie, ...), once read */
+	const char *first, *first_from; /* the first node's cookie, and where it came from */
+	const char *plain, *plain_from; /* the plain one (--cookie-file FILE, --cookie, ...), once read */
 } door_state;
 
 static void door_say(void *arg, enum cap_say kind, const char *sentence)
@@ -49,26 +49,31 @@ static void door_line(void *arg, const char *text, const char *file, int live)
  * their own, else under --cluster the first's (its cluster shares it),
  * else the plain one, read once (--cookie and $RELEASE_COOKIE are blanked
  * once read). */
-static int door_cookie(void *arg, const char *node, int first, const char **ck)
+static int door_cookie(void *arg, const char *node, int first, const char **ck, const char **from)
 {
 	(void)arg;
 	const struct cap_config *cfg = door_state.cfg;
 	const char *own = fp_cookie_file_for(node);
 	if (!first && !own && (cfg->cluster || door_state.plain)) {
 		*ck = cfg->cluster ? door_state.first : door_state.plain;
+		*from = cfg->cluster ? door_state.first_from : door_state.plain_from;
 		return 0;
 	}
 	if (door_state.used == CAP_MAX_NODES)
 		return -1; /* cannot happen: one per node at most */
 	char *buf = door_state.bufs[door_state.used++];
-	int rc = own ? fp_read_cookie(NULL, own, buf, sizeof door_state.bufs[0], ck)
-		     : fp_read_cookie(cfg->cookie, cfg->cookie_file, buf, sizeof door_state.bufs[0], ck);
+	int rc = own ? fp_read_cookie(NULL, own, buf, sizeof door_state.bufs[0], ck, from)
+		     : fp_read_cookie(cfg->cookie, cfg->cookie_file, buf, sizeof door_state.bufs[0], ck, from);
 	if (rc != 0)
 		return -1;
-	if (first)
+	if (first) {
 		door_state.first = *ck;
-	if (!own)
+		door_state.first_from = *from;
+	}
+	if (!own) {
 		door_state.plain = *ck;
+		door_state.plain_from = *from;
+	}
 	return 0;
 }
 

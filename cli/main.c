@@ -1,57 +1,38 @@
 /*
  * main.c - the front door: argv in, exit status out. The first argument
- * picks the command; each command's table and parser live in its own file
- * (options.c: record, the default; report_opts.c: report; calls_options.c,
- * requests_options.c, top_options.c), all run by the one option engine
- * (optparse.h).
+ * picks the command from the one list of them (commands.c); none named is
+ * the capture.
  *
- * What a new command needs (as git's builtin.h lists it for a builtin):
- *   1. its work in a room of its own, behind one entry that prints nothing
- *      and returns a code (report_run(), capture_run()): what it says
- *      goes through a callback this door supplies (calls and requests run
- *      their session, connect to print, in their one file here: the
- *      front half of a command never in a second file of the same name);
- *   2. one file here, NAME_options.c (and its .h with fp_NAME_main()): its
- *      config, its table of struct fp_opt rows, one line each, by kind
- *      (optparse.h's FP_OPT_SWITCH, FP_OPT_UINT, ..., FP_OPT_OWN; the
- *      shared ones from session.h: FP_ROW_COOKIE_FILE, ..., FP_ROW_HELP,
- *      FP_ROW_DURATION, FP_ROW_NAMES, and FP_NODE_COMMAND for a command
- *      that talks to a node; the capture's sampling rows are options.h's
- *      FP_CAP_ROW_*), apply() for its own kinds (fp_opt_word() for a value
- *      that is one of a few words, fp_opt_fail() for its sentence), check()
- *      for its combinations (fp_cookie_rows_check() among them),
- *      defaults() (a designated initializer with FP_NODE_DEFAULTS), and
- *      the run that maps the room's code to an exit status from
- *      <sysexits.h>;
- *   3. one row in commands[] below;
- *   4. its rows in doc/flameprof.1 (tests/unit/man_options.t compares them
- *      with --help), a paragraph in README.md, and its room's row and
- *      arrows in doc/design.md (tests/unit/house.t holds the code to them);
+ * Every command has one shape: its work is a room of its own behind one
+ * entry that prints nothing and picks no exit status (capture_run(),
+ * report_run(), top_run(), calls_run(), requests_run()); what it says,
+ * and what it asks (a cookie, the stop signals, a screen), goes through a
+ * door this front door supplies; cli/ parses argv into the room's config,
+ * calls the entry, and maps its code to an exit status from <sysexits.h>.
+ *
+ * What a new command NAME needs, all of it:
+ *   1. its room, NAME/: NAME.h with its config (plain data) and its entry
+ *      NAME_run(cfg, door), NAME.c; the Makefile builds every room's .c
+ *      without a list to edit;
+ *   2. cli/NAME_options.c (and its .h with fp_NAME_main()): its table of
+ *      struct fp_opt rows, one line each, by kind (optparse.h's
+ *      FP_OPT_SWITCH, FP_OPT_UINT, ..., FP_OPT_OWN; session.h's shared
+ *      rows FP_ROW_COOKIE_FILE, ..., FP_ROW_HELP and FP_NODE_COMMAND for a
+ *      command that talks to a node), apply() for its own kinds, check()
+ *      for its combinations, defaults(), and the run: the door, the entry,
+ *      the exit status;
+ *   3. one row in commands.c: its name, usage line, man section and main
+ *      (the capture's --help and tests/unit/man_options.t read the list);
+ *   4. its section in doc/flameprof.1 (man_options.t compares it with
+ *      --help), its room's row and arrows in doc/design.md (house.t holds
+ *      the code to them), a row in README.md's table of commands;
  *   5. its tests: tests/unit/ for what needs no node, tests/e2e/ against a
  *      real node (tests/lib.sh).
  */
-#include <stddef.h>
-#include <string.h>
-#include "calls_options.h"
-#include "options.h"
-#include "report_opts.h"
-#include "requests_options.h"
-#include "top_options.h"
-
-static const struct {
-	const char *name;
-	int (*main)(int argc, char **argv); /* argv[0] is the command's name */
-} commands[] = {
-	{ "report", fp_report_main },
-	{ "calls", fp_calls_main },
-	{ "requests", fp_requests_main },
-	{ "top", top_main },
-};
+#include "commands.h"
 
 int main(int argc, char **argv)
 {
-	for (size_t k = 0; argc > 1 && k < sizeof commands / sizeof commands[0]; k++)
-		if (strcmp(argv[1], commands[k].name) == 0)
-			return commands[k].main(argc - 1, argv + 1);
-	return fp_record_main(argc, argv);
+	const struct fp_cmd *c = fp_command_of(argc, argv);
+	return c->name ? c->main(argc - 1, argv + 1) : c->main(argc, argv);
 }

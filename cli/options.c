@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sysexits.h>
 #include "capture_door.h"
+#include "commands.h"
 #include "cookie_files.h"
 #include "msg.h"
 #include "optparse.h"
@@ -254,6 +255,15 @@ static void config_free(void *cfg)
 	fp_config_free(cfg);
 }
 
+/* The usage lines of every command, from the one list of them. */
+static void usage_lines(FILE *f, int all)
+{
+	if (all)
+		fp_commands_usage(f);
+	else
+		fp_commands_brief(f);
+}
+
 const struct fp_command fp_record_command = {
 	.name = "flameprof",
 	.help_column = 26,
@@ -261,23 +271,16 @@ const struct fp_command fp_record_command = {
 	.duration_eg = "5s",
 	FP_NODE_COMMAND(struct cap_config),
 	.operand = operand, /* several nodes: its own, not the engine's one NODE */
-	.synopsis = "usage: flameprof [options] NODE...   (or --cluster NODE)\n"
-		    "       flameprof report [options] FILE|DIR...\n"
-		    "       flameprof calls [options] --pattern MOD[:FUN[/ARITY]]... NODE\n"
-		    "       flameprof requests [options] --entry MOD:FUN/ARITY NODE\n"
-		    "       flameprof top [options] NODE   (a live view)\n"
-		    "       (each command with its own --help)\n\n"
-		    "Samples the busiest processes of a running Erlang/OTP node and writes Linux\n"
+	.head = usage_lines,
+	.synopsis = "\nSamples the busiest processes of a running Erlang/OTP node and writes Linux\n"
 		    "'perf script' text into rotated, compressed files that Flamescope opens.\n"
 		    "Several nodes (at most " CAP_MAX_NODES_TEXT ") are sampled at once, each with its own agent,\n"
 		    "budget and files; one that fails is named and the others go on.\n\n"
 		    "options:\n",
 	/* one screen (24 lines of 80 columns: man_options.t checks it); every
 	 * option in --help all, from the table, and in flameprof(1) */
-	.brief = "usage: flameprof [options] NODE...   (or --cluster NODE)\n"
-		 "       flameprof report|calls|requests|top ...   (each has its own --help)\n\n"
-		 "Samples the busiest processes of running Erlang/OTP nodes into rotated files\n"
-		 "of 'perf script' text; 'flameprof report DIR -o flame.svg' draws them.\n\n"
+	.brief = "\nSamples the busiest processes of running Erlang/OTP nodes into rotated files\n"
+		 "of 'perf script' text; 'flameprof report DIR -o profile.html' draws them.\n\n"
 		 "  -d, --duration DUR     stop after DUR (default: until Ctrl-C or SIGTERM)\n"
 		 "  -o, --output DIR       write the files into DIR (default ./flameprof-out)\n"
 		 "      --top N            sample the N busiest processes (default 100)\n"
@@ -293,7 +296,6 @@ const struct fp_command fp_record_command = {
 		 "  -V, --version          print the version\n\n"
 		 "Every option: 'flameprof --help all', or 'man flameprof'. Exit status: 0 done,\n"
 		 "64 usage, 69 cannot connect, 75 node lost, 77 cookie; all in --help all.\n",
-	.wrap = 80,
 	.epilog = "\nexit status: 0 done, 64 usage (also: --top 0 and no --pid/--name process\n"
 		  "exists), 69 cannot connect or start the agent, 70 the agent ended unasked\n"
 		  "(node restored), 73 output directory or /tmp/flameprof-UID not usable,\n"

@@ -191,6 +191,8 @@ static void wrapped(FILE *f, const char *text, int indent, int width)
 
 void fp_opt_help_all(const struct fp_command *cmd, FILE *f, int all)
 {
+	if (cmd->head)
+		cmd->head(f, all || !cmd->brief);
 	if (cmd->brief && !all) {
 		fputs(cmd->brief, f);
 		return;
@@ -205,17 +207,13 @@ void fp_opt_help_all(const struct fp_command *cmd, FILE *f, int all)
 			snprintf(sh, sizeof sh, "-%c, ", o->short_name);
 		snprintf(left, sizeof left, "%s--%s%s%s", sh, o->name, o->value ? " " : "",
 			 o->value ? o->value : "");
-		if (!cmd->wrap) {
-			fprintf(f, "  %-*s %s\n", cmd->help_column, left, o->help);
-			continue;
-		}
 		/* a left column too wide for its place: the text on the next line */
 		int indent = 2 + cmd->help_column + 1;
 		if ((int)strlen(left) > cmd->help_column)
 			fprintf(f, "  %s\n%*s", left, indent, "");
 		else
 			fprintf(f, "  %-*s ", cmd->help_column, left);
-		wrapped(f, o->help, indent, cmd->wrap);
+		wrapped(f, o->help, indent, cmd->wrap ? cmd->wrap : FP_HELP_WIDTH);
 	}
 	if (cmd->epilog)
 		fputs(cmd->epilog, f);

@@ -67,12 +67,15 @@ enum fp_opt_rc {
 struct fp_command {
 	const char *name;       /* as typed: "flameprof", "flameprof report" */
 	const char *synopsis;   /* --help's text above the options */
+	/* NULL, or what --help prints first, before the brief help (all 0) or
+	 * the synopsis (all 1): the capture's usage lines, from commands.h */
+	void (*head)(FILE *f, int all);
 	const char *epilog;     /* ... and below them */
 	int help_column;        /* width of --help's left column */
 	/* NULL, or a screen of the options most runs need: what --help prints,
 	 * the whole table then behind "--help all" */
 	const char *brief;
-	int wrap;               /* 0, or the columns the whole table's lines are wrapped to */
+	int wrap;               /* the columns the table's lines are wrapped to (0: FP_HELP_WIDTH) */
 	int hint_inline;        /* usage errors end "; see '<name> --help'" (else a second line) */
 	const struct fp_opt *opts;
 	size_t nopts;
@@ -164,6 +167,10 @@ int fp_opt_one_node(const char **node, const char *arg, char *detail, size_t cap
 int fp_parse_duration(const char *text, int64_t *us);
 /* "64k", "100M", "1G", plain bytes. @return 0 or -1. */
 int fp_parse_size(const char *text, uint64_t *bytes);
+/* The width every --help fits in: the options' help is wrapped to it, and
+ * each command's synopsis, brief help and epilog are written within it
+ * (tests/unit/man_options.t checks every command's). */
+#define FP_HELP_WIDTH 80
 /* --help: the synopsis, one line per visible option, the epilog. */
 void fp_opt_help(const struct fp_command *cmd, FILE *f);
 /* --help (all 0: the brief help, where cmd has one) or --help all. */

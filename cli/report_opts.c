@@ -24,7 +24,10 @@ enum opt_id {
 };
 
 static const struct fp_opt OPTS[] = {
-	{ "output", 'o', "FILE", O_OUTPUT, .help = "write here (default: standard output)" },
+	{ "output", 'o', "FILE", O_OUTPUT,
+	  .help = "write here; without -f its ending picks the format: .html (the page), .svg "
+		  "(a flame graph), .folded, .speedscope.json, .pb.gz (another is refused; "
+		  "default: standard output)" },
 	{ "format", 'f', "FMT", O_FORMAT,
 	  .help = "svg (flame graph, default), html (one page: heatmap and flame graphs), heatmap, "
 		  "folded, speedscope, pprof or top (the hottest functions)" },
@@ -36,10 +39,10 @@ static const struct fp_opt OPTS[] = {
 	  .help = "also write the heatmap SVG to FILE, in the same pass" },
 	{ "weight", 'w', "W", O_WEIGHT,
 	  .help = "samples (default), a metric (memory) or a delta (reductions_delta)" },
-	{ "from", 0, "SEC", O_FROM,
-	  .help = "flame graph from this second: relative to the earliest event's whole second (the "
-		  "heatmap's x), or @UNIX_SECONDS" },
-	{ "to", 0, "SEC", O_TO, .help = "... up to this second (exclusive), same forms" },
+	{ "from", 0, "TIME", O_FROM,
+	  .help = "flame graph from this time: seconds (12.5) or a duration (5s, 500ms, 2m) from "
+		  "the earliest event's whole second (the heatmap's x), or @UNIX_SECONDS" },
+	{ "to", 0, "TIME", O_TO, .help = "... up to this time (exclusive), the same forms" },
 	{ "status", 0, "LIST", O_STATUS,
 	  .help = "keep these statuses only: on-cpu (default: running,garbage_collecting), all (the "
 		  "wall-clock view: waiting too), or a list (running,runnable,...)" },
@@ -78,16 +81,25 @@ static int operand(void *ctx, const char *arg, char *detail, size_t cap);
 static const struct fp_command REPORT = {
 	.name = "flameprof report",
 	.synopsis = "usage: flameprof report [OPTIONS] FILE|DIR...\n\n"
-		    "Draws a flame graph (or heatmap, folded stacks, speedscope JSON, pprof, the\n"
-		    "hottest functions, a differential flame graph) from flameprof's output\n"
-		    "files: zstd, gzip or plain; a directory means its flameprof_*.perf* files.\n"
-		    "Files are read in time order.\n\n",
-	.epilog = "\nexit status: 0 done, 64 usage (also a --weight metric the events lack, a\n"
+		    "Draws flameprof's files (zstd, gzip or plain; a directory means its\n"
+		    "flameprof_*.perf* files, read in time order): one page with the heatmap and\n"
+		    "any range's flame graph (-o profile.html), a flame graph, a heatmap, folded\n"
+		    "stacks, speedscope JSON, pprof, the hottest functions (-f top), or a\n"
+		    "differential flame graph (--diff). Every picture counts samples unless -w.\n\n",
+	.epilog = "\nFrames in brackets are flameprof's own: [ran_to_receive] is a process that\n"
+		  "was on a CPU but ran on to its receive before its stack could be read (its\n"
+		  "CPU is counted, its code is not known: a run too short to read), [no_stack]\n"
+		  "one the node gave no stack for. The rows between the status and the code\n"
+		  "are category frames: initial_call:, name:, queue:, memory:, seq_trace:,\n"
+		  "tier:, node:. The page draws the flame graph root at the top, under its\n"
+		  "heatmap; an SVG flame graph root at the bottom, as flame graphs are drawn.\n"
+		  "\nexit status: 0 done, 64 usage (also a --weight metric the events lack, a\n"
 		  "--from/--to outside the capture, an SVG or pprof for a terminal: use -o FILE),\n"
 		  "65 a file that does not decode or holds no event, 66 an input that cannot\n"
 		  "be opened or holds no flameprof files, 71 out of memory, 73 an output that\n"
 		  "cannot be created, 74 a write error (disk full).\n"
-		  "\nexample: flameprof report /var/lib/flameprof -o flame.svg --heatmap heat.svg\n"
+		  "\nexample: flameprof report /var/lib/flameprof -o profile.html\n"
+		  "         flameprof report /var/lib/flameprof -f top --from 10s --to 20s\n"
 		  "See doc/report.md for the details.\n",
 	.help_column = 24,
 	.hint_inline = 1,
@@ -228,9 +240,14 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	case O_TO: {
 		int64_t us;
 		int abs;
-		if (fp_parse_seconds(val, &us, &abs))
-			return fp_opt_fail(detail, cap, "cannot read '%s' as seconds for %s (e.g. 12.5 or @1700000000.5)",
-					   val, spelled);
+		/* seconds as the heatmap's axis reads them, or a duration as
+		 * --duration takes it (5s, 500ms, 2m) */
+		if (fp_parse_seconds(val, &us, &abs) != 0) {
+			if (*val == '@' || fp_parse_duration(val, &us) < 0)
+				return fp_opt_fail(detail, cap, "cannot read '%s' as a time for %s (e.g. 12.5, 5s, 500ms, 2m, "
+						   "or @1700000000.5 for a Unix time)", val, spelled);
+			abs = 0;
+		}
 		if (o->id == O_FROM) {
 			cfg->has_from = 1;
 			cfg->from_us = us;
@@ -275,6 +292,16 @@ static int apply(void *ctx, const struct fp_opt *o, const char *val, const char 
 	return FP_OPT_OK;
 }
 
+/* The ending of a file name (".png" of "dir.d/flame.png"), NULL where it has
+ * none: a name without one is the default format's. */
+static const char *ending(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	return dot && dot != base && dot[1] ? dot : NULL;
+}
+
 /* Inputs are collected in place at the front of argv+1 (order kept). */
 static int operand(void *ctx, const char *arg, char *detail, size_t cap)
 {
@@ -299,6 +326,10 @@ int fp_report_parse(int argc, char **argv, struct rep_config *cfg, char *detail,
 	/* Combinations. */
 	if (!ra.format_given && report_format_for_path(cfg->output) >= 0)
 		cfg->format = report_format_for_path(cfg->output);
+	else if (!ra.format_given && cfg->output && ending(cfg->output))
+		return fp_opt_fail(detail, cap, "'-o %s': its ending '%s' names no format: name the file .html (the "
+				   "page), .svg (a flame graph), .folded, .speedscope.json or .pb.gz, or give -f FMT",
+				   cfg->output, ending(cfg->output));
 	if (cfg->ninputs == 0)
 		return fp_opt_fail(detail, cap, "no input given (name flameprof's files or their directory)");
 	if (cfg->has_from && cfg->has_to && cfg->from_abs == cfg->to_abs &&

@@ -168,7 +168,8 @@ const struct fp_command fp_requests_command = {
 	.hint_inline = 0,
 	.duration_eg = "10s",
 	FP_NODE_COMMAND(struct requests_config),
-	.synopsis = "usage: flameprof requests [options] --entry MOD:FUN/ARITY [--tier NAME=MOD:FUN/ARITY]... NODE\n\n"
+	.synopsis = "usage: flameprof requests [options] --entry MOD:FUN/ARITY\n"
+		    "                          [--tier NAME=MOD:FUN/ARITY]... NODE\n\n"
 		    "Where each kind of request spends its time, tier by tier, across processes.\n"
 		    "Each call of the entry function starts a request: it gets a seq_trace token,\n"
 		    "which the VM passes along with every message, so the gen_servers and workers\n"
@@ -180,8 +181,10 @@ const struct fp_command fp_requests_command = {
 		    "entry call went (the node's call_count, split into parts that add up).\n\n"
 		    "options:\n",
 	.epilog = "\nexample: flameprof requests --entry kv_handler:handle/2 --identity arg:1 \\\n"
-		  "           --tier parse=kv_proto:parse/1 --tier db=kv_db:_/_ --stats s.jsonl app@db1\n"
-		  "         flameprof requests --entry Shop.Pricing.handle_call/3 --tier db=Shop.Repo.query/_ shop@db1\n"
+		  "           --tier parse=kv_proto:parse/1 --tier db=kv_db:_/_ \\\n"
+		  "           --stats s.jsonl app@db1\n"
+		  "         flameprof requests --entry Shop.Pricing.handle_call/3 \\\n"
+		  "           --tier db=Shop.Repo.query/_ shop@db1\n"
 		  "\nCost: two trace messages per entry and per tier call inside a request; a\n"
 		  "message sent without waiting for its answer (a cast) carries the request's\n"
 		  "token into the work it starts: call seq_trace:set_token([]) before casting\n"

@@ -45,6 +45,7 @@ int fp_stop_signals(void)
 static struct {
 	char *buf;
 	size_t cap;
+	char from[600]; /* where it came from: not secret, kept past the wipe */
 } copies[FP_MAX_COOKIE_FILES + 2];
 static size_t ncopies;
 
@@ -62,8 +63,10 @@ void fp_test_keep_dumpable(void)
 	keep_dumpable = 1;
 }
 
-int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out)
+int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out,
+		   const char **from)
 {
+	const char *origin, *prefix = "";
 	char err[512], *env;
 	/* A core dump would hold the cookie: none from here on (also no
 	 * ptrace attach by another process of the same user). */
@@ -81,6 +84,7 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 		memcpy(buf, cookie, n + 1);
 		/* argv's copy, blanked from here on */
 		explicit_bzero((char *)cookie, n);
+		origin = "--cookie";
 	} else if (!cookie_file && (env = getenv("RELEASE_COOKIE")) && *env) {
 		/* as a mix release's scripts take it (they default it to
 		 * releases/COOKIE): the release's own cookie, no file needed */
@@ -92,9 +96,13 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 		memcpy(buf, env, n + 1);
 		explicit_bzero(env, n); /* our environment's copy, as argv's above */
 		unsetenv("RELEASE_COOKIE");
+		origin = "RELEASE_COOKIE";
 	} else if (node_read_cookie(cookie_file, buf, cap, err, sizeof err) < 0) {
 		fp_error("%s", err);
 		return EX_NOPERM;
+	} else {
+		origin = cookie_file ? cookie_file : "~/.erlang.cookie";
+		prefix = cookie_file ? "--cookie-file " : "";
 	}
 	size_t k = 0;
 	while (k < ncopies && copies[k].buf != buf)
@@ -106,8 +114,10 @@ int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_
 	}
 	copies[k].buf = buf;
 	copies[k].cap = cap;
+	snprintf(copies[k].from, sizeof copies[k].from, "%s%s", prefix, origin);
 	ncopies += k == ncopies;
 	*out = buf;
+	*from = copies[k].from;
 	return 0;
 }
 
@@ -147,14 +157,14 @@ int fp_node_begin(struct fp_node_cmd *c)
 	}
 	fp_install_stop_signals();
 	if (own)
-		return fp_read_cookie(NULL, own, c->cookie_buf, sizeof c->cookie_buf, &c->ck);
-	return fp_read_cookie(c->cookie, c->cookie_file, c->cookie_buf, sizeof c->cookie_buf, &c->ck);
+		return fp_read_cookie(NULL, own, c->cookie_buf, sizeof c->cookie_buf, &c->ck, &c->ck_from);
+	return fp_read_cookie(c->cookie, c->cookie_file, c->cookie_buf, sizeof c->cookie_buf, &c->ck, &c->ck_from);
 }
 
 int fp_node_connect(struct fp_node_cmd *c)
 {
 	struct node_options no = {
-		.node = c->node, .cookie = c->ck, .alive = c->node_name, .role = c->role,
+		.node = c->node, .cookie = c->ck, .cookie_from = c->ck_from, .alive = c->node_name, .role = c->role,
 		.connect_timeout_ms = (int)(c->connect_timeout_us / 1000),
 		.compile_on_target = c->compile_on_target,
 	};

@@ -26,9 +26,12 @@ int fp_stop_signals(void);
  * copy is blanked), else read from cookie_file, else $RELEASE_COOKIE (as a
  * mix release takes it; blanked and unset), else ~/.erlang.cookie (a file
  * others may read, or not a regular file, is refused as erl refuses it).
- * Core dumps are turned off first. *out points at buf. @return 0, or 77
+ * Core dumps are turned off first. *out points at buf; *from says where
+ * it came from, for a rejection's sentence ("--cookie-file FILE",
+ * "RELEASE_COOKIE", "~/.erlang.cookie": never the cookie). @return 0, or 77
  * (EX_NOPERM) once the reason is said. */
-int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out);
+int fp_read_cookie(const char *cookie, const char *cookie_file, char *buf, size_t cap, const char **out,
+		   const char **from);
 /* Test switch (--test-dumpable): fp_read_cookie() leaves the process
  * dumpable, so that a test can search its memory for the cookie. */
 void fp_test_keep_dumpable(void);
@@ -91,7 +94,7 @@ struct fp_node_cmd {
 	                                wipes it after the last one (fp_wipe_cookie()) */
 	/* the frame's */
 	char cookie_buf[1024];
-	const char *ck;
+	const char *ck, *ck_from;    /* the cookie read, and where it came from (fp_read_cookie) */
 	node_t *n;                   /* once fp_node_connect() ran */
 };
 /* A struct fp_node_cmd from a config that has the shared rows' fields

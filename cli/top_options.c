@@ -28,7 +28,7 @@ static const struct fp_opt options[] = {
 	FP_OPT_UINT('n', "iterations", "N", F(iterations), 1, 1000000, "stop after N refreshes (default: until 'q', Ctrl-C or SIGTERM)"),
 	FP_OPT_SWITCH(0, "once", F(iterations), 1, "one refresh, then stop (the same as -n 1)"),
 	FP_OPT_OWN(0, "view", "VIEW", K_VIEW, F(view), "functions (default: the hottest functions) or processes (the busiest processes)"),
-	FP_OPT_OWN(0, "sort", "KEY", K_SORT, F(sort), "functions: self (default), total or function; processes: reductions (default), running, memory, queue or name"),
+	FP_OPT_OWN(0, "sort", "KEY", K_SORT, F(sort), "functions: self (default), total or function; processes: running (default: the on-CPU share), reductions, memory, queue or name"),
 	FP_OPT_UINT(0, "rows", "N", F(rows), 1, 100000, "rows of each plain table (default 20; on a terminal: as many as fit)"),
 	FP_OPT_SWITCH(0, "plain", F(plain), 1, "print plain tables, one per refresh, even on a terminal"),
 	FP_CAP_ROW_TOP(K_REC, "sample the N processes that gained the most reductions in each selection window (default 30)"),
@@ -51,7 +51,7 @@ static const struct fp_opt options[] = {
 };
 
 static const char *const fun_sorts[] = { "self", "total", "function" };
-static const char *const proc_sorts[] = { "reductions", "running", "memory", "queue", "name" };
+static const char *const proc_sorts[] = { "running", "reductions", "memory", "queue", "name" };
 
 static int apply(void *ctx, const struct fp_opt *o, const char *val, const char *spelled,
 		 char *detail, size_t cap)
@@ -110,7 +110,7 @@ static int check(void *arg, char *detail, size_t cap)
 	if (cfg->sort >= 100 && cfg->view == TOP_FUNCTIONS && cfg->sort != -1)
 		cfg->view = TOP_PROCESSES; /* a processes key picks its view */
 	else if (cfg->sort >= 0 && cfg->sort < 100 && cfg->view == TOP_PROCESSES)
-		return fp_opt_fail(detail, cap, "--sort %s is a key of the functions view; the processes view sorts by reductions, running, memory, queue or name",
+		return fp_opt_fail(detail, cap, "--sort %s is a key of the functions view; the processes view sorts by running, reductions, memory, queue or name",
 				   fun_sorts[cfg->sort]);
 	if (cfg->sort >= 100)
 		cfg->sort -= 100;
@@ -149,12 +149,14 @@ const struct fp_command fp_top_command = {
 	FP_NODE_COMMAND(struct cap_config),
 	.synopsis = "usage: flameprof top [options] NODE\n\n"
 		    "A live view of a running node, redrawn every second: the hottest functions\n"
-		    "(their share of the on-CPU samples, self and total, over the last 10 s) or\n"
-		    "the busiest processes (reductions/s, running share, memory, message queue,\n"
-		    "current function). The same agent and cost budget as a capture; nothing is\n"
-		    "written. On a terminal, keys: Tab or v switch view (f functions, p\n"
-		    "processes), s next sort key (1-5 pick one), space pause, q quit. Elsewhere\n"
-		    "(a pipe, a log, watch) one plain table per refresh.\n\n"
+		    "(their share of the on-CPU samples, self and total, over the last 10 s;\n"
+		    "[ran_to_receive]: on a CPU in runs too short to read their code) or the\n"
+		    "busiest processes (by the share of their samples on a CPU, then\n"
+		    "reductions/s, memory, message queue, current function). The same agent and\n"
+		    "cost budget as a capture; nothing is written. On a terminal, keys: Tab or v\n"
+		    "switch view (f functions, p processes), s next sort key (1-5 pick one),\n"
+		    "space pause, q quit. Elsewhere (a pipe, a log, watch) one plain table per\n"
+		    "refresh.\n\n"
 		    "options:\n",
 	.epilog = "\nexample: flameprof top --view processes app@db1\n"
 		  "\nexit status: 0 done (q, Ctrl-C, SIGTERM, SIGHUP, -n), 64 usage, 69 cannot\n"
@@ -165,7 +167,7 @@ const struct fp_command fp_top_command = {
 		  "See flameprof(1) and README.md.\n",
 };
 
-static int top_run(void *cfg)
+static int run(void *cfg)
 {
 	return fp_top_run(cfg);
 }
@@ -173,5 +175,5 @@ static int top_run(void *cfg)
 int top_main(int argc, char **argv)
 {
 	struct top_config cfg;
-	return fp_opt_main(&fp_top_command, argc, argv, &cfg, top_run);
+	return fp_opt_main(&fp_top_command, argc, argv, &cfg, run);
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # demo.sh FLAMEPROF - starts the demo shop node, profiles it for 20 s, and
-# leaves the capture plus a flame graph, a heatmap and profile.html (both
-# and any range's flame graph in one page) in ./demo-out.
+# leaves the capture plus profile.html (the heatmap and any range's flame
+# graph in one page, on-CPU or wall-clock), a flame graph and a heatmap in
+# ./demo-out.
 # The demo node uses its own epmd port and cookie, listens on 127.0.0.1
 # only, and is stopped on exit.
 set -eu
@@ -13,16 +14,18 @@ demo_erl demo_shop "demo_shop:start()" demo
 
 echo "demo: profiling $NODE for $SECS s (top 100 at 97 Hz) into $OUT"
 rm -rf "$OUT"
-"$FP" --cookie-file "$WORK/cookie" --duration "${SECS}s" --every 2s --rotate 10s \
+# --status all: the waiting samples too, so that the page can switch to the
+# wall-clock view (where the processes wait); every picture starts on-CPU
+"$FP" --cookie-file "$WORK/cookie" --duration "${SECS}s" --every 2s --rotate 10s --status all \
 	--categories initial_call,name,queue,seq_trace -o "$OUT" "$NODE"
-# weighted by reductions spent since each process's previous sample: where the CPU went
-"$FP" report "$OUT" -o "$OUT/flame.svg" --weight reductions_delta --heatmap "$OUT/heatmap.svg" \
-	--title "demo_shop, $SECS s, weighted by reductions"
 # one page: the heatmap, the flame graph of any range dragged on it, and the difference of two
 "$FP" report -q "$OUT" -o "$OUT/profile.html" --title "demo_shop, $SECS s"
+# the same flame graph and heatmap as SVG files, weighted and cut alike (samples, on-CPU)
+"$FP" report -q "$OUT" -o "$OUT/flame.svg" --heatmap "$OUT/heatmap.svg" --title "demo_shop, $SECS s"
 echo
 echo "demo: capture files:  $(ls "$OUT"/flameprof_*.perf.zst | tr '\n' ' ')"
 echo "demo: flame graph:    $OUT/flame.svg"
 echo "demo: heatmap:        $OUT/heatmap.svg"
 echo "demo: open the SVGs in a browser; for Flamescope see examples/flamescope.md"
-echo "demo: all in one page: $OUT/profile.html (open it in a browser; drag across its heatmap)"
+echo "demo: all in one page: $OUT/profile.html (open it in a browser; drag across its heatmap,"
+echo "      and switch to wall-clock: where the processes wait)"

@@ -209,8 +209,9 @@ int node_connect(node_t **out, const struct node_options *opts)
 			/* a name already connected is refused the same way; on this
 			 * host node_lock_local() has ruled that out */
 			return node_errf(s, NODE_ERR_COOKIE,
-				    "'%s' rejected our cookie; give its cookie with --cookie-file %s=FILE (or, if another host connects as '%s', choose another --node-name)",
-				    s->node, s->node, alive);
+				    "'%s' rejected the cookie %s%s; give its cookie with --cookie-file %s=FILE (or, if another host connects as '%s', choose another --node-name)",
+				    s->node, opts->cookie_from ? "from " : "we gave", opts->cookie_from ? opts->cookie_from : "",
+				    s->node, alive);
 		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s' on port %d: %s; is the node running?",
 			    s->node, port, strerror(e ? e : ECONNREFUSED));
 	}

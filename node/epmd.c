@@ -36,6 +36,12 @@ static int epmd_tcp_port(void)
 	return v > 0 && v < 65536 ? v : EPMD_PORT;
 }
 
+/* Where the port came from, for a sentence that names it. */
+static const char *epmd_port_origin(void)
+{
+	return getenv("ERL_EPMD_PORT") && epmd_tcp_port() != EPMD_PORT ? ", from ERL_EPMD_PORT" : "";
+}
+
 static int wait_fd(int fd, short events, long long deadline_ms)
 {
 	for (;;) {
@@ -188,8 +194,9 @@ int node_epmd_port(node_t *s, const char *alive, struct in_addr *addr, long long
 			    s->node, s->host, s->opts.connect_timeout_ms, epmd_tcp_port());
 	if (fd < 0)
 		return node_errf(s, NODE_ERR_CONNECT,
-			    "cannot reach '%s': no epmd on '%s' (%s); is the node running there?",
-			    s->node, s->host, strerror(errno));
+			    "cannot reach '%s': no epmd on '%s' port %d%s (%s); is the node running there?%s",
+			    s->node, s->host, epmd_tcp_port(), epmd_port_origin(), strerror(errno),
+			    *epmd_port_origin() ? "" : " (a node started with ERL_EPMD_PORT needs it set here too)");
 	req[0] = (unsigned char)((n + 1) >> 8);
 	req[1] = (unsigned char)(n + 1);
 	req[2] = PORT_PLEASE2_REQ;
@@ -199,12 +206,12 @@ int node_epmd_port(node_t *s, const char *alive, struct in_addr *addr, long long
 		got = read_upto(fd, resp, sizeof resp, deadline_ms);
 	close(fd);
 	if (got == -2)
-		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s': epmd on '%s' did not answer within %d ms",
-			    s->node, s->host, s->opts.connect_timeout_ms);
+		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s': epmd on '%s' port %d did not answer within %d ms",
+			    s->node, s->host, epmd_tcp_port(), s->opts.connect_timeout_ms);
 	int port = got < 0 ? -1 : node_epmd_port_reply(resp, (size_t)got);
 	if (port < 0)
-		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s': epmd on '%s' gave no valid answer",
-			    s->node, s->host);
+		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s': epmd on '%s' port %d gave no valid answer",
+			    s->node, s->host, epmd_tcp_port());
 	if (port == 0) {
 		char names[256], meant[300] = "check the node name";
 		known_names(*addr, deadline_ms, names, sizeof names);
@@ -212,8 +219,8 @@ int node_epmd_port(node_t *s, const char *alive, struct in_addr *addr, long long
 		const char *m = nearest_name(names, alive, &mn);
 		if (m)
 			snprintf(meant, sizeof meant, "did you mean '%.*s@%s'?", (int)mn, m, s->host);
-		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s': no node named '%s' on '%s' (epmd knows %s); %s",
-			    s->node, alive, s->host, names[0] ? names : "no nodes", meant);
+		return node_errf(s, NODE_ERR_CONNECT, "cannot reach '%s': no node named '%s' on '%s' (epmd on port %d knows %s); %s",
+			    s->node, alive, s->host, epmd_tcp_port(), names[0] ? names : "no nodes", meant);
 	}
 	return port;
 }

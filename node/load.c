@@ -19,7 +19,7 @@
 /* How long a purge is waited for once the module is deleted: it checks
  * every process of the node, milliseconds on an ordinary node; on one of
  * 100,000 processes it took 1.5 s to more than 15 s (doc/benchmarks.md,
- * issue 23), and waiting that long at every stop buys nothing: the purge
+ * "Measurements behind the code"), and waiting that long at every stop buys nothing: the purge
  * goes on by itself, and the next run waits for it. */
 #define PURGE_WAIT_MS 1000
 

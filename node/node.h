@@ -51,6 +51,8 @@ enum node_err {
 struct node_options {
 	const char *node;          /* target, name@host (short or long name) */
 	const char *cookie;        /* the cookie text (never printed) */
+	const char *cookie_from;   /* where it came from, for the sentence of a rejection
+	                              ("~/.erlang.cookie", "--cookie-file FILE"); NULL: not said */
 	const char *alive;         /* our node name before '@'; NULL: flameprof_<user> */
 	const char *role;          /* with alive NULL: flameprof_<role>_<user> ("calls"), so a
 	                              capture and a tracing command of one user may share a node */

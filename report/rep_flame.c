@@ -294,6 +294,9 @@ static void diff_note(struct fl *s)
 		fputs("; ", s->f);
 }
 
+#define FLAME_IDLE "root at the bottom, as flame graphs are drawn (the page, -o profile.html, draws it " \
+	"at the top, under its heatmap); hover a frame for its share, click to zoom"
+
 int rep_write_flame(FILE *f, const struct rep_view *v)
 {
 	struct fl s;
@@ -332,7 +335,10 @@ int rep_write_flame(FILE *f, const struct rep_view *v)
 	fprintf(f, "<text id=\"unzoom\" class=\"btn hide\" x=\"%.1f\" y=\"24\">Reset zoom</text>\n", PAD);
 	fprintf(f, "<text id=\"search\" class=\"btn\" x=\"%.1f\" y=\"24\" text-anchor=\"end\">Search</text>\n",
 		W - PAD);
-	fprintf(f, "<text id=\"details\" x=\"%.1f\" y=\"%.0f\"> </text>\n", PAD, H - 12);
+	/* what the line says until a frame is hovered: which way the graph
+	 * points, since the page (rep_html_page.js) draws it the other way */
+	fprintf(f, "<text id=\"details\" x=\"%.1f\" y=\"%.0f\" data-idle=\"%s\">%s</text>\n", PAD, H - 12,
+		FLAME_IDLE, FLAME_IDLE);
 	fprintf(f, "<text id=\"matched\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"end\"> </text>\n", W - PAD,
 		H - 12);
 	fputs("<g id=\"frames\">\n", f);

@@ -379,6 +379,9 @@
 		$('match').textContent = 'matched: ' + pct(tot[0] ? covered / tot[0] : 0) + ' (' + fmtInt(covered) + ' of ' + fmtInt(tot[0]) + ' ' + D.weight + ')';
 	}
 	function drawFlame() {
+		/* the hover panels describe a frame of the graph drawn before: the
+		 * graph changes (a zoom, a range, a view), so they are emptied */
+		$('details').textContent = ''; $('tip').style.display = 'none';
 		var t = tree(), tot = F.prof.tot, W = Math.max(400, document.documentElement.clientWidth - 32);
 		var z = S.zoom < t.size ? S.zoom : 0, zt = tot[z] || 0;
 		var rows = [], maxD = 0;
@@ -437,15 +440,20 @@
 		legend();
 		summary();
 	}
+	/* what flameprof's own frames mean (doc/report.md, "Frames flameprof adds") */
+	var OURS = {
+		'[ran_to_receive]': 'on a CPU, but its run ended before its stack could be read: its CPU is counted, its code is not known',
+		'[no_stack]': 'a process the node gave no stack for'
+	};
 	function legend() {
-		var t = tree(), seen = { s: {}, k: {} };
+		var t = tree(), seen = { s: {}, k: {} }, ours = {};
 		for (var i = 1; i < t.size && i < 200000; i++) {
 			var f = t.frame[i], k = kinds.charAt(f);
 			if ((k === 's' || k === 'k') && F.prof.tot[i] > 0) {
 				/* [\s\S]: '.' stops at a line terminator (U+2028 too) */
 				var nm = D.names[f], key = k === 'k' ? nm.replace(/:[\s\S]*/, '') : nm;
 				seen[k][key] = f;
-			}
+			} else if (F.prof.tot[i] > 0 && OURS[D.names[f]]) ours[D.names[f]] = 1;
 		}
 		var sw = function (color, text, title) { return '<span title="' + (title || '') + '"><i style="background:' + color + '"></i>' + text + '</span>'; };
 		var esc = function (s) { return s.replace(/[&<>"]/g, function (c) { return '&#' + c.charCodeAt(0) + ';'; }); };
@@ -465,6 +473,9 @@
 			h += sw('hsl(20,80%,60%)', 'functions (one hue per module)');
 		}
 		h += sw('#e040e0', 'search match');
+		/* flameprof's own frames, where the graph holds them, and the way it points */
+		Object.keys(ours).forEach(function (nm) { h += '<span class="ours"><b>' + esc(nm) + '</b>: ' + OURS[nm] + '</span>'; });
+		h += '<span class="ours">root at the top (an SVG flame graph, -o flame.svg, draws it at the bottom)</span>';
 		$('legend').innerHTML = h;
 	}
 	function rangeText(range, t0) {

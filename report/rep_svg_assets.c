@@ -41,7 +41,7 @@ const char rep_flame_js[] =
 	"function frameOf(e){var g=e.target.closest&&e.target.closest('g.f');return g?byG.get(g):null;}\n"
 	"function tip(f){return f.g.querySelector('title').textContent.replace(/\\n/g,'  |  ');}\n"
 	"svg.addEventListener('mouseover',function(e){var f=frameOf(e);if(f)det.textContent=tip(f);});\n"
-	"svg.addEventListener('mouseout',function(e){if(frameOf(e))det.textContent=' ';});\n"
+	"svg.addEventListener('mouseout',function(e){if(frameOf(e))det.textContent=det.getAttribute('data-idle')||' ';});\n"
 	"svg.addEventListener('click',function(e){var f=frameOf(e);if(f)zoom(f);});\n"
 	"function zoom(z){var x0=z.x,x1=z.x+z.w,s=C.pw/z.w,eps=1e-6;zoomed=z;\n"
 	" for(var i=0;i<fr.length;i++){var f=fr[i];f.g.classList.remove('hide','anc');\n"

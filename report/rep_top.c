@@ -141,6 +141,7 @@ static int write_table(FILE *f, const struct rep_view *v, const struct fn *fns, 
 {
 	char note[512], a[32];
 	int64_t cum = 0; /* sum% is the running sum of the counts, not of rounded shares */
+	int ran = 0, nostack = 0; /* flameprof's own frames among the rows: said below them */
 	rep_status_note(v, note, sizeof note);
 	fprintf(f, "%s %s in %zu functions%s%s\n", rep_thousands(whole, a), v->weight_name, n,
 		*note ? "; " : "", note);
@@ -153,12 +154,21 @@ static int write_table(FILE *f, const struct rep_view *v, const struct fn *fns, 
 		if (!(name = malloc(fi.name_len * 4 + 1)))
 			return -1;
 		fp_ctl_escape(name, fi.name_len * 4 + 1, fi.name, fi.name_len);
+		ran |= !strcmp(name, "[ran_to_receive]");
+		nostack |= !strcmp(name, "[no_stack]");
 		cum += fns[i].self;
 		fprintf(f, "%12" PRId64 " %6.2f%% %6.2f%% %12" PRId64 " %6.2f%%  %s\n", fns[i].self,
 			percent(fns[i].self, whole), percent(cum, whole), fns[i].total,
 			percent(fns[i].total, whole), name);
 		free(name);
 	}
+	/* after a blank line, so that a reader of the rows stops before it */
+	if (ran)
+		fputs("\n[ran_to_receive]: a process on a CPU whose run ended before its stack could be\n"
+		      "read: its CPU is counted, its code is not known (a run too short to read; see\n"
+		      "'flameprof report --help')\n", f);
+	if (nostack)
+		fprintf(f, "%s[no_stack]: a process the node gave no stack for\n", ran ? "" : "\n");
 	return 0;
 }
 

@@ -33,6 +33,24 @@ int rot_out_open(struct rot_out *o, const char *path, char *err, size_t cap)
 		o->f = stdout;
 		return 0;
 	}
+	/* a device at the name is written itself: renamed over, /dev/null
+	 * would become a file of ours (as root), and every writer after us
+	 * would fill it */
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISCHR(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && (o->path = strdup(path)) &&
+		    (o->f = fdopen(fd, "w")))
+			return 0;
+		int e = fd < 0 ? errno : ENOMEM;
+		snprintf(err, cap, "cannot write to '%s': %s", path, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		free(o->path);
+		memset(o, 0, sizeof o[0]);
+		errno = e;
+		return -1;
+	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	for (unsigned i = 0; i < 100 && fd < 0; i++) {
 		free(o->tmp);
@@ -69,6 +87,16 @@ int rot_out_commit(struct rot_out *o, char *err, size_t cap)
 			snprintf(err, cap, "cannot write to standard output: %s", strerror(errno));
 			rc = -1;
 		}
+		memset(o, 0, sizeof o[0]);
+		return rc;
+	}
+	if (!o->tmp) { /* a device, written in place: nothing to rename */
+		int bad = ferror(o->f) | fflush(o->f);
+		if (fclose(o->f) != 0 || bad) {
+			snprintf(err, cap, "cannot write '%s': %s", o->path, strerror(errno));
+			rc = -1;
+		}
+		free(o->path);
 		memset(o, 0, sizeof o[0]);
 		return rc;
 	}

@@ -17,11 +17,12 @@
 struct rot_out {
 	FILE *f;      /* write here; stdout for "-" */
 	char *path;   /* the target (NULL for stdout) */
-	char *tmp;    /* the file written aside until commit */
+	char *tmp;    /* the file written aside until commit; NULL: written in place (a device) */
 };
 
 /*
- * Opens path ("-": stdout) for writing aside. @return 0, or -1 with one
+ * Opens path ("-": stdout) for writing aside; a character device at path
+ * (/dev/null, a terminal) is written in place, never replaced by a file. @return 0, or -1 with one
  * sentence in err (errno kept: the caller's exit status is EX_CANTCREAT).
  */
 int rot_out_open(struct rot_out *o, const char *path, char *err, size_t cap);

@@ -82,8 +82,8 @@
 %% gained: the first scan reads every process's reductions, waits this
 %% long (at most a window) and reads them again.
 -define(BASELINE_MS, 200).
-%% Priorities, chosen by measurement (doc/benchmarks.md, "agent
-%% priorities"): the coordinator and its workers at high, the guardian at
+%% Priorities, chosen by measurement (doc/benchmarks.md, "Measurements
+%% behind the code"): the coordinator and its workers at high, the guardian at
 %% high (so a dead coordinator is cleaned up at once), the scans at normal
 %% after the first. max is the runtime's own.
 -ifndef(PRIO).
@@ -96,8 +96,8 @@
 %% trip, the hash, the batch's encoding), a cheap one through a worker (the
 %% round trip, no signal) and a cheap one the coordinator reads itself
 %% (cheap/5: one process_info read directly, no message). The node's own
-%% CPU time per sample, measured from outside (doc/benchmarks.md, "Cheap
-%% samples, the budget's figures"): a full sample 7-12 us on a quiet 2-core
+%% CPU time per sample, measured from outside (doc/benchmarks.md, figures
+%% 6 and 7, and "Measurements behind the code"): a full sample 7-12 us on a quiet 2-core
 %% machine, 15-22 us on the same machine under load from other work (with
 %% the schedulers' spinning turned off, as on a busy node); a worker's
 %% round trip 8-14 us; the coordinator's cheap read 0.2-0.5 us. The budget
@@ -709,27 +709,13 @@ could_run([A | As], [Q | Qs], I, Here, N) when I =/= Here ->
 could_run([_ | As], [_ | Qs], I, Here, N) -> could_run(As, Qs, I + 1, Here, N);
 could_run(_, _, _, _, N) -> N.
 
-%% A status read that was a signal (the target had one it had not handled
-%% yet, such as a port's reply: statuses/2) is answered by the target once
-%% it is scheduled in to handle it, and the answer is `running`, whether it
-%% was running when asked or waiting in a run queue for that signal. On
-%% `+S 1:1` no target can be running while the coordinator reads, and a
-%% probe's passes over a TCP echo and a spinner read 3,036 targets running
-%% in 300 passes; on `+S 2:2`, 989 where could_run/0 counted 197. The
-%% sockets shape (fp_truth) had 3.9-9.5 on-CPU samples a round on `+S 2:2`
-%% (a node using 1.8 CPUs), 88 % of them [ran_to_receive].
-%% No answer tells the two apart, but their number can: no more targets
-%% run at once than could_run/0 counts, before the pass (Could) or after
-%% it. Past that bound the extra ones are read again: one that still runs
-%% can be one that ran, one found waiting or runnable was not (a target
-%% woken by its socket runs for microseconds and waits again, where a
-%% process on a CPU is still there). As many as the bound allows are kept,
-%% drawn at random among the ones still running first, then among the
-%% others (a process that ran a short burst when asked has ended it by the
-%% second read too; kept only from the first, the sockets shape's servers
-%% were left out and its on-CPU samples fell to 0.85 a round, 1.06 with
-%% them). The others are written runnable: they were in a run queue, or
-%% about to be, for the signal that made the read one.
+%% The reads of a pass that answered `running` (Read), at most as many kept
+%% as the run queues say can run at once (Could, or could_run/0 after the
+%% pass): past that bound each is read again, those still running kept
+%% first, then the others, each in a random order; the rest are written
+%% `runnable`. A status read of a target with a signal it has not handled
+%% (a port's reply) is a signal it answers itself, `running`, and no answer
+%% tells the two apart: doc/truth.md, "A status read that is a signal".
 answered(Read, Could, Workers) ->
     case [W || {W, _, running} <- Read] of
         Running when length(Running) > Could ->
@@ -757,41 +743,14 @@ still_running(Ws, Bound, Workers) ->
 
 shuffle(L) -> [X || {_, X} <- lists:sort([{rand:uniform(), X} || X <- L])].
 
-%% Where no scheduler was idle (a saturated node, or +S 1), the status pass
-%% took a scheduler from a process that would be running now in its place:
-%% that one reads `runnable`, and the running samples it should have had
-%% are lost. On `erl +S 1:1` with four spinners, every read found all four
-%% runnable and none running, where each runs a quarter of the time; with
-%% eight spinners on two schedulers, a quarter of the running samples were
-%% missing. So when the coordinator's own run queue is not empty, the one it
-%% displaced is put back: it is one of the queue's processes, and it is one
-%% of the targets read runnable with the chance that runnable targets are
-%% among all runnable processes (statistics(run_queue_lengths)), that one
-%% drawn at random among them. It is written `running` with its stack as
-%% it is (where its time slice was cut), which is where it would be running.
-%% On a 1-scheduler node of four spinners each then reads running about a
-%% quarter of the time, as it runs (tests/e2e/truth_one_scheduler.t).
-%%
-%% The one displaced is the one that ran when the coordinator's timer fired,
-%% so each target is that one with the share of the time it runs, not
-%% evenly: drawn evenly, a fib spinner (short time slices: its reductions
-%% are cheap) got a third of the put-back samples beside a list builder and
-%% a tree builder, where perf gives it a fifth of the CPU (spinners on +S 2,
-%% fib 0.25-0.32 of the on-CPU picture against perf's 0.17-0.20). The reads
-%% of this pass that found a target running are the share each runs, as
-%% perf sees it: the draw is weighted by them (plus one, so that where no
-%% read can find anyone running, +S 1, the draw is even), and they are
-%% halved every ?RAN_HALF rounds to follow a node whose work changes.
-%%
-%% Only the reads of the passes made on other schedulers count: a pass on
-%% this one displaced the process that runs here, so its reads found every
-%% process but that one running. Counted in, they drew the picture towards
-%% an even share: three spinners on two schedulers, one of them alone on
-%% its scheduler with half the CPU (perf: its module 0.50 of the Erlang
-%% samples), were drawn at 0.37 and the other two above their share
-%% (module distance 0.13-0.14 in 2 of 4 runs). With two schedulers the
-%% reads on the other one are exactly those of the processes that run on
-%% this one; with more, they still leave out the reads that cannot be its.
+%% Where no scheduler was idle (a saturated node, +S 1), the status pass took
+%% the scheduler of a process that reads `runnable` in its place: when the
+%% coordinator's run queue is not empty, one drawable target read runnable
+%% is written `running` with its stack as it is, with the chance that
+%% runnable targets are among all runnable processes, drawn by the share
+%% each runs (the running reads of passes made on other schedulers, plus
+%% one, halved every ?RAN_HALF rounds). Why each rule, and what it costs the
+%% picture: doc/truth.md, "What perf agrees with, and where it cannot".
 displaced(Read, S0) ->
     Here = erlang:system_info(scheduler_id),
     S = ran(Read, Here, S0),
@@ -874,8 +833,8 @@ bind(K, S) ->
 %% running right now. Through a worker (a message each way and a wake-up
 %% of a scheduler, which then spins looking for work) such a sample cost
 %% 26-41 us of node CPU on an idle 2-core node, read here 5-14 us, most of
-%% it the round's own wake-up (doc/benchmarks.md, "Cheap samples, the
-%% budget's figures"). So the coordinator reads the cheap items itself, one target
+%% it the round's own wake-up (doc/benchmarks.md, "Measurements behind
+%% the code"). So the coordinator reads the cheap items itself, one target
 %% after the other, of every target its last sample did not find running:
 %% waiting ones, and runnable ones, which on a saturated node wait in the
 %% run queue for many rounds (reading them is direct as long as they are
@@ -905,27 +864,11 @@ cheap_part([{W, Info, St} | Rest], R, S, Ask, Cheap, Last, N) ->
 %% {check, Code, Reds} (if the target had not run since its last sample at
 %% the instant, when it had Reds, that sample's stack is this one's) or
 %% {full, Code, Reds} (read it all: it ran), {full, Code} for a target
-%% running at the instant (sample/4). Code is the target's
-%% status as read here, directly, at the round's instant: it is the status
-%% the sample is written with (doc/truth.md). A status read together with
-%% the stack is not the target's: the stack is a signal the target serves
-%% itself, so it answers `running` while it serves it (300 reads of a
-%% process looping timer:sleep(2): 0 running read directly, 62 with the
-%% stack); and a worker that reads its target's status has itself taken a
-%% scheduler, displacing whatever ran there, where the coordinator's one
-%% pass displaces one process at most.
-%% A target found running or garbage collecting is never a cheap sample:
-%% its reductions are added when it is scheduled out, so "unchanged" says
-%% nothing of a process that has just been scheduled in, and its stack is
-%% no longer the one of its last sample (a process woken by a timer read
-%% `running` at its receive was most of a wake-often service's picture).
-%% The status is read alone, first: it needs no lock of the target's, so
-%% it is read directly where the target neither runs nor has a signal to
-%% handle (else it is a signal too: statuses/2), where any other item of
-%% a running process is a signal it serves, and our wait (the coordinator
-%% waited on each such target in turn; and the target, serving the
-%% worker's read right after, served it at its next BIF call: a string
-%% spinner drawn 88 % in lists:reverse/2).
+%% running at the instant (sample/4). Code is the target's status as read
+%% here, alone and directly, at the round's instant: the status the sample
+%% is written with. A target found running or garbage collecting is never a
+%% cheap sample (its reductions are added when it is scheduled out). Why the
+%% status is read alone and first: doc/truth.md, "What a sample is".
 cheap(_W, St, _Info, _S, _Last) when St =:= running; St =:= garbage_collecting ->
     {full, status(St)};
 cheap(_W, undefined, _Info, _S, _Last) -> {full, 2};   % gone: the worker says so
@@ -1523,7 +1466,7 @@ served_at_receive(_St, _CF, _Frames, _Rx, _Agent) -> false.
 %% covers each frame's module, function, arity and line, not the file name:
 %% a file name is a string, one list cell per character, and hashing those
 %% was the largest part of a sample's cost (6.8 of 7 us for 25 frames;
-%% doc/benchmarks.md, "Cost of one sample"), while within one version of a
+%% doc/benchmarks.md, "Measurements behind the code"), while within one version of a
 %% module the line already tells the file. Two independent 32-bit hashes: a
 %% collision among even 100,000 distinct stacks has a chance of about 3e-10.
 %% frames/1 and stack_hash/1, shared with bench/fp_cost.erl, which times them:

@@ -18,7 +18,7 @@ done
 echo "check-loaded: $cores busy loop(s) beside make check (pids$loops)"
 start=$(date +%s)
 # tests/e2e/start_saturated.t runs only here: starting on a saturated node
-# one test file at a time (CHECK_JOBS=1), as the runs in the README were made:
+# one test file at a time (CHECK_JOBS=1), as doc/testing.md says:
 # the busy loops are the load, not a second test
 FP_CHECK_LOADED=1 ${MAKE:-make} check CHECK_JOBS="${CHECK_JOBS:-1}" "$@"
 rc=$?

@@ -61,7 +61,7 @@ struct top_view {
 const char *top_sort_name(enum top_table t, int k)
 {
 	static const char *const f[] = { "self", "total", "function" };
-	static const char *const p[] = { "reductions/s", "running", "memory", "queue", "name" };
+	static const char *const p[] = { "on-CPU share", "reductions/s", "memory", "queue", "name" };
 	if (t == TOP_FUNCTIONS)
 		return k >= 0 && k < TOP_FUN_SORTS ? f[k] : "?";
 	return k >= 0 && k < TOP_PROC_SORTS ? p[k] : "?";
@@ -248,8 +248,13 @@ int top_view_add(top_view *v, const struct fp_sample *s)
 		return 0;
 	v->oncpu[cur]++;
 	v->stamp++;
-	for (size_t k = 0; k < s->nframes; k++) {
-		frame_name(v, s->frames[k], name, sizeof name);
+	/* a sample on a CPU whose stack was not read is still CPU: a row of its
+	 * own, so that the rows add up to the on-CPU samples */
+	for (size_t k = 0; k < (s->nframes ? s->nframes : 1); k++) {
+		if (s->nframes)
+			frame_name(v, s->frames[k], name, sizeof name);
+		else
+			snprintf(name, sizeof name, "%s", s->stack_late ? "[ran_to_receive]" : "[no_stack]");
 		long i = fun_index(v, name);
 		if (i < 0)
 			return -1;
@@ -359,8 +364,10 @@ static int cmp_proc(const void *pa, const void *pb)
 	case TOP_SORT_REDS:
 		c = cmp_u64((uint64_t)a->reds, (uint64_t)b->reds);
 		break;
-	case TOP_SORT_RUN: /* the running share: a * b.samples against b * a.samples */
+	case TOP_SORT_RUN: /* the running share: a * b.samples against b * a.samples, */
 		c = cmp_u64(a->running * b->samples, b->running * a->samples);
+		if (c == 0) /* ... then the work done: of two always running, the busier */
+			c = cmp_u64((uint64_t)a->reds, (uint64_t)b->reds);
 		break;
 	case TOP_SORT_MEMORY:
 		c = cmp_u64((uint64_t)a->memory, (uint64_t)b->memory);
@@ -474,7 +481,7 @@ static int write_processes(top_view *v, FILE *f, unsigned rows, unsigned width, 
 	/* the name and the current function share what the numbers leave */
 	unsigned rest = width > 43 ? width - 43 : 0, wname = rest / 2 > 12 ? rest / 2 : 12;
 	int lines = 0, bad = 0;
-	snprintf(line, sizeof line, "%-11s %6s %4s %4s %6s %5s %-*s %s", "PID", "REDS/S", "RUN%", "RNQ%",
+	snprintf(line, sizeof line, "%-11s %4s %4s %6s %6s %5s %-*s %s", "PID", "RUN%", "RNQ%", "REDS/S",
 		 "MEMORY", "MSGQ", (int)wname, "NAME OR INITIAL CALL", "CURRENT FUNCTION");
 	bad |= put_line(f, line, width, eol);
 	lines++;
@@ -511,9 +518,9 @@ static int write_processes(top_view *v, FILE *f, unsigned rows, unsigned width, 
 			for (size_t j = 0; label[j]; j++)
 				cols += ((unsigned char)label[j] & 0xc0) != 0x80;
 		}
-		snprintf(line, sizeof line, "%-11s %6s %4.0f %4.0f %6s %5s %s%*s %s", pid, reds,
+		snprintf(line, sizeof line, "%-11s %4.0f %4.0f %6s %6s %5s %s%*s %s", pid,
 			 p->samples ? 100.0 * (double)p->running / (double)p->samples : 0,
-			 p->samples ? 100.0 * runnable / (double)p->samples : 0, mem, queue, label,
+			 p->samples ? 100.0 * runnable / (double)p->samples : 0, reds, mem, queue, label,
 			 (int)(wname > cols ? wname - cols : 0), "", p->current ? p->current : "");
 		bad |= put_line(f, line, width, eol);
 		lines++;

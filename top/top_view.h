@@ -23,7 +23,9 @@ enum top_table { TOP_FUNCTIONS, TOP_PROCESSES };
 
 /* The sort keys of each table, in the order 's' cycles through them. */
 enum top_fun_sort { TOP_SORT_SELF, TOP_SORT_TOTAL, TOP_SORT_FUNCTION, TOP_FUN_SORTS };
-enum top_proc_sort { TOP_SORT_REDS, TOP_SORT_RUN, TOP_SORT_MEMORY, TOP_SORT_QUEUE, TOP_SORT_NAME,
+/* The processes' keys in their columns' order: the on-CPU share (RUN%) first,
+ * the default, since the first row is read as the CPU's hog. */
+enum top_proc_sort { TOP_SORT_RUN, TOP_SORT_REDS, TOP_SORT_MEMORY, TOP_SORT_QUEUE, TOP_SORT_NAME,
 		     TOP_PROC_SORTS };
 /* The header's name of sort key k of table t (for the title line). */
 const char *top_sort_name(enum top_table t, int k);
@@ -39,8 +41,10 @@ void top_view_set_elixir(top_view *v, int on);
 
 /* Counts one sample in the current slot: its functions (on-CPU samples:
  * running or garbage_collecting; self for the leaf, total once per sample
- * for every function on the stack) and its process (status, reductions
- * since its previous sample, memory, queue, current function). @return 0,
+ * for every function on the stack; a sample with no stack as a row of its
+ * own, [ran_to_receive] or [no_stack], as the report draws it) and its
+ * process (status, reductions since its previous sample, memory, queue,
+ * current function). @return 0,
  * or -1 when out of memory (the sample is left out, the view stays sound). */
 int top_view_add(top_view *v, const struct fp_sample *s);
 

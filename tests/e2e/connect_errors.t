@@ -29,13 +29,16 @@ printf 'wrong%s\n' "$T_COOKIE" > "$T_DIR/wrong_cookie"
 chmod 400 "$T_DIR/wrong_cookie"
 fpx wrong_cookie --cookie-file "$T_DIR/wrong_cookie" --duration 1s "$NODE"
 is "$FP_RC" 77 "wrong cookie: exit 77"
-sentence wrong_cookie "rejected our cookie.*--cookie-file"
+sentence wrong_cookie "rejected the cookie from --cookie-file $T_DIR/wrong_cookie; .*--cookie-file"
+check "wrong cookie: the sentence names where the cookie came from, never the cookie" \
+	sh -c "! grep -q 'wrong$T_COOKIE' '$T_DIR/wrong_cookie.err'"
 in_time wrong_cookie
 
 fpx cookie_argv --cookie "argv$T_COOKIE" --duration 1s "$NODE"
 is "$FP_RC" 77 "wrong --cookie on the command line: exit 77"
 check "--cookie: a warning that ps shows it, pointing at --cookie-file" \
 	grep -q "^flameprof: warning: .*ps.*--cookie-file" "$T_DIR/cookie_argv.err"
+sentence cookie_argv "rejected the cookie from --cookie;"
 
 fpx missing_cookie --cookie-file "$T_DIR/no_such_file" --duration 1s "$NODE"
 is "$FP_RC" 77 "missing cookie file: exit 77"
@@ -130,7 +133,7 @@ fi
 
 fpx unknown_node --cookie-file "$T_DIR/cookie" "nosuch_$$@127.0.0.1"
 is "$FP_RC" 69 "unknown node: exit 69"
-sentence unknown_node "no node named 'nosuch_$$'.*epmd knows .*'$alive'"
+sentence unknown_node "no node named 'nosuch_$$'.*epmd on port $ERL_EPMD_PORT knows .*'$alive'"
 in_time unknown_node
 
 # a node name one letter off one epmd knows: the same status, and the
@@ -138,7 +141,7 @@ in_time unknown_node
 fpx near_node --cookie-file "$T_DIR/cookie" "${alive}x@127.0.0.1"
 is "$FP_RC" 69 "a mistyped node: exit 69, as any unknown node"
 check "a mistyped node: one sentence offers the node epmd knows" \
-	grep -qx "flameprof: cannot reach '${alive}x@127.0.0.1': no node named '${alive}x' on '127.0.0.1' (epmd knows .*'$alive'.*); did you mean '$alive@127.0.0.1'?" "$T_DIR/near_node.err"
+	grep -qx "flameprof: cannot reach '${alive}x@127.0.0.1': no node named '${alive}x' on '127.0.0.1' (epmd on port $ERL_EPMD_PORT knows .*'$alive'.*); did you mean '$alive@127.0.0.1'?" "$T_DIR/near_node.err"
 check "a mistyped node: that is all it says" test "$(wc -l < "$T_DIR/near_node.err")" -eq 1
 
 port=
@@ -149,7 +152,7 @@ done
 diag "a closed port: $port"
 ERL_EPMD_PORT=$port fpx no_epmd --cookie-file "$T_DIR/cookie" "$NODE"
 is "$FP_RC" 69 "no epmd: exit 69"
-sentence no_epmd "no epmd on '127.0.0.1'"
+sentence no_epmd "no epmd on '127.0.0.1' port $port, from ERL_EPMD_PORT \\("
 in_time no_epmd
 
 # A node that is registered but answers nothing (stopped): the handshake

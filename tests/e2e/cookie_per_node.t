@@ -28,7 +28,7 @@ dck="$D=$T_DIR/dcookie"
 # the capture over several nodes
 fp --duration 2s --every 500ms -o "$T_DIR/out1" "$A" "$D"
 is "$FP_RC" 79 "A and D with one cookie: D refuses it (exit 79, A sampled)"
-check "... it names D and the cookie" grep -q "'$D' rejected our cookie" "$T_DIR/fp.err"
+check "... it names D and where the cookie came from" grep -q "'$D' rejected the cookie from --cookie-file $T_DIR/cookie;" "$T_DIR/fp.err"
 fp --duration 2s --every 500ms -o "$T_DIR/out2" --cookie-file "$dck" "$A" "$D"
 is "$FP_RC" 0 "with --cookie-file D=FILE: both sampled, exit 0"
 for n in cka ckd; do

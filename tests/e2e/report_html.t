@@ -166,6 +166,12 @@ z = j["zoom"]
 say(z["found"] and z["zoomed"] == "demo_shop:hog/1" and z["width_after"] > 1.5 * z["width_before"],
     "a click on demo_shop:hog/1 zooms into it (%.0f px -> %.0f px)" % (z.get("width_before", 0), z.get("width_after", 0)))
 say(z.get("after_escape") is None, "Escape resets the zoom")
+say(z.get("panels_after") == ["", "none"], "after the zoom the details panel is empty and the tooltip hidden, "
+    "not the frame clicked before the graph was redrawn (%s)" % z.get("panels_after"))
+say("root at the top" in j["legend_text"], "the legend says which way the flame graph points")
+ran = any(f == "[ran_to_receive]" for s in folded("all.folded") for f in s.split(";"))
+say(not ran or "[ran_to_receive]: on a CPU" in j["legend_text"],
+    "the legend explains [ran_to_receive] where the graph holds it (%s)" % ("it does" if ran else "it does not"))
 PY
 tap_lines "$T_DIR/checks1"
 

@@ -22,7 +22,7 @@ want() {
 }
 # got TOP: the same from the table (the running sum checked on the way)
 got() {
-	awk 'NR == 1 { w = $1; gsub(",", "", w); print "= " w; next } NR == 2 { next }
+	awk 'NR == 1 { w = $1; gsub(",", "", w); print "= " w; next } NR == 2 { next } /^$/ { exit }
 	     { sum += $1; if (sprintf("%.2f%%", 100 * sum / w) != $3) print "bad sum% at " $NF
 	       print $6, $1, $4, $2, $5 }' "$1" | LC_ALL=C sort
 }
@@ -54,6 +54,12 @@ check "--from 1 --to 2.5: the same" top_ok cut --status all --from 1 --to 2.5
 check "-w reductions_delta: the same" top_ok red -w reductions_delta
 check "the table names the workload's functions" grep -q ' fp_truth_work:fib/1$' "$T_DIR/cpu.top"
 check "categories and statuses are not rows" sh -c "! grep -qE ' (running|waiting|initial_call:.*)$' '$T_DIR/all.top'"
+if grep -q ' \[ran_to_receive\]$' "$T_DIR/all.top"; then
+	check "a [ran_to_receive] row is explained under the table, after a blank line" \
+		sh -c "sed -n '/^\$/,\$p' '$T_DIR/all.top' | grep -q '^\[ran_to_receive\]: a process on a CPU'"
+else
+	skip "no [ran_to_receive] row in this capture"
+fi
 sed -n 1,8p "$T_DIR/cpu.top" | sed 's/^/#   /'
 
 "$FLAMEPROF" report "$out" -q -f top --json -o "$T_DIR/cpu.json"
@@ -63,6 +69,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 rows = {}
 for l in open(sys.argv[2]).read().splitlines()[2:]:
+    if not l.strip():
+        break  # the lines under the table explain the frames flameprof adds
     c = l.split()
     rows[c[5]] = (int(c[0]), int(c[3]))
 js = {f["name"]: (f["self"], f["total"]) for f in d["functions"]}

@@ -36,5 +36,5 @@ check "the node is left as it was" snode_clean "$NODE"
 
 fp --connect-timeout 2s --duration 1s -o "$T_DIR/none" "nosuch_$$@$host"
 is "$FP_RC" 69 "an unknown short name: exit 69"
-check "naming the node epmd knows" grep -q "epmd knows .*'${NODE%@*}'" "$T_DIR/fp.err"
+check "naming the node epmd knows, and epmd's port" grep -q "epmd on port $ERL_EPMD_PORT knows .*'${NODE%@*}'" "$T_DIR/fp.err"
 finish

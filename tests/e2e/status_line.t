@@ -21,7 +21,7 @@ check "it shows what sampling costs the node, by the agent's own figure, once it
 # "late N" on the line is explained once, on a line of its own, the first
 # time a redraw shows it above 0 (and never when none does)
 late_lines=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^$NODE: .*, late [1-9][0-9]*, ")
-said=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^flameprof: late [1-9][0-9]* in the status line: samples answered after their round had ended (.*); they are still written")
+said=$(tr '\r' '\n' < "$T_DIR/fp.err" | grep -c "^flameprof: 'late [1-9][0-9]*' in the status line counts samples answered after their round had ended, .*; none is lost")
 if [ "$late_lines" -gt 0 ]; then
 	is "$said" 1 "the line's late N is explained once, the first time it is above 0 ($late_lines lines show late > 0)"
 else

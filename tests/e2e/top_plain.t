@@ -17,11 +17,23 @@ check "... at the top of a table with a large self share ($top)" awk -v l="$top"
 check "no escape sequence in the plain output" sh -c "! grep -q \$'\\x1b' '$T_DIR/fp.out'"
 check "the node is left as it was" node_clean "$NODE"
 
+# a table drawn before the agent's first samples (its first selection waits
+# 200 ms for a baseline) says it is gathering them, not an empty table alone
+fpt --once --interval 100ms --every 5s "$NODE"
+is "$FP_RC" 0 "top --once --interval 100ms exits 0"
+if grep -q ' 0/0 on-CPU' "$T_DIR/fp.out"; then
+	check "a table with no sample yet says it is gathering them" grep -q '^gathering samples: the busiest processes are picked every 5s' "$T_DIR/fp.out"
+else
+	skip "the first table already held samples (a slow machine: its first refresh came late)"
+fi
+check "the node is left as it was" node_clean "$NODE"
+
 # the processes view names the registered idle server given by --name
 fpt --once --view processes --name fp_idle_server --every 500ms "$NODE"
 is "$FP_RC" 0 "top --once --view processes exits 0"
 sed 's/^/#   out: /' "$T_DIR/fp.out" | head -8
-check "the processes table's header" grep -q '^PID  *REDS/S RUN% RNQ% MEMORY  MSGQ NAME OR INITIAL CALL' "$T_DIR/fp.out"
+check "the processes table's header, the on-CPU share first" grep -q '^PID  *RUN% RNQ% REDS/S MEMORY  MSGQ NAME OR INITIAL CALL' "$T_DIR/fp.out"
+check "... sorted by it" grep -q '^processes by on-CPU share' "$T_DIR/fp.out"
 check "a busy process by its initial call, with its current function" grep -qE '^<0\.[0-9]+\.0> .* fp_busy:burn_cpu/1 +fp_busy:burn_cpu/1$' "$T_DIR/fp.out"
 check "the registered process by its name" grep -qE '^<0\.[0-9]+\.0> .* fp_idle_server ' "$T_DIR/fp.out"
 check "the node is left as it was" node_clean "$NODE"

@@ -50,7 +50,7 @@ check "the keys are on the second line" grep -q '^Tab/v view .* q quit' "$T_DIR/
 check "no line is wider than 80 columns" awk 'length($0) > 80 { exit 1 }' "$T_DIR/screen1"
 
 $TM send-keys -t top Tab
-check "Tab switches to the processes view" wait_until 10 shows "processes by reductions/s"
+check "Tab switches to the processes view, by on-CPU share" wait_until 10 shows "processes by on-CPU share"
 check "... which names the registered process" wait_until 10 shows "fp_idle_server"
 check "... and the busy processes' current function" shows "fp_busy:burn_cpu/1"
 screen > "$T_DIR/screen2"
@@ -60,7 +60,7 @@ $TM resize-window -t top -x 100 -y 30
 check "a resize redraws at the new width" wait_until 10 sh -c "$TM capture-pane -p -t top | grep -qE '^processes by .*  [0-9]{2}:[0-9]{2}:[0-9]{2}\$'"
 $TM resize-window -t top -x 80 -y 24
 $TM send-keys -t top s
-check "s sorts by the next key (running)" wait_until 10 shows "processes by running"
+check "s sorts by the next key (reductions)" wait_until 10 shows "processes by reductions/s"
 $TM send-keys -t top 3
 check "3 sorts by memory" wait_until 10 shows "processes by memory"
 $TM send-keys -t top f

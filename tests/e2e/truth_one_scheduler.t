@@ -40,7 +40,7 @@ done <"$T_DIR/shares"
 fpt -n 4 --interval 1s --every 1s --view processes --rows 20 "$NODE"
 is "$FP_RC" 0 "top on the +S 1:1 node exits 0"
 sed 's/^/#   /' "$T_DIR/fp.out" | tail -8
-last=$(awk '/^processes/ { n = 0; delete l } /fp_busy:/ { l[n++] = $3 " " $4 } END { for (k = 0; k < n; k++) print l[k] }' "$T_DIR/fp.out")
+last=$(awk '/^processes/ { n = 0; delete l } /fp_busy:/ { l[n++] = $2 " " $3 } END { for (k = 0; k < n; k++) print l[k] }' "$T_DIR/fp.out")
 echo "$last" | sed 's/^/#   RUN% RNQ%: /'
 check "top: five spinners in its last screen" test "$(echo "$last" | grep -c .)" -eq 5
 check "top: each spinner's RUN% is 5-40 and its RNQ% 60-95 (none before)" \

@@ -7,7 +7,8 @@
 # page, and saves screenshots into OUTDIR. One browser for all the pages.
 #   STEPS: a JSON object {"a": [cell, cell], "b": [cell, cell], "search": RE,
 #   "zoom": NAME, "merged": true, "wall": true, "shots": false (no screenshots: no one
-#   looks at them)}; cells are 20 ms cells from t0.
+#   looks at them)}; cells are 20 ms cells from t0. Findings include the legend's text,
+#   and after a zoom the hover panels' (they must be empty: the graph was redrawn).
 #   A --diff page (report --diff BASE DIR -o diff.html) takes "whole_diff": true (the
 #   difference of the whole captures as loaded), "base_a" and "dir_b": [cell, cell] (a drag
 #   across BASE's heatmap, then DIR's) and "hover": NAME (the frame's description).
@@ -261,6 +262,9 @@ def drive(b, page_path, outdir, steps):
             if p:
                 page.click_at(p["x"], p["y"])
                 out["zoom"]["zoomed"] = page.eval("window.FP.zoomed()")
+                # the hover panels after the zoom: the frame they described is redrawn
+                out["zoom"]["panels_after"] = page.eval(
+                    "[document.getElementById('details').textContent, document.getElementById('tip').style.display]")
                 after = page.eval("window.FP.framePoint(%s)" % name)
                 out["zoom"]["width_before"] = p["w"]
                 out["zoom"]["width_after"] = after["w"] if after else 0

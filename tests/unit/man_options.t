@@ -1,6 +1,7 @@
 #!/bin/sh
 # man_options.t - doc/flameprof.1 lists exactly the options of each
-# command's table: every option --help prints (the help is generated from
+# command's table (the commands as --help all lists them, from the one
+# list of them, cli/commands.c): every option --help prints (the help is generated from
 # the table, cli/optparse.c) has an entry in the man page's section for
 # that command, and every entry there is an option of the table. Hidden
 # test switches are in neither. Run from the repo root by prove.
@@ -44,12 +45,20 @@ check() { # description, command (report) section
 		diff "$tmp/help" "$tmp/man" | sed 's/^/#   /'
 	fi
 }
-echo "1..9"
+# The commands, as the one list of them (cli/commands.c) prints them in
+# --help all's usage lines: "flameprof NAME [options] ...". Each one's
+# section of the man page is its name in capitals, the capture's OPTIONS.
+commands=$("$fp" --help all | sed -nE 's/^(usage:| ) +flameprof ([a-z][a-z-]*) .*/\2/p')
 check "record: the table and the OPTIONS section agree" "" OPTIONS
-check "report: the table and the REPORT section agree" report REPORT
-check "calls: the table and the CALLS section agree" calls CALLS
-check "requests: the table and the REQUESTS section agree" requests REQUESTS
-check "top: the table and the TOP section agree" top TOP
+for c in $commands; do
+	check "$c: the table and the $(echo "$c" | tr a-z A-Z) section agree" "$c" "$(echo "$c" | tr a-z A-Z)"
+done
+n=$((n + 1))
+if [ -n "$commands" ]; then
+	echo "ok $n - --help all lists $(echo $commands | wc -w) commands besides the capture: $(echo $commands)"
+else
+	echo "not ok $n - --help all lists the commands ($(echo $commands))"
+fi
 
 # The capture's --help is the screen a newcomer meets: one screen of 80
 # columns, naming only options of the table; the whole table behind
@@ -79,6 +88,20 @@ if [ "$wide" -eq 0 ]; then
 else
 	echo "not ok $n - record --help all: $wide lines wider than 80 columns"
 fi
+# every command's --help and --help all fit a terminal of 80 columns
+n=$((n + 1))
+over=""
+for c in $commands; do
+	for h in "--help" "--help all"; do
+		w=$("$fp" $c $h | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+		[ "$w" -le 80 ] || over="$over $c $h: $w;"
+	done
+done
+if [ -z "$over" ]; then
+	echo "ok $n - every command's --help and --help all fit 80 columns"
+else
+	echo "not ok $n - wider than 80 columns:$over"
+fi
 n=$((n + 1))
 "$fp" --help=all > "$tmp/eq"
 "$fp" --help all > "$tmp/sp"
@@ -87,3 +110,4 @@ if cmp -s "$tmp/eq" "$tmp/sp" && ! cmp -s "$tmp/sp" "$tmp/brief"; then
 else
 	echo "not ok $n - --help=all and --help all print the whole table, not the brief help"
 fi
+echo "1..$n"

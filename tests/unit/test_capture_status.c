@@ -76,7 +76,8 @@ int main(void)
 	ok(strstr(lines[0], " (budget 50%), cost 0.31%, dropped 0, late 7, ") != NULL,
 	   "the budget's part, the agent's cost (3100 millionths: 0.31%% of the schedulers), late");
 	ok(strstr(lines[0], "(no file yet)") != NULL, "and the file (none yet)");
-	ok(nsaid == 1 && strstr(said[0], "late 7 in the status line: samples answered after their round had ended (") == said[0],
+	ok(nsaid == 1 && strstr(said[0], "'late 7' in the status line counts samples answered after their round had ended, ") == said[0] &&
+	   strstr(said[0], "none is lost") != NULL,
 	   "the line's late is explained on a line of its own, the first time it is above 0");
 	printf("# %s\n", said[0]);
 	b.round.late_total = 9;

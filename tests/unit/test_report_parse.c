@@ -236,6 +236,41 @@ static void test_formats(void)
 		is_int(cfg.format, REP_F_SVG, "-f wins over the ending");
 	}
 	{
+		char *av[] = { "report", "-o", "flame.png", "in", NULL };
+		is_int(fp_report_parse(4, av, &cfg, d, sizeof d), FP_OPT_USAGE, "-o flame.png without -f is refused");
+		ok(strstr(d, "'-o flame.png': its ending '.png' names no format") == d && strstr(d, ".html (the page)"),
+		   "... saying the endings that do: %s", d);
+	}
+	{
+		char *av[] = { "report", "-o", "top.json", "in", NULL };
+		is_int(fp_report_parse(4, av, &cfg, d, sizeof d), FP_OPT_USAGE, "-o top.json without -f: refused too");
+	}
+	{
+		char *av[] = { "report", "-o", "dir.d/flame", "in", NULL };
+		is_int(fp_report_parse(4, av, &cfg, d, sizeof d), FP_OPT_OK, "-o a name without an ending (in dir.d/)");
+		is_int(cfg.format, REP_F_SVG, "... is the default format");
+	}
+	{
+		char *av[] = { "report", "-f", "folded", "-o", "out.txt", "in", NULL };
+		is_int(fp_report_parse(6, av, &cfg, d, sizeof d), FP_OPT_OK, "-f folded -o out.txt: -f says it");
+	}
+	{
+		char *av[] = { "report", "--from", "5s", "--to", "2m", "in", NULL };
+		is_int(fp_report_parse(6, av, &cfg, d, sizeof d), FP_OPT_OK, "--from 5s --to 2m: --duration's units");
+		ok(cfg.from_us == 5000000 && cfg.to_us == 120000000 && !cfg.from_abs && !cfg.to_abs,
+		   "... 5 s and 120 s from the start (%lld, %lld)", (long long)cfg.from_us, (long long)cfg.to_us);
+	}
+	{
+		char *av[] = { "report", "--from", "500ms", "--to", "1.5", "in", NULL };
+		is_int(fp_report_parse(6, av, &cfg, d, sizeof d), FP_OPT_OK, "--from 500ms --to 1.5");
+		ok(cfg.from_us == 500000 && cfg.to_us == 1500000, "... 0.5 s and 1.5 s");
+	}
+	{
+		char *av[] = { "report", "--from", "@5s", "in", NULL };
+		is_int(fp_report_parse(4, av, &cfg, d, sizeof d), FP_OPT_USAGE, "--from @5s: a Unix time is in seconds");
+		ok(strstr(d, "e.g. 12.5, 5s, 500ms, 2m") != NULL, "... the forms said: %s", d);
+	}
+	{
 		char *av[] = { "report", "-f", "flame", "in", NULL };
 		is_int(fp_report_parse(4, av, &cfg, d, sizeof d), FP_OPT_USAGE, "unknown -f");
 		ok(strstr(d, "(use svg, heatmap, folded, speedscope, pprof, top or html)") != NULL, "lists them: %s", d);

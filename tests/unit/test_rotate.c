@@ -954,6 +954,18 @@ static void test_outfile(void)
 	is_int(rot_out_open(&o, "-", err, sizeof err), 0, "outfile: '-' is standard output");
 	ok(o.f == stdout && o.path == NULL, "outfile: streamed, nothing aside");
 	rot_out_abort(&o);
+	/* a character device at the target is written in place: renamed over
+	 * (as root), /dev/null would become a regular file. Checked before any
+	 * commit, so that a regression cannot do it here. */
+	is_int(rot_out_open(&o, "/dev/null", err, sizeof err), 0, "outfile: /dev/null opens");
+	ok(o.tmp == NULL, "outfile: /dev/null: nothing written aside (%s)", o.tmp ? o.tmp : "none");
+	if (o.tmp) {
+		rot_out_abort(&o);
+	} else {
+		fputs("gone", o.f);
+		is_int(rot_out_commit(&o, err, sizeof err), 0, "outfile: /dev/null: committed");
+	}
+	ok(lstat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "outfile: /dev/null is still the device");
 	/* appended files: a link and a FIFO are refused, a new one is 0640 */
 	snprintf(target, sizeof target, "%s/link.jsonl", dir);
 	if (symlink(victim, target) != 0)

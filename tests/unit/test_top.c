@@ -78,10 +78,20 @@ static void shares(void)
 	free(t);
 	t = table(v, TOP_PROCESSES, TOP_SORT_REDS, 100);
 	/* <0.10.0>: 2000 reductions over 2 s; the first sample has nothing before it */
-	ok(strstr(t, "\n<0.10.0>      1000  100    0   123K     7 m:init/0") != NULL, "reductions per second, memory, queue, initial call");
+	ok(strstr(t, "\n<0.10.0>     100    0   1000   123K     7 m:init/0") != NULL,
+	   "on-CPU share, runnable share, reductions per second, memory, queue, initial call");
+	ok(strncmp(t, "PID         RUN% RNQ% REDS/S MEMORY  MSGQ", 41) == 0, "the on-CPU share is the first column");
 	ok(strstr(t, "busy:spin/1\n") != NULL, "the current function");
 	ok(strstr(t, "idle\\x1B[2J") != NULL || strstr(t, "idle\\x1b[2J") != NULL, "a name's escape byte is written as text");
 	ok(strchr(t, '\x1b') == NULL, "no control byte from the node reaches the terminal");
+	free(t);
+	t = table(v, TOP_PROCESSES, TOP_SORT_RUN, 100);
+	{
+		const char *p10 = strstr(t, "<0.10.0>"), *p11 = strstr(t, "<0.11.0>"), *p12 = strstr(t, "<0.12.0>");
+		ok(p10 && p11 && p12 && p10 < p11 && p11 < p12,
+		   "by on-CPU share (the default key, 0): both at 100 %% by reductions, then the waiting one");
+	}
+	is_int(TOP_SORT_RUN, 0, "the on-CPU share is the processes' first key, the default");
 	free(t);
 	t = table(v, TOP_PROCESSES, TOP_SORT_NAME, 100);
 	const char *i = strstr(t, "idle"), *m = strstr(t, "m:init/0"), *wk = strstr(t, "worker");
@@ -170,10 +180,41 @@ static void line_breakers(void)
 	top_view_free(v);
 }
 
+/* on-CPU samples whose stack was not read are rows of their own, so that
+ * the functions' self shares add up to the on-CPU samples */
+static void unread(void)
+{
+	top_view *v = top_view_create(1);
+	struct fp_frame spin = fr("busy", "spin", 1);
+	const struct fp_frame *a[] = { &spin };
+	add(v, 10, FP_STATUS_RUNNING, a, 1, 100, NULL);
+	struct fp_sample s;
+	memset(&s, 0, sizeof s);
+	s.pid_number = 11;
+	s.status = FP_STATUS_RUNNING;
+	s.stack_late = 1;
+	for (int k = 0; k < 3; k++)
+		ok(top_view_add(v, &s) == 0, "a running sample with no stack read, added");
+	s.pid_number = 12;
+	s.stack_late = 0;
+	ok(top_view_add(v, &s) == 0, "a running sample the node gave no stack for, added");
+	s.status = FP_STATUS_WAITING;
+	ok(top_view_add(v, &s) == 0, "a waiting one, added");
+	char *t = table(v, TOP_FUNCTIONS, TOP_SORT_SELF, 80);
+	is_str(t, "  %SELF %TOTAL  FUNCTION\n"
+		  "  60.0   60.0  [ran_to_receive]\n"
+		  "  20.0   20.0  [no_stack]\n"
+		  "  20.0   20.0  busy:spin/1\n",
+	       "[ran_to_receive] and [no_stack] are rows: the self shares add up to 100 %%");
+	free(t);
+	top_view_free(v);
+}
+
 int main(void)
 {
 	subtest("shares, sorting, sliding", shares);
 	subtest("many entries", many);
 	subtest("names that break or reorder a line", line_breakers);
+	subtest("samples with no stack read", unread);
 	return done_testing();
 }
